@@ -1,0 +1,38 @@
+// Bundles the extension, the runtime process, the CLI, the webview and the demo's fake model server.
+// Flags: --watch (rebuild on change), --production (minify, no source maps).
+import { context } from 'esbuild';
+import { existsSync, readFileSync } from 'node:fs';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
+
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  logLevel: 'info',
+  define: { FORK_AGENTS_VERSION: JSON.stringify(version) },
+};
+const node = { ...common, platform: 'node', format: 'cjs', target: 'node20' };
+
+const builds = [
+  { ...node, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', external: ['vscode'] },
+  { ...node, entryPoints: { runtime: 'src/runtime/server.ts' }, outdir: 'dist' },
+  { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  { ...node, entryPoints: { 'fake-anthropic': 'test/fakes/serve.ts' }, outdir: 'dist' },
+];
+if (existsSync('webview/main.ts')) {
+  builds.push({ ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist' });
+}
+if (existsSync('test/bench/main.ts')) {
+  builds.push({ ...node, entryPoints: { bench: 'test/bench/main.ts' }, outdir: 'dist' });
+}
+
+const contexts = await Promise.all(builds.filter(b => Object.values(b.entryPoints).every(existsSync)).map(b => context(b)));
+if (watch) {
+  await Promise.all(contexts.map(c => c.watch()));
+} else {
+  await Promise.all(contexts.map(c => c.rebuild()));
+  await Promise.all(contexts.map(c => c.dispose()));
+}

@@ -1,0 +1,50 @@
+// Command-line parsing for fork-agents: a verb, --flags with values, boolean switches, positional text.
+
+export class UsageError extends Error {}
+
+export interface ParsedArgs {
+  verb: string;
+  flags: Map<string, string>;
+  switches: Set<string>;
+  positional: string[];
+}
+
+const SWITCHES = new Set(['json', 'wait', 'help']);
+
+export function parseArgs(argv: string[], knownFlags: ReadonlySet<string>): ParsedArgs {
+  const [verb = 'help', ...rest] = argv;
+  const parsed: ParsedArgs = { verb, flags: new Map(), switches: new Set(), positional: [] };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (arg === '--') {
+      parsed.positional.push(...rest.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('--')) {
+      parsed.positional.push(arg);
+      continue;
+    }
+    const [name, inline] = splitOnce(arg.slice(2), '=');
+    if (SWITCHES.has(name)) {
+      parsed.switches.add(name);
+      continue;
+    }
+    if (!knownFlags.has(name)) throw new UsageError(`unknown option --${name}`);
+    const value = inline ?? rest[++i];
+    if (value === undefined) throw new UsageError(`--${name} needs a value`);
+    parsed.flags.set(name, value);
+  }
+  return parsed;
+}
+
+function splitOnce(text: string, separator: string): [string, string | undefined] {
+  const index = text.indexOf(separator);
+  return index < 0 ? [text, undefined] : [text.slice(0, index), text.slice(index + 1)];
+}
+
+export const USAGE = `usage:
+  fork-agents chat  --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--json] "prompt"
+  fork-agents list  [--cwd DIR] [--json]
+  fork-agents transcript --session ID [--json]
+common: --store DIR (or FORK_AGENTS_HOME), --model NAME; ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL are honoured.
+exit codes: 0 success, 2 bad input, 1 failure.`;

@@ -1,0 +1,77 @@
+// fork-agents chat: one parent turn, streamed to the terminal (or as JSON lines with --json).
+import { randomUUID } from 'node:crypto';
+import * as readline from 'node:readline';
+import type { AgentEvent } from '../../common/agentEvents';
+import { onNotification, onRequest, sendRequest } from '../../common/protocol/endpoint';
+import { permissionRequest, sessionCancel, sessionEvent, sessionSend } from '../../common/protocol/runtime';
+import type { PermissionParams, PermissionResult } from '../../common/protocol/runtime';
+import { UsageError } from '../args';
+import type { ParsedArgs } from '../args';
+import { approvalOf, connectCli, cwdOf } from '../connect';
+import { CliFailure, printJson } from '../output';
+
+export async function chatCommand(args: ParsedArgs): Promise<void> {
+  const root = cwdOf(args, true)!;
+  const prompt = args.positional.join(' ');
+  if (prompt.trim() === '') throw new UsageError('chat needs a prompt');
+  approvalOf(args);
+  const json = args.switches.has('json');
+  const client = await connectCli(args);
+  const turnId = randomUUID();
+  onNotification(client.endpoint, sessionEvent, params => {
+    if (params.turnId === turnId) render(params.event, json);
+  });
+  onRequest(client.endpoint, permissionRequest, askOnTerminal);
+  let sessionId = args.flags.get('session');
+  const interrupt = () => {
+    if (sessionId) void sendRequest(client.endpoint, sessionCancel, { sessionId });
+  };
+  process.once('SIGINT', interrupt);
+  try {
+    const result = await sendRequest(client.endpoint, sessionSend, { sessionId, root, prompt, turnId });
+    sessionId = result.sessionId;
+    if (json) printJson({ type: 'result', sessionId: result.sessionId, stopReason: result.stopReason, text: result.text, usage: result.usage, error: result.error });
+    else process.stdout.write(`\nsession: ${result.sessionId}\n`);
+    if (result.error) throw new CliFailure(result.error.message);
+  } finally {
+    process.off('SIGINT', interrupt);
+    await client.close();
+  }
+}
+
+function render(event: AgentEvent, json: boolean): void {
+  if (json) {
+    if (event.type !== 'entry') printJson(event);
+    return;
+  }
+  switch (event.type) {
+    case 'text_delta':
+      process.stdout.write(event.text);
+      break;
+    case 'tool_call':
+      process.stderr.write(`\n● ${event.description}\n`);
+      break;
+    case 'tool_result':
+      if (event.isError) process.stderr.write(`  ✗ ${event.summary}\n`);
+      break;
+    case 'retry':
+      process.stderr.write(`  ${event.error.message} — retrying in ${Math.ceil(event.delayMs / 1000)}s\n`);
+      break;
+    default:
+      break;
+  }
+}
+
+/** Asks y/N on the terminal; without one there is nobody to ask, so the call is denied with a reason. */
+async function askOnTerminal(params: PermissionParams): Promise<PermissionResult> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) {
+    return { approved: false, reason: 'no terminal to ask on; run with --approval auto-edit or --approval auto to allow it' };
+  }
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await new Promise<string>(resolve => rl.question(`Allow: ${params.description}? [y/N] `, resolve));
+    return /^y(es)?$/i.test(answer.trim()) ? { approved: true } : { approved: false, reason: 'denied at the terminal' };
+  } finally {
+    rl.close();
+  }
+}

@@ -1,0 +1,30 @@
+// A plain JSON-RPC client of the runtime (CLI, tests): the LSP initialize handshake, then typed calls.
+import type * as net from 'node:net';
+import { SocketMessageReader, SocketMessageWriter, createMessageConnection } from 'vscode-jsonrpc/node';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
+import { PROTOCOL_VERSION } from '../common/protocol/runtime';
+import type { InitializationOptions } from '../common/protocol/runtime';
+import type { RpcEndpoint } from '../common/protocol/endpoint';
+
+export interface RuntimeClient {
+  connection: MessageConnection;
+  endpoint: RpcEndpoint;
+  close(): Promise<void>;
+}
+
+export async function connectRpc(socket: net.Socket, clientName: string): Promise<RuntimeClient> {
+  const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+  connection.listen();
+  const initializationOptions: InitializationOptions = { protocolVersion: PROTOCOL_VERSION, clientName };
+  await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions });
+  return {
+    connection,
+    endpoint: connection as unknown as RpcEndpoint,
+    async close() {
+      await connection.sendRequest('shutdown').catch(() => undefined);
+      await connection.sendNotification('exit').catch(() => undefined);
+      connection.dispose();
+      socket.end();
+    },
+  };
+}

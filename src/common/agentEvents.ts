@@ -1,0 +1,24 @@
+// What a running turn emits (pi-mono style discriminated union). Chat, CLI and forks consume these.
+import type { Entry, Usage } from './transcript';
+import type { ToolCategory } from './approval';
+
+export type ErrorKind =
+  | 'missing_key' | 'auth' | 'rate_limit' | 'overloaded' | 'network' | 'server'
+  | 'bad_request' | 'stream_cut' | 'cancelled' | 'internal';
+
+export interface ErrorInfo { kind: ErrorKind; message: string; status?: number }
+
+export type TurnStopReason = 'end_turn' | 'max_tokens' | 'cancelled' | 'error' | 'max_turns';
+
+export type AgentEvent =
+  | { type: 'turn_start'; promptEntryId: string }
+  | { type: 'request_start'; index: number }
+  | { type: 'text_delta'; text: string }
+  | { type: 'thinking_delta'; text: string }
+  | { type: 'tool_call'; callId: string; name: string; category: ToolCategory; description: string }
+  | { type: 'approval_wait'; callId: string; description: string }
+  | { type: 'tool_result'; callId: string; name: string; isError: boolean; summary: string; files: string[] }
+  | { type: 'entry'; entry: Entry }
+  | { type: 'usage'; usage: Usage; contextTokens: number }
+  | { type: 'retry'; attempt: number; delayMs: number; error: ErrorInfo }
+  | { type: 'turn_end'; stopReason: TurnStopReason; error?: ErrorInfo; lastEntryId?: string };

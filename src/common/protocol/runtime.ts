@@ -1,0 +1,85 @@
+// The runtime protocol (DESIGN §2): every message between the runtime process and its clients
+// (extension host, CLI). Methods are named scope/verb; payloads are JSON only.
+import type { ApprovalMode, ToolCategory } from '../approval';
+import type { AgentEvent } from '../agentEvents';
+import type { Entry, SessionHeader, Usage } from '../transcript';
+import { notification, request } from './descriptor';
+
+/** Bumped on any incompatible change; checked in `initialize`. */
+export const PROTOCOL_VERSION = 1;
+
+/** JSON-RPC error codes the runtime answers with, beyond the standard ones. */
+export const RuntimeErrorCode = {
+  missingKey: -32001,
+  protocolMismatch: -32002,
+  busy: -32003,
+} as const;
+
+export interface InitializationOptions { protocolVersion: number; clientName: string }
+export interface RuntimeInfo { protocolVersion: number; pid: number; storeDir: string; version: string }
+
+/** Per-connection model access. The key lives in memory only: never logged, never written. */
+export interface ConfigureParams {
+  apiKey?: string;
+  baseUrl?: string;
+  model?: string;
+  maxTokens?: number;
+  approvalMode?: ApprovalMode;
+  ripgrepPath?: string;
+}
+export const runtimeConfigure = request<ConfigureParams, RuntimeInfo>('runtime/configure');
+
+export interface SendParams {
+  /** Absent: start a new session rooted at `root`. */
+  sessionId?: string;
+  root: string;
+  prompt: string;
+  /** Client-chosen id echoed in every `session/event` of this turn. */
+  turnId: string;
+  /**
+   * The entry the client's history ends at; the session rewinds to it first when it has moved on
+   * (the user edited or removed requests). Null: rewind to the start; absent: no rewind.
+   */
+  afterEntryId?: string | null;
+}
+export interface SendResult {
+  sessionId: string;
+  promptEntryId: string;
+  lastEntryId?: string;
+  stopReason: string;
+  text: string;
+  usage: Usage;
+  error?: { kind: string; message: string };
+}
+export const sessionSend = request<SendParams, SendResult>('session/send');
+
+export interface SessionEventParams { sessionId: string; turnId: string; event: AgentEvent }
+export const sessionEvent = notification<SessionEventParams>('session/event');
+
+export const sessionCancel = request<{ sessionId: string }, { cancelled: boolean }>('session/cancel');
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+  root: string;
+  createdAt: string;
+  running: boolean;
+  parentSessionId?: string;
+}
+export const sessionList = request<{ root?: string }, { sessions: SessionSummary[] }>('session/list');
+
+export interface TranscriptResult { header: SessionHeader; entries: Entry[]; running: boolean }
+export const sessionTranscript = request<{ sessionId: string }, TranscriptResult>('session/transcript');
+
+/** Runtime → client: may this tool call run? The turn waits for the answer. */
+export interface PermissionParams {
+  sessionId: string;
+  turnId: string;
+  callId: string;
+  toolName: string;
+  category: ToolCategory;
+  description: string;
+  input: unknown;
+}
+export interface PermissionResult { approved: boolean; reason?: string }
+export const permissionRequest = request<PermissionParams, PermissionResult>('permission/request');

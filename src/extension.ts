@@ -1,0 +1,30 @@
+// Extension entry (DESIGN §3): wiring only — each feature registers the disposables it creates.
+import * as vscode from 'vscode';
+import { registerApprovals } from './host/approvals';
+import { registerChatParticipant } from './host/chat/participant';
+import { registerForkFromHere } from './host/commands/forkFromHere';
+import { registerShowRuntimeLog } from './host/commands/showRuntimeLog';
+import { registerLanguageModel } from './host/lm/provider';
+import { createRuntimeConnection, resolveStoreDir } from './host/runtimeClient';
+import type { RuntimeApi } from './host/runtimeApi';
+import { ApiKeyStore, registerKeyCommands } from './host/secrets';
+import { HostSettings } from './host/settings';
+
+/** What activate() returns: extension-host tests read transcripts through `runtime`. */
+export interface ForkAgentsApi { storeDir: string; runtime: RuntimeApi }
+
+export function activate(context: vscode.ExtensionContext): ForkAgentsApi {
+  const output = vscode.window.createOutputChannel('Fork Agents', { log: true });
+  context.subscriptions.push(output);
+  const keys = new ApiKeyStore(context);
+  const settings = new HostSettings(context, keys);
+  const storeDir = resolveStoreDir(context);
+  registerKeyCommands(context, keys);
+  registerShowRuntimeLog(context, storeDir);
+  registerForkFromHere(context);
+  const runtime = createRuntimeConnection(context, settings, output, storeDir);
+  registerApprovals(context, runtime);
+  registerChatParticipant(context, runtime, settings);
+  registerLanguageModel(context, settings);
+  return { storeDir, runtime };
+}

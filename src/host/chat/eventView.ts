@@ -1,0 +1,88 @@
+// How a turn's AgentEvents show in the chat, as plain render operations (pure, tested without an editor).
+// Also tracks what the response's metadata and closing buttons need.
+import type { AgentEvent, ErrorInfo, TurnStopReason } from '../../common/agentEvents';
+import type { ToolCategory } from '../../common/approval';
+import type { SessionEventParams } from '../../common/protocol/runtime';
+import type { Usage } from '../../common/transcript';
+
+export type RenderOp =
+  | { kind: 'markdown'; text: string }
+  | { kind: 'progress'; text: string }
+  /** A root-relative path: changed files as inline anchors, read ones as references. */
+  | { kind: 'anchor'; path: string }
+  | { kind: 'reference'; path: string };
+
+export class TurnView {
+  sessionId?: string;
+  promptEntryId?: string;
+  lastEntryId?: string;
+  usage?: Usage;
+  stopReason?: TurnStopReason;
+  error?: ErrorInfo;
+  private readonly categories = new Map<string, ToolCategory>();
+  private readonly shownFiles = new Set<string>();
+
+  apply(params: SessionEventParams): RenderOp[] {
+    this.sessionId = params.sessionId;
+    return this.view(params.event);
+  }
+
+  private view(event: AgentEvent): RenderOp[] {
+    switch (event.type) {
+      case 'turn_start':
+        this.promptEntryId = event.promptEntryId;
+        this.lastEntryId = event.promptEntryId;
+        return [];
+      case 'entry':
+        this.lastEntryId = event.entry.id;
+        return [];
+      case 'text_delta':
+        return event.text === '' ? [] : [{ kind: 'markdown', text: event.text }];
+      case 'tool_call':
+        this.categories.set(event.callId, event.category);
+        return [{ kind: 'progress', text: event.description }];
+      case 'approval_wait':
+        return [{ kind: 'progress', text: 'Waiting for your approval…' }];
+      case 'tool_result':
+        return this.files(event.callId, event.files);
+      case 'retry':
+        return [{ kind: 'progress', text: retryText(event.error, event.delayMs) }];
+      case 'usage':
+        this.usage = event.usage;
+        return [];
+      case 'turn_end':
+        this.stopReason = event.stopReason;
+        this.error = event.error;
+        if (event.lastEntryId) this.lastEntryId = event.lastEntryId;
+        return [];
+      default:
+        return [];
+    }
+  }
+
+  private files(callId: string, files: readonly string[]): RenderOp[] {
+    const changed = this.categories.get(callId) === 'edit';
+    const ops: RenderOp[] = [];
+    for (const file of files) {
+      const key = `${changed ? 'anchor' : 'reference'}:${file}`;
+      if (this.shownFiles.has(key)) continue;
+      this.shownFiles.add(key);
+      ops.push({ kind: changed ? 'anchor' : 'reference', path: file });
+    }
+    return ops;
+  }
+}
+
+export function retryText(error: ErrorInfo, delayMs: number): string {
+  const seconds = Math.max(1, Math.ceil(delayMs / 1000));
+  if (error.kind === 'rate_limit') return `Rate limited, retrying in ${seconds}s…`;
+  if (error.kind === 'overloaded') return `The API is overloaded, retrying in ${seconds}s…`;
+  return `The model request failed (${error.kind}), retrying in ${seconds}s…`;
+}
+
+/** A closing line when the turn stopped short for a reason the user can act on. */
+export function stopNote(stopReason: string | undefined): string | undefined {
+  if (stopReason === 'max_tokens') return '\n\n_The answer stopped at the `fork.maxTokens` limit; raise the setting or ask @fork to continue._';
+  if (stopReason === 'max_turns') return '\n\n_The agent stopped after its maximum number of model turns; ask @fork to continue._';
+  return undefined;
+}

@@ -1,0 +1,87 @@
+// `@fork` in the Chat view (issue 2 §5): one chat request = one `session/send` turn in the runtime,
+// streamed back as text, tool progress and file anchors, ending with a Fork from here button.
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import { sessionCancel, sessionSend } from '../../common/protocol/runtime';
+import type { SendResult } from '../../common/protocol/runtime';
+import { FORKS_NOT_YET } from '../commands/forkFromHere';
+import type { RuntimeApi } from '../runtimeApi';
+import type { HostSettings } from '../settings';
+import { NO_FOLDER_MESSAGE, requestErrorView, turnErrorView } from './chatErrors';
+import { TurnView, stopNote } from './eventView';
+import { finishResponse, renderOps, untrusted } from './renderEvents';
+import { continuationFrom, sessionMetadata } from './sessionMapping';
+
+export const PARTICIPANT_ID = 'fork-agents.fork';
+
+interface Deps { runtime: RuntimeApi; settings: HostSettings }
+
+export function registerChatParticipant(context: vscode.ExtensionContext, runtime: RuntimeApi, settings: HostSettings): void {
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, chat, stream, token) =>
+    handleRequest({ runtime, settings }, request, chat, stream, token),
+  );
+  participant.iconPath = new vscode.ThemeIcon('repo-forked');
+  context.subscriptions.push(participant);
+}
+
+async function handleRequest(
+  deps: Deps,
+  request: vscode.ChatRequest,
+  chat: vscode.ChatContext,
+  stream: vscode.ChatResponseStream,
+  token: vscode.CancellationToken,
+): Promise<vscode.ChatResult> {
+  const continuation = continuationFrom(chat.history, PARTICIPANT_ID);
+  // Responses that run no turn carry the mapping forward, so the next request still continues the session.
+  const carried = sessionMetadata({ sessionId: continuation.sessionId, lastEntryId: continuation.afterEntryId });
+  if (request.command === 'fork') {
+    stream.markdown(FORKS_NOT_YET);
+    return { metadata: carried };
+  }
+  const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+  if (!root) return finishResponse(stream, carried, { message: NO_FOLDER_MESSAGE });
+  if (request.prompt.trim() === '') {
+    stream.markdown('Ask @fork something, for example `@fork list the files and read README.md`.');
+    return { metadata: carried };
+  }
+
+  const view = new TurnView();
+  view.sessionId = continuation.sessionId;
+  const turnId = randomUUID();
+  let cancelSent = false;
+  const cancel = () => {
+    if (cancelSent || !view.sessionId) return;
+    cancelSent = true;
+    deps.runtime.request(sessionCancel, { sessionId: view.sessionId }).catch(() => undefined);
+  };
+  const events = deps.runtime.onEvent(turnId, params => {
+    const ops = view.apply(params);
+    // A new session's id arrives with its first event: a cancel asked for before then is sent now.
+    if (token.isCancellationRequested) cancel();
+    else renderOps(stream, root, ops);
+  });
+  const cancellation = token.onCancellationRequested(cancel);
+  try {
+    const result: SendResult = await deps.runtime.request(sessionSend, {
+      sessionId: continuation.sessionId,
+      root: root.fsPath,
+      prompt: request.prompt,
+      turnId,
+      afterEntryId: continuation.afterEntryId,
+    });
+    const metadata = sessionMetadata({ sessionId: result.sessionId, promptEntryId: result.promptEntryId, lastEntryId: result.lastEntryId ?? view.lastEntryId });
+    if (token.isCancellationRequested) return { metadata };
+    const note = stopNote(result.stopReason);
+    // turn_end's error carries the HTTP status; the result's is the same error without it.
+    const error = view.error ?? result.error;
+    if (note && !error) stream.markdown(untrusted(note));
+    return finishResponse(stream, metadata, error ? turnErrorView(error, deps.settings.displayBaseUrl()) : undefined);
+  } catch (error) {
+    const metadata = sessionMetadata({ sessionId: view.sessionId, promptEntryId: view.promptEntryId, lastEntryId: view.lastEntryId ?? continuation.afterEntryId });
+    if (token.isCancellationRequested) return { metadata };
+    return finishResponse(stream, metadata, requestErrorView(error));
+  } finally {
+    events.dispose();
+    cancellation.dispose();
+  }
+}

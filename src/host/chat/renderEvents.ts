@@ -1,0 +1,50 @@
+// Applies a turn's render operations to the chat response stream, and closes the response.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ChatErrorView } from './chatErrors';
+import type { RenderOp } from './eventView';
+import type { ChatSessionMetadata } from './sessionMapping';
+
+export function renderOps(stream: vscode.ChatResponseStream, root: vscode.Uri, ops: readonly RenderOp[]): void {
+  for (const op of ops) {
+    switch (op.kind) {
+      case 'markdown':
+        stream.markdown(untrusted(op.text));
+        break;
+      case 'progress':
+        stream.progress(op.text);
+        break;
+      case 'anchor':
+        stream.anchor(fileUri(root, op.path), op.path);
+        break;
+      case 'reference':
+        stream.reference(fileUri(root, op.path));
+        break;
+    }
+  }
+}
+
+/** The error's action button, the Fork from here button, and the result VS Code keeps in the history. */
+export function finishResponse(stream: vscode.ChatResponseStream, metadata: ChatSessionMetadata | undefined, error?: ChatErrorView): vscode.ChatResult {
+  if (error?.action) stream.button(error.action);
+  if (metadata?.lastEntryId) {
+    stream.button({
+      command: 'forkAgents.forkFromHere',
+      title: 'Fork from here',
+      arguments: [{ sessionId: metadata.sessionId, entryId: metadata.lastEntryId }],
+    });
+  }
+  return error ? { errorDetails: { message: error.message }, metadata } : { metadata };
+}
+
+/** Model output is untrusted: no command links, no HTML, no theme icons. */
+export function untrusted(text: string): vscode.MarkdownString {
+  const markdown = new vscode.MarkdownString(text, false);
+  markdown.isTrusted = false;
+  markdown.supportHtml = false;
+  return markdown;
+}
+
+function fileUri(root: vscode.Uri, file: string): vscode.Uri {
+  return path.isAbsolute(file) ? vscode.Uri.file(file) : vscode.Uri.joinPath(root, ...file.split(/[\\/]+/));
+}

@@ -1,0 +1,79 @@
+// The extension's connection to the runtime process (DESIGN §2): a vscode-languageclient LanguageClient
+// over the socket of the detached runtime that serves this workspace's store, started if none runs.
+import type * as net from 'node:net';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { CloseAction, ErrorAction, LanguageClient } from 'vscode-languageclient/node';
+import type { LanguageClientOptions, StreamInfo } from 'vscode-languageclient/node';
+import { connectOrStart } from '../client/launch';
+import { PROTOCOL_VERSION } from '../common/protocol/runtime';
+import type { InitializationOptions } from '../common/protocol/runtime';
+import { RestartPolicy } from './restartPolicy';
+import { findRipgrep } from './ripgrep';
+import { RuntimeConnection } from './runtimeConnection';
+import type { HostSettings } from './settings';
+
+/** FORK_AGENTS_STORE (tests, scripts) or this workspace's storage folder — one runtime per store. */
+export function resolveStoreDir(context: vscode.ExtensionContext): string {
+  const fromEnv = process.env.FORK_AGENTS_STORE?.trim();
+  if (fromEnv) return path.resolve(fromEnv);
+  return path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'store');
+}
+
+export function createRuntimeConnection(
+  context: vscode.ExtensionContext,
+  settings: HostSettings,
+  output: vscode.LogOutputChannel,
+  storeDir: string,
+): RuntimeConnection {
+  const ripgrepPath = findRipgrep(vscode.env.appRoot);
+  const runtimeScript = context.asAbsolutePath(path.join('dist', 'runtime.js'));
+  const connection = new RuntimeConnection({
+    createClient: onSocket => createLanguageClient({ storeDir, runtimeScript, output, onSocket }),
+    configuration: async () => ({ ...(await settings.modelAccess()), ripgrepPath }),
+    log: output,
+  });
+  context.subscriptions.push(connection, settings.onDidChange(() => connection.reconfigure()));
+  void connection.start();
+  return connection;
+}
+
+interface ClientOptions {
+  storeDir: string;
+  runtimeScript: string;
+  output: vscode.LogOutputChannel;
+  onSocket(socket: net.Socket): void;
+}
+
+/** LanguageClient's own pop-ups are generic ("couldn't create connection"): the host reports runtime trouble itself, in context. */
+class RuntimeLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown): void {
+    super.error(message, data, false);
+  }
+}
+
+function createLanguageClient(options: ClientOptions): LanguageClient {
+  const restarts = new RestartPolicy();
+  const serverOptions = async (): Promise<StreamInfo> => {
+    const socket = await connectOrStart({ storeDir: options.storeDir, runtimeScript: options.runtimeScript, nodePath: process.execPath });
+    options.onSocket(socket);
+    return { reader: socket, writer: socket, detached: true };
+  };
+  const initializationOptions: InitializationOptions = { protocolVersion: PROTOCOL_VERSION, clientName: 'vscode' };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [],
+    outputChannel: options.output,
+    initializationOptions,
+    // A protocol mismatch is explained by RuntimeConnection; retrying the same runtime cannot help.
+    initializationFailedHandler: () => false,
+    errorHandler: {
+      error: () => ({ action: ErrorAction.Continue, handled: true }),
+      // Reconnecting runs serverOptions again, which starts a new runtime when the old one died.
+      closed: () =>
+        restarts.shouldRestart()
+          ? { action: CloseAction.Restart, handled: true, message: 'The runtime connection closed; reconnecting.' }
+          : { action: CloseAction.DoNotRestart, handled: true, message: 'The runtime keeps closing the connection; the next request tries again. See runtime.log.' },
+    },
+  };
+  return new RuntimeLanguageClient('forkAgentsRuntime', 'Fork Agents Runtime', serverOptions, clientOptions);
+}

@@ -1,0 +1,66 @@
+// The `fork.*` settings plus the key: everything the runtime's `runtime/configure` and the LM provider need.
+import * as vscode from 'vscode';
+import { isApprovalMode } from '../common/approval';
+import type { ApprovalMode } from '../common/approval';
+import { DEFAULT_BASE_URL, resolveBaseUrl } from './modelAccess';
+import type { ApiKeyStore } from './secrets';
+
+export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_MAX_TOKENS = 16000;
+
+export interface ModelAccess {
+  apiKey?: string;
+  baseUrl?: string;
+  model: string;
+  maxTokens: number;
+  approvalMode: ApprovalMode;
+}
+
+export class HostSettings {
+  /** Fires when a `fork.*` setting or the stored key changes. */
+  readonly onDidChange: vscode.Event<void>;
+
+  constructor(context: vscode.ExtensionContext, private readonly keys: ApiKeyStore) {
+    const emitter = new vscode.EventEmitter<void>();
+    this.onDidChange = emitter.event;
+    context.subscriptions.push(
+      emitter,
+      vscode.workspace.onDidChangeConfiguration(event => {
+        if (event.affectsConfiguration('fork')) emitter.fire();
+      }),
+      keys.onDidChange(() => emitter.fire()),
+    );
+  }
+
+  async modelAccess(): Promise<ModelAccess> {
+    return { apiKey: await this.keys.get(), baseUrl: this.baseUrl(), model: this.model(), maxTokens: this.maxTokens(), approvalMode: this.approvalMode() };
+  }
+
+  model(): string {
+    return config().get<string>('model')?.trim() || DEFAULT_MODEL;
+  }
+
+  maxTokens(): number {
+    const value = config().get<number>('maxTokens');
+    return typeof value === 'number' && Number.isFinite(value) && value >= 1 ? Math.floor(value) : DEFAULT_MAX_TOKENS;
+  }
+
+  /** Undefined: neither the setting nor ANTHROPIC_BASE_URL names one (the SDK default applies). */
+  baseUrl(): string | undefined {
+    return resolveBaseUrl(config().get<string>('anthropic.baseUrl'), process.env);
+  }
+
+  /** The endpoint as users should read it in error messages. */
+  displayBaseUrl(): string {
+    return this.baseUrl() ?? DEFAULT_BASE_URL;
+  }
+
+  approvalMode(): ApprovalMode {
+    const value = config().get<string>('approvalMode');
+    return isApprovalMode(value) ? value : 'ask';
+  }
+}
+
+function config(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration('fork');
+}

@@ -1,0 +1,143 @@
+// The agent loop as free functions over an injected model client (pi-mono style): request → stream →
+// commit the assistant message → run its tools → commit their results → repeat until the model stops.
+// Everything it does is reported as AgentEvents; callers (chat, CLI, forks) only consume events.
+import type { AgentEvent, ErrorInfo, TurnStopReason } from '../../common/agentEvents';
+import type { ApprovalMode } from '../../common/approval';
+import { needsApproval } from '../../common/approval';
+import type { ToolResultBlock, ToolUseBlock, Usage } from '../../common/transcript';
+import { zeroUsage } from '../../common/transcript';
+import type { ModelClient } from '../model/modelClient';
+import { ModelError } from '../model/modelClient';
+import type { Session } from '../session/session';
+import type { Tool, ToolContext } from '../tools/types';
+import { runTool } from '../tools/registry';
+import { buildRequestBody } from './request';
+import { retryDelayMs, sleepUnlessAborted } from './retry';
+
+export interface ApprovalRequest { callId: string; tool: Tool; input: unknown; description: string }
+
+export interface LoopDeps {
+  session: Session;
+  model: ModelClient;
+  tools: ReadonlyMap<string, Tool>;
+  toolContext: Omit<ToolContext, 'signal'>;
+  approvalMode: ApprovalMode;
+  approve(request: ApprovalRequest): Promise<{ approved: boolean; reason?: string }>;
+  signal: AbortSignal;
+  emit(event: AgentEvent): void;
+  /** Model requests allowed before the loop stops (forks: 200). */
+  maxRequests?: number;
+  maxRetries?: number;
+}
+
+export interface LoopOutcome {
+  stopReason: TurnStopReason;
+  error?: ErrorInfo;
+  /** Text of the final assistant message. */
+  text: string;
+  usage: Usage;
+}
+
+export const CANCELLED_RESULT = 'The user cancelled this tool call before it finished.';
+
+/** Runs model requests until the model stops asking for tools. The session must end with a user entry. */
+export async function runLoop(deps: LoopDeps): Promise<LoopOutcome> {
+  const total = zeroUsage();
+  const maxRequests = deps.maxRequests ?? 200;
+  let text = '';
+  for (let index = 0; index < maxRequests; index++) {
+    if (deps.signal.aborted) return { stopReason: 'cancelled', text, usage: total };
+    deps.emit({ type: 'request_start', index });
+    const response = await requestWithRetries(deps);
+    if ('error' in response) {
+      const cancelled = response.error.kind === 'cancelled';
+      return { stopReason: cancelled ? 'cancelled' : 'error', error: cancelled ? undefined : response.error, text, usage: total };
+    }
+    addUsage(total, response.usage);
+    const contextTokens = response.usage.input_tokens + response.usage.cache_read_input_tokens + response.usage.cache_creation_input_tokens;
+    deps.emit({ type: 'usage', usage: response.usage, contextTokens });
+    const toolUses = response.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+    text = response.message.content.map(b => (b.type === 'text' ? b.text : '')).join('');
+    if (response.message.content.length > 0) {
+      const entry = deps.session.commit('response', response.message, { usage: response.usage, stopReason: response.stopReason });
+      deps.emit({ type: 'entry', entry });
+    }
+    if (toolUses.length === 0) {
+      return { stopReason: response.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn', text, usage: total };
+    }
+    const results = await runToolCalls(deps, toolUses);
+    const entry = deps.session.commit('tool_results', { role: 'user', content: results });
+    deps.emit({ type: 'entry', entry });
+  }
+  return { stopReason: 'max_turns', text, usage: total };
+}
+
+async function requestWithRetries(deps: LoopDeps) {
+  const maxRetries = deps.maxRetries ?? 4;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const body = buildRequestBody(deps.session.header, deps.session.entries());
+      return await deps.model.stream(body, deps.signal, {
+        onText: text => deps.emit({ type: 'text_delta', text }),
+        onThinking: text => deps.emit({ type: 'thinking_delta', text }),
+      });
+    } catch (error) {
+      const modelError = error instanceof ModelError ? error : new ModelError({ kind: 'internal', message: String(error) });
+      if (!modelError.retryable || attempt >= maxRetries || deps.signal.aborted) return { error: modelError.info };
+      const delayMs = retryDelayMs(attempt, modelError.retryAfterMs);
+      deps.emit({ type: 'retry', attempt: attempt + 1, delayMs, error: modelError.info });
+      if (!(await sleepUnlessAborted(delayMs, deps.signal))) return { error: { kind: 'cancelled' as const, message: 'Cancelled.' } };
+    }
+  }
+}
+
+/** Every tool_use gets exactly one tool_result, whatever happens (denied, cancelled, failed). */
+async function runToolCalls(deps: LoopDeps, calls: ToolUseBlock[]): Promise<ToolResultBlock[]> {
+  const results: ToolResultBlock[] = [];
+  for (const call of calls) {
+    results.push(await runToolCall(deps, call));
+  }
+  return results;
+}
+
+async function runToolCall(deps: LoopDeps, call: ToolUseBlock): Promise<ToolResultBlock> {
+  const result = (content: string, isError: boolean, files: string[] = []): ToolResultBlock => {
+    deps.emit({ type: 'tool_result', callId: call.id, name: call.name, isError, summary: firstLine(content), files });
+    return { type: 'tool_result', tool_use_id: call.id, content: content === '' ? '(no output)' : content, ...(isError ? { is_error: true } : {}) };
+  };
+  const tool = deps.tools.get(call.name);
+  if (!tool) {
+    deps.emit({ type: 'tool_call', callId: call.id, name: call.name, category: 'read', description: call.name });
+    return result(`Unknown tool "${call.name}". Available tools: ${[...deps.tools.keys()].join(', ')}.`, true);
+  }
+  const description = tool.describe(call.input);
+  deps.emit({ type: 'tool_call', callId: call.id, name: call.name, category: tool.category, description });
+  if (deps.signal.aborted) return result(CANCELLED_RESULT, true);
+  if (needsApproval(deps.approvalMode, tool.category)) {
+    deps.emit({ type: 'approval_wait', callId: call.id, description });
+    const answer = await deps.approve({ callId: call.id, tool, input: call.input, description }).catch(error => ({
+      approved: false,
+      reason: `approval could not be asked: ${error instanceof Error ? error.message : String(error)}`,
+    }));
+    if (deps.signal.aborted) return result(CANCELLED_RESULT, true);
+    if (!answer.approved) {
+      const why = answer.reason ? ` (${answer.reason})` : '';
+      return result(`The user denied this ${tool.definition.name} call${why}. Do not retry it; ask the user or take another approach.`, true);
+    }
+  }
+  const output = await runTool(tool, call.input, { ...deps.toolContext, signal: deps.signal });
+  return result(output.content, output.isError === true, output.files ?? []);
+}
+
+function addUsage(total: Usage, usage: Usage): void {
+  total.input_tokens += usage.input_tokens;
+  total.output_tokens += usage.output_tokens;
+  total.cache_read_input_tokens += usage.cache_read_input_tokens;
+  total.cache_creation_input_tokens += usage.cache_creation_input_tokens;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0];
+  return line.length > 200 ? line.slice(0, 200) + '…' : line;
+}
+

@@ -1,0 +1,29 @@
+// One connected client (an editor window or a CLI run) and the model access it configured.
+import type { MessageConnection } from 'vscode-languageserver/node';
+import type { NotificationDescriptor, RequestDescriptor } from '../common/protocol/descriptor';
+import { sendNotification, sendRequest } from '../common/protocol/endpoint';
+import type { RpcEndpoint } from '../common/protocol/endpoint';
+import type { ConfigureParams } from '../common/protocol/runtime';
+
+export class ClientConnection {
+  config: ConfigureParams = {};
+  clientName = 'unknown';
+  closed = false;
+
+  constructor(readonly id: number, readonly rpc: MessageConnection) {}
+
+  private get endpoint(): RpcEndpoint {
+    return this.rpc as unknown as RpcEndpoint;
+  }
+
+  request<P, R>(descriptor: RequestDescriptor<P, R>, params: P): Promise<R> {
+    if (this.closed) return Promise.reject(new Error(`client ${this.clientName} disconnected`));
+    return sendRequest(this.endpoint, descriptor, params);
+  }
+
+  /** Dropped silently once the client is gone: the work it started goes on. */
+  notify<P>(descriptor: NotificationDescriptor<P>, params: P): void {
+    if (this.closed) return;
+    sendNotification(this.endpoint, descriptor, params).catch(() => undefined);
+  }
+}

@@ -1,0 +1,21 @@
+// runtime/configure: the client's model access and tool settings, kept for that connection only.
+import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { isApprovalMode } from '../../common/approval';
+import { runtimeConfigure } from '../../common/protocol/runtime';
+import type { ConfigureParams, RuntimeInfo } from '../../common/protocol/runtime';
+import type { ClientConnection } from '../clientConnection';
+import type { RuntimeContext } from '../runtimeContext';
+
+export function registerConfigure(ctx: RuntimeContext, client: ClientConnection): void {
+  client.rpc.onRequest(runtimeConfigure.method, (params: ConfigureParams): RuntimeInfo => {
+    if (params.approvalMode !== undefined && !isApprovalMode(params.approvalMode)) {
+      throw new ResponseError(ErrorCodes.InvalidParams, `approvalMode must be ask, auto-edit or auto (got ${JSON.stringify(params.approvalMode)}).`);
+    }
+    client.config = { ...client.config, ...dropUndefined(params) };
+    return ctx.info;
+  });
+}
+
+function dropUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,95 @@
+// The only importer of @anthropic-ai/sdk (DESIGN §2). Streams one request and maps SDK errors to
+// ModelError kinds the chat can explain. Retries are the agent loop's job (it reports them).
+import Anthropic from '@anthropic-ai/sdk';
+import type { ContentBlock, Usage } from '../../common/transcript';
+import type { MessagesRequestBody } from '../agent/request';
+import { ModelError } from './modelClient';
+import type { ModelClient, ModelResponse, StreamHandlers } from './modelClient';
+
+export interface AnthropicClientOptions {
+  apiKey: string;
+  baseUrl?: string;
+}
+
+export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
+  const sdk = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseUrl || undefined, maxRetries: 0, timeout: 10 * 60_000 });
+  return {
+    async stream(body: MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers): Promise<ModelResponse> {
+      let started = false;
+      try {
+        const stream = sdk.messages.stream(body as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal });
+        stream.on('connect', () => (started = true));
+        stream.on('text', delta => handlers.onText(delta));
+        stream.on('thinking', delta => handlers.onThinking(delta));
+        const final = await stream.finalMessage();
+        return {
+          message: { role: 'assistant', content: final.content.flatMap(toContentBlock) },
+          usage: toUsage(final.usage),
+          stopReason: final.stop_reason ?? 'end_turn',
+        };
+      } catch (error) {
+        throw toModelError(error, started, signal);
+      }
+    },
+  };
+}
+
+function toContentBlock(block: Anthropic.ContentBlock): ContentBlock[] {
+  switch (block.type) {
+    case 'text':
+      // Empty text blocks are rejected when sent back, so they are never kept.
+      return block.text === '' ? [] : [{ type: 'text', text: block.text }];
+    case 'thinking':
+      return [{ type: 'thinking', thinking: block.thinking, signature: block.signature }];
+    case 'redacted_thinking':
+      return [{ type: 'redacted_thinking', data: block.data }];
+    case 'tool_use':
+      return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
+    default:
+      return [];
+  }
+}
+
+function toUsage(usage: Anthropic.Usage): Usage {
+  return {
+    input_tokens: usage.input_tokens ?? 0,
+    output_tokens: usage.output_tokens ?? 0,
+    cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+  };
+}
+
+function toModelError(error: unknown, started: boolean, signal: AbortSignal): ModelError {
+  if (signal.aborted || error instanceof Anthropic.APIUserAbortError) {
+    return new ModelError({ kind: 'cancelled', message: 'Cancelled.' });
+  }
+  if (error instanceof Anthropic.APIError && typeof error.status === 'number') {
+    const status = error.status;
+    const detail = apiMessage(error);
+    const retryAfterMs = retryAfter(error.headers);
+    if (status === 401 || status === 403) {
+      return new ModelError({ kind: 'auth', status, message: `The API key was rejected (${status}): ${detail}` });
+    }
+    if (status === 429) return new ModelError({ kind: 'rate_limit', status, message: `Rate limited (429): ${detail}` }, retryAfterMs);
+    if (status === 529) return new ModelError({ kind: 'overloaded', status, message: `The API is overloaded (529): ${detail}` }, retryAfterMs);
+    if (status >= 500) return new ModelError({ kind: 'server', status, message: `The API failed (${status}): ${detail}` }, retryAfterMs);
+    return new ModelError({ kind: 'bad_request', status, message: `The API refused the request (${status}): ${detail}` });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (started) {
+    return new ModelError({ kind: 'stream_cut', message: `The response stream was cut mid-message (${message}); nothing of it was kept.` });
+  }
+  return new ModelError({ kind: 'network', message: `Could not reach the model endpoint: ${message}` });
+}
+
+function apiMessage(error: InstanceType<typeof Anthropic.APIError>): string {
+  const body = error.error as { error?: { message?: string } } | undefined;
+  return body?.error?.message ?? error.message;
+}
+
+function retryAfter(headers: Headers | undefined): number | undefined {
+  const value = headers?.get?.('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) ? Math.max(0, seconds * 1000) : undefined;
+}

@@ -1,0 +1,29 @@
+// The runtime's view of a language model: one streaming request at a time, typed errors.
+import type { ErrorInfo } from '../../common/agentEvents';
+import type { Message, Usage } from '../../common/transcript';
+import type { MessagesRequestBody } from '../agent/request';
+
+export interface StreamHandlers {
+  onText(delta: string): void;
+  onThinking(delta: string): void;
+}
+
+export interface ModelResponse {
+  message: Message;
+  usage: Usage;
+  stopReason: string;
+}
+
+export interface ModelClient {
+  stream(body: MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers): Promise<ModelResponse>;
+}
+
+export class ModelError extends Error {
+  constructor(readonly info: ErrorInfo, readonly retryAfterMs?: number) {
+    super(info.message);
+  }
+
+  get retryable(): boolean {
+    return ['rate_limit', 'overloaded', 'server', 'network'].includes(this.info.kind);
+  }
+}

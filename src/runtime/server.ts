@@ -1,0 +1,145 @@
+// Runtime process entry (DESIGN §2): serves one store on a local socket to any number of clients,
+// detached from the editor so turns survive a window reload. Never imports `vscode`.
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { SocketMessageReader, SocketMessageWriter, createMessageConnection } from 'vscode-languageserver/node';
+import { PROTOCOL_VERSION } from '../common/protocol/runtime';
+import type { RuntimeInfo } from '../common/protocol/runtime';
+import { ClientConnection } from './clientConnection';
+import { registerCancel } from './handlers/cancel';
+import { registerConfigure } from './handlers/configure';
+import { registerLifecycle } from './handlers/lifecycle';
+import { registerList } from './handlers/list';
+import { registerSend } from './handlers/send';
+import { registerTranscript } from './handlers/transcript';
+import { runtimeInfoPath, socketPathFor } from './ipc/socketPath';
+import { log } from './log';
+import type { RuntimeContext } from './runtimeContext';
+import { SessionStore } from './session/sessionStore';
+import { TurnRegistry } from './turns';
+
+declare const FORK_AGENTS_VERSION: string | undefined;
+const VERSION = typeof FORK_AGENTS_VERSION === 'string' ? FORK_AGENTS_VERSION : 'dev';
+
+interface ServerOptions { storeDir: string; idleExitMs: number }
+
+function parseArgs(argv: string[]): ServerOptions {
+  const value = (name: string) => {
+    const index = argv.indexOf(name);
+    return index >= 0 ? argv[index + 1] : undefined;
+  };
+  const storeDir = value('--store');
+  if (!storeDir) {
+    process.stderr.write('usage: runtime --store DIR [--idle-exit-ms N]\n');
+    process.exit(2);
+  }
+  return { storeDir: path.resolve(storeDir), idleExitMs: Number(value('--idle-exit-ms') ?? 10 * 60_000) };
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  fs.mkdirSync(options.storeDir, { recursive: true });
+  const socketPath = socketPathFor(options.storeDir);
+  const info: RuntimeInfo = { protocolVersion: PROTOCOL_VERSION, pid: process.pid, storeDir: options.storeDir, version: VERSION };
+  const ctx: RuntimeContext = { store: new SessionStore(options.storeDir), turns: new TurnRegistry(), info };
+  const clients = new Set<ClientConnection>();
+  let nextId = 1;
+  let idleTimer: NodeJS.Timeout | undefined;
+
+  const scheduleIdleExit = () => {
+    clearTimeout(idleTimer);
+    if (clients.size > 0) return;
+    ctx.turns.whenIdle().then(() => {
+      if (clients.size > 0) return;
+      idleTimer = setTimeout(() => shutdown('idle'), options.idleExitMs);
+    });
+  };
+
+  const server = net.createServer(socket => {
+    clearTimeout(idleTimer);
+    const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    const client = new ClientConnection(nextId++, rpc);
+    clients.add(client);
+    for (const register of [registerLifecycle, registerConfigure, registerSend, registerCancel, registerList, registerTranscript]) {
+      register(ctx, client);
+    }
+    const onGone = () => {
+      if (client.closed) return;
+      client.closed = true;
+      clients.delete(client);
+      log(`client ${client.id} (${client.clientName}) disconnected`);
+      scheduleIdleExit();
+    };
+    rpc.onClose(onGone);
+    socket.on('close', onGone);
+    socket.on('error', () => onGone());
+    rpc.listen();
+  });
+
+  const shutdown = (why: string) => {
+    log(`runtime ${process.pid} stopping (${why})`);
+    server.close();
+    ctx.store.closeAll();
+    removeIfOurs(runtimeInfoPath(options.storeDir));
+    if (process.platform !== 'win32') fs.rmSync(socketPath, { force: true });
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  await listenExclusive(server, socketPath);
+  fs.writeFileSync(runtimeInfoPath(options.storeDir), JSON.stringify({ ...info, socket: socketPath, startedAt: new Date().toISOString() }));
+  log(`runtime ${process.pid} serving ${options.storeDir} on ${socketPath}`);
+  scheduleIdleExit();
+}
+
+/** Listens on the store's socket; a stale socket file is replaced, a live runtime makes this one exit. */
+async function listenExclusive(server: net.Server, socketPath: string): Promise<void> {
+  try {
+    await listen(server, socketPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    if (await isAlive(socketPath)) {
+      log('another runtime already serves this store; exiting');
+      process.exit(0);
+    }
+    fs.rmSync(socketPath, { force: true });
+    await listen(server, socketPath);
+  }
+}
+
+function listen(server: net.Server, socketPath: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function isAlive(socketPath: string): Promise<boolean> {
+  return new Promise(resolve => {
+    const probe = net.connect(socketPath);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+}
+
+function removeIfOurs(infoFile: string): void {
+  try {
+    const recorded = JSON.parse(fs.readFileSync(infoFile, 'utf8')) as { pid?: number };
+    if (recorded.pid === process.pid) fs.rmSync(infoFile, { force: true });
+  } catch {
+    // Already gone or replaced by a newer runtime.
+  }
+}
+
+main().catch(error => {
+  log(`runtime failed to start: ${error instanceof Error ? error.stack : String(error)}`);
+  process.exit(1);
+});

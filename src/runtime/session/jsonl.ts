@@ -1,0 +1,49 @@
+// Append-only JSON-lines files. A record is committed once its line and newline are on disk;
+// a torn last line (a crash mid-write) was never committed and is cut off on load.
+import * as fs from 'node:fs';
+
+export interface JsonlReadResult<T> { records: T[]; tornBytes: number; skippedLines: number }
+
+export function readJsonl<T>(file: string): JsonlReadResult<T> {
+  const text = fs.readFileSync(file, 'utf8');
+  const lastNewline = text.lastIndexOf('\n');
+  const complete = text.slice(0, lastNewline + 1);
+  const tail = text.slice(lastNewline + 1);
+  const records: T[] = [];
+  let skippedLines = 0;
+  for (const line of complete.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      records.push(JSON.parse(line) as T);
+    } catch {
+      skippedLines++;
+    }
+  }
+  return { records, tornBytes: Buffer.byteLength(tail, 'utf8'), skippedLines };
+}
+
+/** Cuts an uncommitted torn tail so the next append starts on a fresh line. */
+export function dropTornTail(file: string, tornBytes: number): void {
+  if (tornBytes <= 0) return;
+  const size = fs.statSync(file).size;
+  fs.truncateSync(file, size - tornBytes);
+}
+
+export class JsonlWriter {
+  private readonly fd: number;
+
+  constructor(readonly file: string) {
+    this.fd = fs.openSync(file, 'a');
+  }
+
+  /** Writes one record as one line and flushes it to disk before returning. */
+  append(record: unknown): void {
+    const line = JSON.stringify(record) + '\n';
+    fs.writeSync(this.fd, line);
+    fs.fdatasyncSync(this.fd);
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+}

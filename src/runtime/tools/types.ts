@@ -1,0 +1,30 @@
+// The contract every tool implements. One file per tool in this folder.
+import type { ToolCategory } from '../../common/approval';
+import type { ToolDefinition } from '../../common/transcript';
+
+export interface ToolContext {
+  /** Absolute, real path of the session root; file tools must stay inside it. */
+  root: string;
+  signal: AbortSignal;
+  /** Path of a ripgrep binary (VS Code ships one under appRoot); absent means use the plain fallback. */
+  ripgrepPath?: string;
+}
+
+export interface ToolOutput {
+  /** Text returned to the model as the tool_result content. */
+  content: string;
+  isError?: boolean;
+  /** Root-relative paths the call read or changed, for file anchors in the chat. */
+  files?: string[];
+}
+
+export interface Tool {
+  definition: ToolDefinition;
+  category: ToolCategory;
+  /** One line for progress and approval prompts, e.g. "Edit src/a.ts". Must not throw on bad input. */
+  describe(input: unknown): string;
+  run(input: unknown, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** A tool error the model should see (bad input, path outside root, …), not a crash. */
+export class ToolError extends Error {}

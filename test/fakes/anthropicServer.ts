@@ -1,0 +1,295 @@
+// Fake Anthropic Messages API (DESIGN §7): a real HTTP server that validates requests like the real API,
+// simulates prompt caching, streams scripted turns as SSE and injects faults, so the runtime, tests,
+// benchmarks and the demo talk to it exactly as they would to api.anthropic.com.
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Usage } from '../../src/common/transcript';
+import { ApiError, invalid, sendError, sendJson } from './apiErrors';
+import { PromptCache, countInputTokens } from './cache';
+import type { CachePlan, CacheStats } from './cache';
+import { IdSource } from './ids';
+import { buildMessage, messageEvents, writeSse } from './sse';
+import type { FakeMessage, StreamOutcome } from './sse';
+import { checkHeaders, validateRequest } from './validate';
+
+export type FakeBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id?: string; name: string; input: unknown }
+  | { type: 'thinking'; thinking: string };
+
+export interface ScriptedTurn {
+  content: FakeBlock[];
+  /** Defaults to 'tool_use' when the content has a tool_use block, else 'end_turn'. */
+  stop_reason?: 'end_turn' | 'tool_use' | 'max_tokens';
+}
+
+export type Fault =
+  | { fault: 'rate_limit'; retryAfterSeconds?: number }
+  | { fault: 'overloaded'; retryAfterSeconds?: number }
+  | { fault: 'server_error' }
+  | { fault: 'unauthorized' }
+  | { fault: 'cut_stream'; afterTextChars?: number }
+  | { fault: 'hang' };
+
+export type RequestOutcome = 'completed' | 'rejected' | 'fault' | 'cut' | 'aborted';
+
+export interface ReceivedRequest {
+  /** Parsed JSON body (undefined when it did not parse). */
+  body: any;
+  rawBody: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Usage of the response, set when it starts (message_start); absent for rejected and faulted requests. */
+  usage?: Usage;
+  /** HTTP status sent, when one was. */
+  status?: number;
+  /** How the exchange ended; set once it is over (see onResponse). */
+  outcome?: RequestOutcome;
+  /** The assistant message sent (or being streamed). */
+  response?: FakeMessage;
+  /** The error message of a rejected request. */
+  error?: string;
+}
+
+export type Responder = (req: ReceivedRequest) => ScriptedTurn | Fault | Promise<ScriptedTurn | Fault>;
+
+export interface FakeAnthropicOptions {
+  /** Default 0: any free port. */
+  port?: number;
+  /** When set, x-api-key must equal it (it must be present either way). */
+  apiKey?: string;
+  responder?: Responder;
+  /** Smallest prefix, in estimated tokens, that gets cached. Default 1024. */
+  minCacheTokens?: number;
+  /** Pause between SSE events, so cancellation tests can cut in. Default 0. */
+  streamDelayMs?: number;
+  /** Pause before message_start (time to first token): until it ends, this request's cache writes are unreadable. Default 0. */
+  firstEventDelayMs?: number;
+  /** Clock for cache TTLs; tests pass a settable one instead of sleeping. Default Date.now. */
+  now?: () => number;
+}
+
+export interface FakeAnthropic {
+  /** Base URL for the SDK's baseURL, e.g. http://127.0.0.1:40123 */
+  url: string;
+  /** Every POST /v1/messages, in arrival order, rejected ones included. */
+  requests: ReceivedRequest[];
+  enqueue(...turns: (ScriptedTurn | Fault)[]): void;
+  setResponder(r: Responder | undefined): void;
+  setApiKey(key: string | undefined): void;
+  /** Called when a request's body has arrived, before it is answered. Returns an unsubscribe function. */
+  onRequest(listener: (r: ReceivedRequest) => void): () => void;
+  /** Called when an exchange is over (outcome set). Returns an unsubscribe function. */
+  onResponse(listener: (r: ReceivedRequest) => void): () => void;
+  /** Scripted turns and faults not yet consumed. */
+  pending(): number;
+  cacheStats(): CacheStats;
+  clearCache(): void;
+  close(): Promise<void>;
+}
+
+export const NO_TURN_MESSAGE = 'fake server: no scripted turn left';
+const CUT_FILLER = 'This answer is being streamed slowly and will be cut off before it reaches its end. ';
+
+interface State {
+  queue: (ScriptedTurn | Fault)[];
+  responder?: Responder;
+  apiKey?: string;
+  requests: ReceivedRequest[];
+  requestListeners: Set<(r: ReceivedRequest) => void>;
+  responseListeners: Set<(r: ReceivedRequest) => void>;
+  cache: PromptCache;
+  ids: IdSource;
+  streamDelayMs: number;
+  firstEventDelayMs: number;
+}
+
+export function isFault(value: ScriptedTurn | Fault): value is Fault {
+  return 'fault' in value;
+}
+
+export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
+  const state: State = {
+    queue: [],
+    responder: options.responder,
+    apiKey: options.apiKey,
+    requests: [],
+    requestListeners: new Set(),
+    responseListeners: new Set(),
+    cache: new PromptCache(options.minCacheTokens ?? 1024, options.now ?? Date.now),
+    ids: new IdSource(),
+    streamDelayMs: options.streamDelayMs ?? 0,
+    firstEventDelayMs: options.firstEventDelayMs ?? 0,
+  };
+  const server = createServer((req, res) => {
+    handle(state, req, res).catch((err: unknown) => {
+      const message = err instanceof Error ? err.message : String(err);
+      if (!res.headersSent) sendJson(res, 500, { type: 'error', error: { type: 'api_error', message: `fake server: ${message}` } }, { 'x-should-retry': 'false' });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const subscribe = (set: Set<(r: ReceivedRequest) => void>, listener: (r: ReceivedRequest) => void) => {
+    set.add(listener);
+    return () => void set.delete(listener);
+  };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: state.requests,
+    enqueue: (...turns) => void state.queue.push(...turns),
+    setResponder: r => void (state.responder = r),
+    setApiKey: key => void (state.apiKey = key),
+    onRequest: listener => subscribe(state.requestListeners, listener),
+    onResponse: listener => subscribe(state.responseListeners, listener),
+    pending: () => state.queue.length,
+    cacheStats: () => state.cache.stats(),
+    clearCache: () => state.cache.clear(),
+    close: () =>
+      new Promise<void>(resolve => {
+        // Hanging and streaming exchanges would otherwise keep close() waiting.
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => parts.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function finish(state: State, record: ReceivedRequest, outcome: RequestOutcome): void {
+  record.outcome = outcome;
+  for (const listener of [...state.responseListeners]) listener(record);
+}
+
+function closedPromise(res: ServerResponse): Promise<void> {
+  return new Promise(resolve => {
+    if (res.destroyed) resolve();
+    else res.once('close', () => resolve());
+  });
+}
+
+async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = (req.url ?? '').split('?')[0];
+  const endpoint = path === '/v1/messages' ? 'messages' : path === '/v1/messages/count_tokens' ? 'count_tokens' : undefined;
+  if (req.method !== 'POST' || endpoint === undefined) {
+    sendError(res, new ApiError(404, 'not_found_error', `fake server: no route for ${req.method ?? '?'} ${path}`));
+    return;
+  }
+  const rawBody = await readBody(req);
+  const record: ReceivedRequest = { body: parseJson(rawBody), rawBody, headers: { ...req.headers } };
+  if (endpoint === 'messages') {
+    state.requests.push(record);
+    for (const listener of [...state.requestListeners]) listener(record);
+  }
+  try {
+    checkHeaders(req.headers, state.apiKey);
+    if (record.body === undefined) invalid('There was an error parsing the body: it is not valid JSON');
+    validateRequest(record.body, endpoint);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    record.status = err.status;
+    record.error = err.message;
+    sendError(res, err);
+    finish(state, record, 'rejected');
+    return;
+  }
+  if (endpoint === 'count_tokens') {
+    sendJson(res, 200, { input_tokens: countInputTokens(record.body) });
+    return;
+  }
+  // The cache is consulted on arrival; the writes wait for the response to start.
+  const plan = state.cache.plan(record.body);
+  const closed = closedPromise(res);
+  const next = state.queue.shift() ?? (state.responder ? await state.responder(record) : undefined);
+  if (next === undefined) {
+    record.status = 500;
+    record.error = NO_TURN_MESSAGE;
+    // x-should-retry: false keeps the SDK from retrying a script that has simply run out.
+    sendJson(res, 500, { type: 'error', error: { type: 'api_error', message: NO_TURN_MESSAGE } }, { 'x-should-retry': 'false' });
+    finish(state, record, 'rejected');
+    return;
+  }
+  if (isFault(next)) {
+    finish(state, record, await answerFault(state, record, res, next, plan, closed));
+    return;
+  }
+  if (state.firstEventDelayMs > 0) await sleep(state.firstEventDelayMs);
+  if (res.destroyed) {
+    finish(state, record, 'aborted');
+    return;
+  }
+  finish(state, record, await answer(state, record, res, next, plan));
+}
+
+async function answer(state: State, record: ReceivedRequest, res: ServerResponse, turn: ScriptedTurn, plan: CachePlan, cutAfterTextChars?: number): Promise<StreamOutcome> {
+  const body = record.body as { model: string; stream?: boolean; thinking?: { type: string } };
+  const message = buildMessage(turn, { model: body.model, usage: plan.usage, ids: state.ids, thinkingEnabled: body.thinking?.type === 'enabled' });
+  record.response = message;
+  record.status = 200;
+  const start = (): void => {
+    plan.commit();
+    record.usage = message.usage;
+  };
+  if (body.stream) {
+    return writeSse(res, messageEvents(message), { delayMs: state.streamDelayMs, cutAfterTextChars, onStart: start });
+  }
+  start();
+  sendJson(res, 200, message);
+  return 'completed';
+}
+
+async function answerFault(state: State, record: ReceivedRequest, res: ServerResponse, fault: Fault, plan: CachePlan, closed: Promise<void>): Promise<RequestOutcome> {
+  const retryAfter = (seconds: number | undefined): Record<string, string> => (seconds === undefined ? {} : { 'retry-after': String(seconds) });
+  let error: ApiError;
+  switch (fault.fault) {
+    case 'rate_limit':
+      error = new ApiError(429, 'rate_limit_error', 'This request would exceed the rate limit for your organization (fake server fault).', retryAfter(fault.retryAfterSeconds));
+      break;
+    case 'overloaded':
+      error = new ApiError(529, 'overloaded_error', 'Overloaded', retryAfter(fault.retryAfterSeconds));
+      break;
+    case 'server_error':
+      error = new ApiError(500, 'api_error', 'Internal server error');
+      break;
+    case 'unauthorized':
+      error = new ApiError(401, 'authentication_error', 'invalid x-api-key');
+      break;
+    case 'cut_stream': {
+      const limit = fault.afterTextChars ?? 20;
+      if (!record.body.stream) {
+        // Without a stream there is nothing to cut mid-way: the connection drops before any response.
+        res.destroy();
+        return 'cut';
+      }
+      const filler = CUT_FILLER.repeat(Math.ceil((limit + 40) / CUT_FILLER.length));
+      return answer(state, record, res, { content: [{ type: 'text', text: filler }] }, plan, limit);
+    }
+    case 'hang':
+      // Send nothing; the exchange ends when the client gives up (or the server closes).
+      await closed;
+      return 'aborted';
+  }
+  record.status = error.status;
+  record.error = error.message;
+  sendError(res, error);
+  return 'fault';
+}

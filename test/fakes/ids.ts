@@ -1,0 +1,22 @@
+// Deterministic ids for one fake server, and the thinking signatures it issues and later checks.
+import { createHash } from 'node:crypto';
+
+export class IdSource {
+  private toolUses = 0;
+  private messages = 0;
+
+  toolUseId(): string {
+    this.toolUses += 1;
+    return `toolu_${this.toolUses}`;
+  }
+
+  messageId(): string {
+    this.messages += 1;
+    return `msg_fake${String(this.messages).padStart(16, '0')}`;
+  }
+}
+
+/** The real API signs thinking blocks and rejects altered ones; a hash of the text plays that role here. */
+export function thinkingSignature(thinking: string): string {
+  return createHash('sha256').update(`fake-thinking:${thinking}`).digest('base64');
+}

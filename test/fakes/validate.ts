@@ -1,0 +1,160 @@
+// Request validation modelled on the real Messages API (DESIGN §7): headers, top-level fields, system, tools,
+// thinking, tool_choice and cache_control rules. Messages themselves are checked in validateMessages.ts.
+import type { IncomingHttpHeaders } from 'node:http';
+import { ApiError, invalid } from './apiErrors';
+import { TOOL_NAME, checkText, isObject, onlyFields, validateMessages } from './validateMessages';
+import type { Json } from './validateMessages';
+
+export type Endpoint = 'messages' | 'count_tokens';
+
+const MESSAGE_FIELDS = [
+  'model', 'messages', 'max_tokens', 'system', 'tools', 'tool_choice', 'thinking', 'stream',
+  'metadata', 'stop_sequences', 'temperature', 'top_k', 'top_p', 'service_tier',
+];
+const COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'];
+const MAX_BREAKPOINTS = 4;
+
+/**
+ * The key may come as x-api-key or as `Authorization: Bearer <key>`: @anthropic-ai/sdk 1.x sends the latter.
+ * Any anthropic-version value is accepted (the SDK's default moves with its releases), but it must be there.
+ */
+export function checkHeaders(headers: IncomingHttpHeaders, apiKey: string | undefined): void {
+  const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1];
+  const header = headers['x-api-key'];
+  const key = (typeof header === 'string' && header !== '' ? header : undefined) ?? bearer;
+  if (key === undefined) {
+    throw new ApiError(401, 'authentication_error', 'x-api-key header is required (or Authorization: Bearer <key>)');
+  }
+  if (apiKey !== undefined && key !== apiKey) throw new ApiError(401, 'authentication_error', 'invalid x-api-key');
+  if (!headers['anthropic-version']) invalid('anthropic-version: header is required');
+}
+
+export function validateRequest(body: unknown, endpoint: Endpoint): asserts body is Json {
+  if (!isObject(body)) invalid('Request body must be a JSON object');
+  onlyFields(body, endpoint === 'messages' ? MESSAGE_FIELDS : COUNT_FIELDS, '');
+  if (body.model === undefined) invalid('model: Field required');
+  if (typeof body.model !== 'string' || body.model === '') invalid('model: Input should be a valid string');
+  if (endpoint === 'messages') validateMaxTokens(body.max_tokens);
+  if (body.stream !== undefined && typeof body.stream !== 'boolean') invalid('stream: Input should be a valid boolean');
+  validateSystem(body.system);
+  const toolNames = validateTools(body.tools);
+  const thinkingEnabled = validateThinking(body.thinking, body.max_tokens, endpoint);
+  validateToolChoice(body.tool_choice, toolNames, thinkingEnabled);
+  validateMessages(body.messages, { hasTools: toolNames.size > 0, thinkingEnabled });
+  validateCacheControls(body);
+}
+
+function validateMaxTokens(maxTokens: unknown): void {
+  if (maxTokens === undefined) invalid('max_tokens: Field required');
+  if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens)) invalid('max_tokens: Input should be a valid integer');
+  if (maxTokens < 1) invalid('max_tokens: Input should be greater than or equal to 1');
+}
+
+function validateSystem(system: unknown): void {
+  if (system === undefined || typeof system === 'string') return;
+  if (!Array.isArray(system)) invalid('system: Input should be a valid string or a list of text blocks');
+  system.forEach((block: unknown, i) => {
+    const path = `system.${i}`;
+    if (!isObject(block) || block.type !== 'text') invalid(`${path}: system blocks must be text blocks ({"type":"text","text":...})`);
+    onlyFields(block, ['type', 'text', 'cache_control', 'citations'], path);
+    checkText(block.text, path);
+  });
+}
+
+function validateTools(tools: unknown): Set<string> {
+  const names = new Set<string>();
+  if (tools === undefined) return names;
+  if (!Array.isArray(tools)) invalid('tools: Input should be a valid list');
+  tools.forEach((tool: unknown, i) => {
+    const path = `tools.${i}`;
+    if (!isObject(tool)) invalid(`${path}: Input should be a valid dictionary`);
+    onlyFields(tool, ['type', 'name', 'description', 'input_schema', 'cache_control'], path);
+    // Server tools (web search, …) are not simulated; only client tools are accepted.
+    if (tool.type !== undefined && tool.type !== 'custom') invalid(`${path}.type: this fake server only supports custom tools`);
+    if (tool.name === undefined) invalid(`${path}.name: Field required`);
+    if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) invalid(`${path}.name: String should match pattern '${TOOL_NAME.source}'`);
+    if (typeof tool.description !== 'string' || tool.description === '') invalid(`${path}.description: Field required`);
+    if (tool.input_schema === undefined) invalid(`${path}.input_schema: Field required`);
+    if (!isObject(tool.input_schema)) invalid(`${path}.input_schema: Input should be a valid dictionary`);
+    if (tool.input_schema.type !== 'object') invalid(`${path}.input_schema.type: Input should be 'object'`);
+    if (names.has(tool.name)) invalid('tools: Tool names must be unique.');
+    names.add(tool.name);
+  });
+  return names;
+}
+
+/** Returns whether extended thinking is on. */
+function validateThinking(thinking: unknown, maxTokens: unknown, endpoint: Endpoint): boolean {
+  if (thinking === undefined) return false;
+  if (!isObject(thinking)) invalid('thinking: Input should be a valid dictionary');
+  if (thinking.type === 'disabled') {
+    onlyFields(thinking, ['type'], 'thinking.disabled');
+    return false;
+  }
+  if (thinking.type !== 'enabled') invalid("thinking.type: Input should be 'enabled' or 'disabled'");
+  onlyFields(thinking, ['type', 'budget_tokens'], 'thinking.enabled');
+  const budget = thinking.budget_tokens;
+  if (budget === undefined) invalid('thinking.enabled.budget_tokens: Field required');
+  if (typeof budget !== 'number' || !Number.isInteger(budget)) invalid('thinking.enabled.budget_tokens: Input should be a valid integer');
+  if (budget < 1024) invalid('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
+  if (endpoint === 'messages' && budget >= (maxTokens as number)) {
+    invalid('`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size');
+  }
+  return true;
+}
+
+function validateToolChoice(choice: unknown, toolNames: Set<string>, thinkingEnabled: boolean): void {
+  if (choice === undefined) return;
+  if (!isObject(choice)) invalid('tool_choice: Input should be a valid dictionary');
+  const type = choice.type;
+  if (type !== 'auto' && type !== 'any' && type !== 'none' && type !== 'tool') {
+    invalid("tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'");
+  }
+  onlyFields(choice, type === 'tool' ? ['type', 'name', 'disable_parallel_tool_use'] : ['type', 'disable_parallel_tool_use'], `tool_choice.${type}`);
+  if (type === 'tool' && (typeof choice.name !== 'string' || !toolNames.has(choice.name))) {
+    invalid(`tool_choice.tool.name: Tool '${String(choice.name)}' not found in provided tools`);
+  }
+  if (thinkingEnabled && (type === 'any' || type === 'tool')) invalid('Thinking may not be enabled when tool_choice forces tool use.');
+}
+
+interface Breakpoint { path: string; control: unknown }
+
+/** Every cache_control in prefix order tools → system → messages (tool_result contents included). */
+function breakpointsOf(body: Json): Breakpoint[] {
+  const found: Breakpoint[] = [];
+  const visit = (block: unknown, path: string): void => {
+    if (isObject(block) && block.cache_control !== undefined) found.push({ path, control: block.cache_control });
+  };
+  if (Array.isArray(body.tools)) body.tools.forEach((tool, i) => visit(tool, `tools.${i}`));
+  if (Array.isArray(body.system)) body.system.forEach((block, i) => visit(block, `system.${i}`));
+  (body.messages as Json[]).forEach((message, i) => {
+    if (!Array.isArray(message.content)) return;
+    message.content.forEach((block: unknown, j) => {
+      visit(block, `messages.${i}.content.${j}`);
+      if (isObject(block) && Array.isArray(block.content)) {
+        block.content.forEach((inner, k) => visit(inner, `messages.${i}.content.${j}.content.${k}`));
+      }
+    });
+  });
+  return found;
+}
+
+function validateCacheControls(body: Json): void {
+  const breakpoints = breakpointsOf(body);
+  let fiveMinuteSeen: string | undefined;
+  for (const { path, control } of breakpoints) {
+    const at = `${path}.cache_control`;
+    if (!isObject(control)) invalid(`${at}: Input should be a valid dictionary`);
+    onlyFields(control, ['type', 'ttl'], at);
+    if (control.type !== 'ephemeral') invalid(`${at}.type: Input should be 'ephemeral'`);
+    const ttl = control.ttl ?? '5m';
+    if (ttl !== '5m' && ttl !== '1h') invalid(`${at}.ttl: Input should be '5m' or '1h'`);
+    if (ttl === '5m') fiveMinuteSeen ??= path;
+    if (ttl === '1h' && fiveMinuteSeen !== undefined) {
+      invalid(`${at}: a cache_control block with ttl='1h' must not come after one with ttl='5m' (${fiveMinuteSeen}); order is tools, system, messages`);
+    }
+  }
+  if (breakpoints.length > MAX_BREAKPOINTS) {
+    invalid(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints.length}.`);
+  }
+}

@@ -1,0 +1,127 @@
+// Runs the real runtime process (dist/runtime.js) against the fake Anthropic server over JSON-RPC,
+// with real temp folders. Each harness owns its store, so each gets its own runtime.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { connectOrStart } from '../../src/client/launch';
+import { connectRpc } from '../../src/client/rpcClient';
+import type { RuntimeClient } from '../../src/client/rpcClient';
+import type { AgentEvent } from '../../src/common/agentEvents';
+import { onNotification, onRequest, sendRequest } from '../../src/common/protocol/endpoint';
+import { permissionRequest, runtimeConfigure, sessionEvent, sessionSend, sessionTranscript } from '../../src/common/protocol/runtime';
+import type { ConfigureParams, PermissionParams, PermissionResult, SendParams, SendResult, TranscriptResult } from '../../src/common/protocol/runtime';
+import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
+import { startFakeAnthropic } from '../fakes/anthropicServer';
+import type { FakeAnthropic, FakeAnthropicOptions } from '../fakes/anthropicServer';
+
+export const RUNTIME_SCRIPT = path.resolve(__dirname, '../../../dist/runtime.js');
+export const TEST_KEY = 'sk-ant-test-key';
+
+export interface Harness {
+  storeDir: string;
+  root: string;
+  fake: FakeAnthropic;
+  client: RuntimeClient;
+  events: { turnId: string; event: AgentEvent }[];
+  approvals: PermissionParams[];
+  answerApproval: (params: PermissionParams) => PermissionResult | Promise<PermissionResult>;
+  configure(params: ConfigureParams): Promise<void>;
+  send(prompt: string, extra?: Partial<SendParams>): Promise<SendResult>;
+  transcript(sessionId: string): Promise<TranscriptResult>;
+  waitForEvent(predicate: (event: AgentEvent) => boolean): Promise<AgentEvent>;
+  runtimePid(): number;
+  /** Disconnects and connects again (a window reload), starting a runtime if none runs. */
+  reconnect(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export async function startHarness(options: { fake?: FakeAnthropicOptions; config?: ConfigureParams } = {}): Promise<Harness> {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-rt-'));
+  const storeDir = path.join(base, 'store');
+  const root = path.join(base, 'work');
+  fs.mkdirSync(root);
+  const fake = await startFakeAnthropic({ apiKey: TEST_KEY, ...options.fake });
+  const listeners = new Set<(event: AgentEvent) => void>();
+  let config: ConfigureParams = { apiKey: TEST_KEY, baseUrl: fake.url, approvalMode: 'auto', ...options.config };
+
+  const connect = async (): Promise<RuntimeClient> => {
+    const socket = await connectOrStart({ storeDir, runtimeScript: RUNTIME_SCRIPT, idleExitMs: 60_000 });
+    const client = await connectRpc(socket, 'runtime-test');
+    onNotification(client.endpoint, sessionEvent, params => {
+      harness.events.push({ turnId: params.turnId, event: params.event });
+      for (const listener of listeners) listener(params.event);
+    });
+    onRequest(client.endpoint, permissionRequest, params => {
+      harness.approvals.push(params);
+      return harness.answerApproval(params);
+    });
+    await sendRequest(client.endpoint, runtimeConfigure, config);
+    return client;
+  };
+
+  const harness: Harness = {
+    storeDir,
+    root,
+    fake,
+    client: undefined as unknown as RuntimeClient,
+    events: [],
+    approvals: [],
+    answerApproval: () => ({ approved: true }),
+    async configure(params) {
+      config = { ...config, ...params };
+      await sendRequest(harness.client.endpoint, runtimeConfigure, params);
+    },
+    send(prompt, extra = {}) {
+      return sendRequest(harness.client.endpoint, sessionSend, { root, prompt, turnId: randomUUID(), ...extra });
+    },
+    transcript(sessionId) {
+      return sendRequest(harness.client.endpoint, sessionTranscript, { sessionId });
+    },
+    waitForEvent(predicate) {
+      const seen = harness.events.find(e => predicate(e.event));
+      if (seen) return Promise.resolve(seen.event);
+      return new Promise(resolve => {
+        const listener = (event: AgentEvent) => {
+          if (!predicate(event)) return;
+          listeners.delete(listener);
+          resolve(event);
+        };
+        listeners.add(listener);
+      });
+    },
+    runtimePid() {
+      return (JSON.parse(fs.readFileSync(runtimeInfoPath(storeDir), 'utf8')) as { pid: number }).pid;
+    },
+    async reconnect() {
+      await harness.client.close().catch(() => undefined);
+      harness.client = await connect();
+    },
+    async dispose() {
+      await harness.client.close().catch(() => undefined);
+      try {
+        process.kill(harness.runtimePid(), 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+      await fake.close();
+    },
+  };
+  harness.client = await connect();
+  return harness;
+}
+
+/** Kills the runtime with SIGKILL and waits until the process is gone. */
+export async function killRuntime(pid: number): Promise<void> {
+  process.kill(pid, 'SIGKILL');
+  while (isAlive(pid)) await new Promise(resolve => setImmediate(resolve));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,186 @@
+// Prompt-cache simulation: prefix reads, minimum length, 20-block lookback, invalidation, TTLs, write
+// visibility, and thinking blocks leaving the prefix (DESIGN §4.6).
+import { strict as assert } from 'node:assert';
+import { Anthropic } from '@anthropic-ai/sdk';
+import type { Usage } from '../../src/common/transcript';
+import { startFakeAnthropic } from '../fakes/anthropicServer';
+import type { FakeAnthropic, FakeAnthropicOptions } from '../fakes/anthropicServer';
+import { countInputTokens, estimateTokens } from '../fakes/cache';
+import { thinkingSignature } from '../fakes/ids';
+import { MODEL, TEST_KEY, assistant, post, requestBody, text, user } from '../fakes/testHttp';
+
+type Cc = { type: 'ephemeral'; ttl?: '5m' | '1h' };
+const CC: Cc = { type: 'ephemeral' };
+const BIG = 'Fork agents share the parent prefix. '.repeat(140); // ≈ 1300 tokens: above the 1024 minimum alone
+const system = (cc?: Cc) => [text(BIG, cc)];
+const SYSTEM_TOKENS = estimateTokens(text(BIG));
+const tool = (description: string) => ({ name: 'read_file', description, input_schema: { type: 'object' } });
+const blocks = (n: number, marked: number[] = []) => Array.from({ length: n }, (_, i) => text(`block ${i}`, marked.includes(i) ? CC : undefined));
+const tokensOf = (...values: unknown[]) => values.reduce<number>((sum, v) => sum + estimateTokens(v), 0);
+
+describe('fake Anthropic server prompt cache', () => {
+  let server: FakeAnthropic;
+  const start = async (options: FakeAnthropicOptions = {}) => {
+    server = await startFakeAnthropic({ responder: () => ({ content: [{ type: 'text', text: 'ok' }] }), ...options });
+  };
+  const usageOf = async (body: Record<string, unknown>) => {
+    const response = await post(server, body);
+    assert.equal(response.status, 200, response.text);
+    return response.json.usage as Usage;
+  };
+  afterEach(() => server.close());
+
+  it('lets a request that extends the previous one read its prefix, wherever the breakpoint moved', async () => {
+    await start();
+    const u1 = text('first question');
+    const first = await usageOf(requestBody([user({ ...u1, cache_control: CC })], { system: system(CC) }));
+    assert.deepEqual(
+      { read: first.cache_read_input_tokens, created: first.cache_creation_input_tokens, input: first.input_tokens },
+      { read: 0, created: SYSTEM_TOKENS + tokensOf(u1), input: 0 },
+    );
+    const a1 = text('first answer');
+    const u2 = text('second question');
+    const body = requestBody([user(u1), assistant(a1), user({ ...u2, cache_control: CC })], { system: system(CC) });
+    const second = await usageOf(body);
+    assert.equal(second.cache_read_input_tokens, SYSTEM_TOKENS + tokensOf(u1));
+    assert.equal(second.cache_creation_input_tokens, tokensOf(a1, u2));
+    assert.equal(second.input_tokens, 0);
+    assert.equal(second.cache_read_input_tokens + second.cache_creation_input_tokens + second.input_tokens, countInputTokens(body));
+    assert.deepEqual(server.cacheStats(), { entries: 3, writes: 3, reads: 1 });
+  });
+
+  it('caches nothing below the minimum length, silently', async () => {
+    await start();
+    const body = requestBody([user(text('short', CC))], { system: [text('tiny system', CC)] });
+    for (let i = 0; i < 2; i++) {
+      const usage = await usageOf(body);
+      assert.equal(usage.cache_read_input_tokens, 0);
+      assert.equal(usage.cache_creation_input_tokens, 0);
+      assert.equal(usage.input_tokens, countInputTokens(body));
+    }
+    assert.equal(server.cacheStats().entries, 0);
+  });
+
+  it('counts only the part after the breakpoint as plain input', async () => {
+    await start();
+    const tail = text('not cached: after the last breakpoint');
+    const usage = await usageOf(requestBody([user(text('q', CC), tail)], { system: system() }));
+    assert.equal(usage.cache_creation_input_tokens, SYSTEM_TOKENS + tokensOf(text('q')));
+    assert.equal(usage.input_tokens, tokensOf(tail));
+  });
+
+  it('looks back at most 20 blocks from a breakpoint, and an earlier breakpoint rescues a longer jump', async () => {
+    await start();
+    // Each probe starts from one entry ending at block 5 (system = block 0, then message blocks 0..4),
+    // since probes write entries of their own.
+    const probe = async (n: number, marked: number[]) => {
+      server.clearCache();
+      await usageOf(requestBody([user(...blocks(5, [4]))], { system: system() }));
+      return (await usageOf(requestBody([user(...blocks(n, marked))], { system: system() }))).cache_read_input_tokens;
+    };
+    const cachedTokens = SYSTEM_TOKENS + tokensOf(...blocks(5));
+    assert.equal(await probe(24, [23]), cachedTokens, '19 blocks after the entry: still found');
+    assert.equal(await probe(25, [24]), 0, '20 blocks after the entry: missed');
+    assert.equal(await probe(45, [44]), 0, 'far after the entry: missed');
+    assert.equal(await probe(45, [14, 44]), cachedTokens, 'an extra breakpoint within reach rescues the read');
+  });
+
+  it('invalidates everything when a tool definition changes', async () => {
+    await start();
+    const messages = [user(text('question', CC))];
+    await usageOf(requestBody(messages, { tools: [tool('Read a file.')], system: system(CC) }));
+    const same = await usageOf(requestBody(messages, { tools: [tool('Read a file.')], system: system(CC) }));
+    assert.equal(same.cache_creation_input_tokens, 0);
+    const changed = await usageOf(requestBody(messages, { tools: [tool('Read a file, now differently.')], system: system(CC) }));
+    assert.equal(changed.cache_read_input_tokens, 0);
+    assert.equal(changed.input_tokens, 0);
+    assert.equal(changed.cache_creation_input_tokens, countInputTokens(requestBody(messages, { tools: [tool('Read a file, now differently.')], system: system() })));
+  });
+
+  it('treats a different TTL as a different entry', async () => {
+    await start();
+    const body = (ttl: '5m' | '1h') => requestBody([user(text('question', { type: 'ephemeral', ttl }))], { system: system() });
+    await usageOf(body('1h'));
+    assert.equal((await usageOf(body('5m'))).cache_read_input_tokens, 0);
+    assert.equal((await usageOf(body('1h'))).cache_read_input_tokens, countInputTokens(body('1h')));
+    assert.equal((await usageOf(body('5m'))).cache_read_input_tokens, countInputTokens(body('5m')));
+  });
+
+  it('expires entries after their TTL, refreshed by each read', async () => {
+    let now = 1_000_000;
+    await start({ now: () => now });
+    const body = requestBody([user(text('question', CC))], { system: system() });
+    await usageOf(body);
+    now += 4 * 60_000;
+    assert.ok((await usageOf(body)).cache_read_input_tokens > 0, 'read after 4 minutes, which refreshes it');
+    now += 4 * 60_000;
+    assert.ok((await usageOf(body)).cache_read_input_tokens > 0, '8 minutes after the write, 4 after the refresh');
+    now += 5 * 60_000;
+    assert.equal((await usageOf(body)).cache_read_input_tokens, 0, 'expired 5 minutes after the last read');
+  });
+
+  it('makes a write readable only once the writing response has started', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>(resolve => (release = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>(resolve => (holding = resolve));
+    let calls = 0;
+    await start({
+      responder: async () => {
+        calls += 1;
+        if (calls === 1) {
+          holding();
+          await gate;
+        }
+        return { content: [{ type: 'text', text: 'ok' }] };
+      },
+    });
+    const body = requestBody([user(text('same prompt for both forks', CC))], { system: system() });
+    const first = post(server, body);
+    await held;
+    const second = await usageOf(body);
+    assert.equal(second.cache_read_input_tokens, 0, 'the first response has not started: the sibling pays the write too');
+    release();
+    assert.equal((await first).json.usage.cache_read_input_tokens, 0);
+    assert.equal((await usageOf(body)).cache_read_input_tokens, countInputTokens(body));
+  });
+
+  it('drops earlier thinking after a plain user message, but keeps it when the user message carries tool results', async () => {
+    await start();
+    const thinking = { type: 'enabled', budget_tokens: 1024 };
+    const thought = (t: string) => ({ type: 'thinking', thinking: t, signature: thinkingSignature(t) });
+    const use = (id: string) => ({ type: 'tool_use', id, name: 'read_file', input: { path: 'a' } });
+    const result = (id: string, cc?: Cc) => ({ type: 'tool_result', tool_use_id: id, content: 'contents', ...(cc ? { cache_control: cc } : {}) });
+    const options = { system: system(), tools: [tool('Read a file.')], thinking, max_tokens: 4096 };
+    const head = [user(text('read a')), assistant(thought('I will read a.'), use('toolu_a'))];
+    const firstBody = requestBody([...head, user(result('toolu_a', CC))], options);
+    await usageOf(firstBody);
+    const cached = countInputTokens(firstBody);
+    const directive = await usageOf(requestBody([...head, user(result('toolu_a')), assistant(thought('next'), use('toolu_b')), user(result('toolu_b'), text('directive', CC))], options));
+    assert.equal(directive.cache_read_input_tokens, cached, 'tool results + directive keep the thinking in the prefix');
+    const plain = await usageOf(requestBody([...head, user(result('toolu_a')), assistant(thought('done'), text('answer')), user(text('new question', CC))], options));
+    assert.equal(plain.cache_read_input_tokens, 0, 'a plain user message drops the earlier thinking, so the prefix differs');
+  });
+
+  it('reports cache usage in message_start for SDK streams', async () => {
+    await start({ apiKey: TEST_KEY });
+    const client = new Anthropic({ apiKey: TEST_KEY, baseURL: server.url, maxRetries: 0 });
+    const params: Anthropic.MessageCreateParams = {
+      model: MODEL,
+      max_tokens: 1024,
+      system: [{ type: 'text', text: BIG, cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: 'hello' }],
+    };
+    const first = await client.messages.stream(params).finalMessage();
+    assert.equal(first.usage.cache_creation_input_tokens, SYSTEM_TOKENS);
+    let startUsage: Anthropic.Usage | undefined;
+    const stream = client.messages.stream(params);
+    stream.on('streamEvent', event => {
+      if (event.type === 'message_start') startUsage = event.message.usage;
+    });
+    const second = await stream.finalMessage();
+    assert.equal(startUsage?.cache_read_input_tokens, SYSTEM_TOKENS);
+    assert.equal(second.usage.cache_read_input_tokens, SYSTEM_TOKENS);
+    assert.equal(second.usage.input_tokens, estimateTokens({ type: 'text', text: 'hello' }));
+  });
+});
