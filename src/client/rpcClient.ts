@@ -14,6 +14,8 @@ export interface RuntimeClient {
 
 export async function connectRpc(socket: net.Socket, clientName: string): Promise<RuntimeClient> {
   const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+  // Pending requests are not rejected when the peer dies, so closing races them against the socket.
+  const gone = new Promise<void>(resolve => socket.once('close', () => resolve()));
   connection.listen();
   const initializationOptions: InitializationOptions = { protocolVersion: PROTOCOL_VERSION, clientName };
   await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions });
@@ -21,8 +23,11 @@ export async function connectRpc(socket: net.Socket, clientName: string): Promis
     connection,
     endpoint: connection as unknown as RpcEndpoint,
     async close() {
-      await connection.sendRequest('shutdown').catch(() => undefined);
-      await connection.sendNotification('exit').catch(() => undefined);
+      const polite = (async () => {
+        await connection.sendRequest('shutdown');
+        await connection.sendNotification('exit');
+      })().catch(() => undefined);
+      await Promise.race([polite, gone]);
       connection.dispose();
       socket.end();
     },

@@ -23,7 +23,7 @@ export interface Harness {
   root: string;
   fake: FakeAnthropic;
   client: RuntimeClient;
-  events: { turnId: string; event: AgentEvent }[];
+  events: { sessionId: string; turnId: string; event: AgentEvent }[];
   approvals: PermissionParams[];
   answerApproval: (params: PermissionParams) => PermissionResult | Promise<PermissionResult>;
   configure(params: ConfigureParams): Promise<void>;
@@ -49,7 +49,7 @@ export async function startHarness(options: { fake?: FakeAnthropicOptions; confi
     const socket = await connectOrStart({ storeDir, runtimeScript: RUNTIME_SCRIPT, idleExitMs: 60_000 });
     const client = await connectRpc(socket, 'runtime-test');
     onNotification(client.endpoint, sessionEvent, params => {
-      harness.events.push({ turnId: params.turnId, event: params.event });
+      harness.events.push({ sessionId: params.sessionId, turnId: params.turnId, event: params.event });
       for (const listener of listeners) listener(params.event);
     });
     onRequest(client.endpoint, permissionRequest, params => {

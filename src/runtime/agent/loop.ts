@@ -83,7 +83,9 @@ async function requestWithRetries(deps: LoopDeps) {
       });
     } catch (error) {
       const modelError = error instanceof ModelError ? error : new ModelError({ kind: 'internal', message: String(error) });
-      if (!modelError.retryable || attempt >= maxRetries || deps.signal.aborted) return { error: modelError.info };
+      // An endpoint that refuses connections rarely recovers within seconds: give up sooner.
+      const limit = modelError.info.kind === 'network' ? Math.min(2, maxRetries) : maxRetries;
+      if (!modelError.retryable || attempt >= limit || deps.signal.aborted) return { error: modelError.info };
       const delayMs = retryDelayMs(attempt, modelError.retryAfterMs);
       deps.emit({ type: 'retry', attempt: attempt + 1, delayMs, error: modelError.info });
       if (!(await sleepUnlessAborted(delayMs, deps.signal))) return { error: { kind: 'cancelled' as const, message: 'Cancelled.' } };
