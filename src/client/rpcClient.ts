@@ -18,7 +18,14 @@ export async function connectRpc(socket: net.Socket, clientName: string): Promis
   const gone = new Promise<void>(resolve => socket.once('close', () => resolve()));
   connection.listen();
   const initializationOptions: InitializationOptions = { protocolVersion: PROTOCOL_VERSION, clientName };
-  await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions });
+  const closedEarly = gone.then(() => {
+    throw new Error('The runtime closed the connection during initialize.');
+  });
+  await Promise.race([
+    connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions }),
+    closedEarly,
+  ]);
+  closedEarly.catch(() => undefined);
   return {
     connection,
     endpoint: connection as unknown as RpcEndpoint,

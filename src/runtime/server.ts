@@ -13,11 +13,23 @@ import { registerLifecycle } from './handlers/lifecycle';
 import { registerList } from './handlers/list';
 import { registerSend } from './handlers/send';
 import { registerTranscript } from './handlers/transcript';
+import { registerForkCancel } from './handlers/forkCancel';
+import { registerForkList } from './handlers/forkList';
+import { registerForkSend } from './handlers/forkSend';
+import { registerForkStart } from './handlers/forkStart';
+import { registerForkWait } from './handlers/forkWait';
+import { ApprovalRouter } from './approvals';
+import { ForkManager } from './fork/forkManager';
 import { runtimeInfoPath, socketPathFor } from './ipc/socketPath';
 import { log } from './log';
 import type { RuntimeContext } from './runtimeContext';
 import { SessionStore } from './session/sessionStore';
 import { TurnRegistry } from './turns';
+
+const HANDLERS = [
+  registerLifecycle, registerConfigure, registerSend, registerCancel, registerList, registerTranscript,
+  registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait,
+];
 
 declare const FORK_AGENTS_VERSION: string | undefined;
 const VERSION = typeof FORK_AGENTS_VERSION === 'string' ? FORK_AGENTS_VERSION : 'dev';
@@ -42,15 +54,19 @@ async function main(): Promise<void> {
   fs.mkdirSync(options.storeDir, { recursive: true });
   const socketPath = socketPathFor(options.storeDir);
   const info: RuntimeInfo = { protocolVersion: PROTOCOL_VERSION, pid: process.pid, storeDir: options.storeDir, version: VERSION };
-  const ctx: RuntimeContext = { store: new SessionStore(options.storeDir), turns: new TurnRegistry(), info };
+  const store = new SessionStore(options.storeDir);
   const clients = new Set<ClientConnection>();
+  const approvals = new ApprovalRouter(clients);
+  const forks = new ForkManager(store, clients, approvals);
+  const ctx: RuntimeContext = { store, turns: new TurnRegistry(), forks, approvals, clients, info };
+  forks.loadAll();
   let nextId = 1;
   let idleTimer: NodeJS.Timeout | undefined;
 
   const scheduleIdleExit = () => {
     clearTimeout(idleTimer);
     if (clients.size > 0) return;
-    ctx.turns.whenIdle().then(() => {
+    Promise.all([ctx.turns.whenIdle(), forks.whenIdle()]).then(() => {
       if (clients.size > 0) return;
       idleTimer = setTimeout(() => shutdown('idle'), options.idleExitMs);
     });
@@ -61,9 +77,7 @@ async function main(): Promise<void> {
     const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
     const client = new ClientConnection(nextId++, rpc);
     clients.add(client);
-    for (const register of [registerLifecycle, registerConfigure, registerSend, registerCancel, registerList, registerTranscript]) {
-      register(ctx, client);
-    }
+    for (const register of HANDLERS) register(ctx, client);
     const onGone = () => {
       if (client.closed) return;
       client.closed = true;

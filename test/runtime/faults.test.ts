@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { RuntimeErrorCode, sessionCancel } from '../../src/common/protocol/runtime';
 import { buildRequestBody } from '../../src/runtime/agent/request';
-import { startHarness } from './harness';
+import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
 
@@ -84,7 +84,7 @@ describe('runtime: faults', function () {
     const first = await h.send('what is here?');
     const before = await h.transcript(first.sessionId);
     const pid = h.runtimePid();
-    process.kill(pid, 'SIGKILL');
+    await killRuntime(pid);
     await h.reconnect();
     assert.notEqual(h.runtimePid(), pid, 'a new runtime serves the store');
     const after = await h.transcript(first.sessionId);
@@ -100,7 +100,7 @@ describe('runtime: faults', function () {
     h.fake.enqueue(say('answer one'));
     const first = await h.send('question one');
     const file = `${h.storeDir}/sessions/${first.sessionId}.jsonl`;
-    process.kill(h.runtimePid(), 'SIGKILL');
+    await killRuntime(h.runtimePid());
     fs.appendFileSync(file, '{"type":"entry","entry":{"id":"e-torn","kind":"resp');
     await h.reconnect();
     const { entries } = await h.transcript(first.sessionId);

@@ -26,6 +26,10 @@ export interface ConfigureParams {
   maxTokens?: number;
   approvalMode?: ApprovalMode;
   ripgrepPath?: string;
+  /** Forks run at most this many at a time; more wait in a queue (default 4). */
+  maxConcurrentForks?: number;
+  /** This client can answer permission requests of background forks. */
+  answersForkApprovals?: boolean;
 }
 export const runtimeConfigure = request<ConfigureParams, RuntimeInfo>('runtime/configure');
 

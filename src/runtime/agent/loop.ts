@@ -28,6 +28,8 @@ export interface LoopDeps {
   /** Model requests allowed before the loop stops (forks: 200). */
   maxRequests?: number;
   maxRetries?: number;
+  /** Runs before each model request, e.g. to commit fork notifications into the history. */
+  beforeRequest?(): void;
 }
 
 export interface LoopOutcome {
@@ -47,6 +49,7 @@ export async function runLoop(deps: LoopDeps): Promise<LoopOutcome> {
   let text = '';
   for (let index = 0; index < maxRequests; index++) {
     if (deps.signal.aborted) return { stopReason: 'cancelled', text, usage: total };
+    deps.beforeRequest?.();
     deps.emit({ type: 'request_start', index });
     const response = await requestWithRetries(deps);
     if ('error' in response) {
@@ -76,7 +79,7 @@ async function requestWithRetries(deps: LoopDeps) {
   const maxRetries = deps.maxRetries ?? 4;
   for (let attempt = 0; ; attempt++) {
     try {
-      const body = buildRequestBody(deps.session.header, deps.session.entries());
+      const body = buildRequestBody(deps.session.header, deps.session.entries(), deps.session.inheritedBreakpointsEnd());
       return await deps.model.stream(body, deps.signal, {
         onText: text => deps.emit({ type: 'text_delta', text }),
         onThinking: text => deps.emit({ type: 'thinking_delta', text }),
@@ -127,7 +130,7 @@ async function runToolCall(deps: LoopDeps, call: ToolUseBlock): Promise<ToolResu
       return result(`The user denied this ${tool.definition.name} call${why}. Do not retry it; ask the user or take another approach.`, true);
     }
   }
-  const output = await runTool(tool, call.input, { ...deps.toolContext, signal: deps.signal });
+  const output = await runTool(tool, call.input, { ...deps.toolContext, callId: call.id, signal: deps.signal });
   return result(output.content, output.isError === true, output.files ?? []);
 }
 

@@ -32,13 +32,21 @@ export function entriesToMessages(entries: readonly Entry[]): Message[] {
  * previous request (or, for a fork, the parent's latest request) ended. That second one keeps the cache
  * read within the provider's 20-block lookback after turns with many parallel tool calls.
  */
-export function buildRequestBody(header: SessionHeader, entries: readonly Entry[]): MessagesRequestBody {
+export function buildRequestBody(
+  header: SessionHeader,
+  entries: readonly Entry[],
+  /** Also keep the breakpoints of the request that ended at this entry index (a fork's parent request). */
+  keepBreakpointsOf?: number,
+): MessagesRequestBody {
   const cache: CacheControl = header.settings.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
   const messages = entriesToMessages(entries);
-  const marked = new Set<number>();
-  if (messages.length > 0) marked.add(messages.length - 1);
-  const lastAssistant = findLastIndex(messages, m => m.role === 'assistant');
-  if (lastAssistant > 0 && messages[lastAssistant - 1].role === 'user') marked.add(lastAssistant - 1);
+  const marked = breakpointsOf(messages);
+  if (keepBreakpointsOf !== undefined) {
+    // The prefix's messages are a prefix of ours: it ends at a user entry followed by an assistant one.
+    for (const index of breakpointsOf(entriesToMessages(entries.slice(0, keepBreakpointsOf + 1)))) marked.add(index);
+  }
+  // Three message breakpoints plus the system one is the API's limit of four; the oldest go first.
+  while (marked.size > MAX_MESSAGE_BREAKPOINTS) marked.delete(Math.min(...marked));
   const body: MessagesRequestBody = {
     model: header.settings.model,
     max_tokens: header.settings.maxTokens,
@@ -48,6 +56,16 @@ export function buildRequestBody(header: SessionHeader, entries: readonly Entry[
   };
   if (header.settings.thinkingBudget) body.thinking = { type: 'enabled', budget_tokens: header.settings.thinkingBudget };
   return body;
+}
+
+const MAX_MESSAGE_BREAKPOINTS = 3;
+
+function breakpointsOf(messages: readonly Message[]): Set<number> {
+  const marked = new Set<number>();
+  if (messages.length > 0) marked.add(messages.length - 1);
+  const lastAssistant = findLastIndex(messages, m => m.role === 'assistant');
+  if (lastAssistant > 0 && messages[lastAssistant - 1].role === 'user') marked.add(lastAssistant - 1);
+  return marked;
 }
 
 function withBreakpoint(message: Message, cache: CacheControl): Message {

@@ -7,7 +7,8 @@ import { zeroUsage } from '../../common/transcript';
 import type { ClientConnection } from '../clientConnection';
 import { runLoop } from '../agent/loop';
 import { createAnthropicClient } from '../model/anthropicClient';
-import { DEFAULT_MAX_TOKENS, DEFAULT_MODEL } from '../runtimeContext';
+import { DEFAULT_MAX_TOKENS, DEFAULT_MODEL, accessOf } from '../runtimeContext';
+import { parentSubagentHost } from '../fork/subagentHost';
 import type { RuntimeContext } from '../runtimeContext';
 import { BadRootError, createSession } from '../session/createSession';
 import { SessionNotFoundError } from '../session/sessionStore';
@@ -25,8 +26,8 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
   if (typeof params?.prompt !== 'string' || params.prompt.trim() === '') {
     throw new ResponseError(ErrorCodes.InvalidParams, 'session/send needs a non-empty prompt.');
   }
-  const apiKey = client.config.apiKey;
-  if (!apiKey) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
+  const access = accessOf(client);
+  if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
   const session = await openOrCreate(ctx, client, params);
   if (ctx.turns.isRunning(session.id)) {
     throw new ResponseError(ErrorCodes.InvalidRequest, 'A turn is already running in this session; wait for it or cancel it.');
@@ -42,10 +43,15 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
   const outcome = await ctx.turns.run(session.id, signal =>
     runLoop({
       session,
-      model: createAnthropicClient({ apiKey, baseUrl: client.config.baseUrl }),
+      model: createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl }),
       tools: new Map(ALL_TOOLS.map(tool => [tool.definition.name, tool])),
-      toolContext: { root: session.header.root, ripgrepPath: client.config.ripgrepPath },
-      approvalMode: client.config.approvalMode ?? 'ask',
+      toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access) },
+      approvalMode: access.approvalMode,
+      beforeRequest: () => {
+        for (const text of ctx.forks.takeNotifications(session.id)) {
+          emit({ type: 'entry', entry: session.commit('notification', { role: 'user', content: [{ type: 'text', text }] }) });
+        }
+      },
       approve: ({ callId, tool, input, description }) =>
         client.request(permissionRequest, {
           sessionId: session.id, turnId: params.turnId, callId, toolName: tool.definition.name,

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Entry, EntryKind, Message, SessionHeader, Usage } from '../../common/transcript';
 import { deepFreeze } from '../../common/transcript';
 import type { JsonlWriter } from './jsonl';
-import type { SessionRecord } from './records';
+import type { ForkBootstrap, ForkStatus, SessionRecord } from './records';
 
 export function newEntryId(): string {
   return 'e-' + randomUUID().slice(0, 13);
@@ -11,6 +11,10 @@ export function newEntryId(): string {
 
 export class Session {
   private view: Entry[] = [];
+  /** Forks only: what they were launched with, and their latest status record. */
+  bootstrap?: ForkBootstrap;
+  status?: ForkStatus;
+  private ownResponses = 0;
 
   constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter) {
     deepFreeze(header);
@@ -31,15 +35,42 @@ export class Session {
 
   /** Replays a record read from disk (no write). */
   replay(record: SessionRecord): void {
-    if (record.type === 'entry') this.view.push(deepFreeze(record.entry));
+    if (record.type === 'entry') this.push(deepFreeze(record.entry));
     else if (record.type === 'rewind') this.applyRewind(record.toEntryId);
+    else if (record.type === 'bootstrap') this.applyBootstrap(record.bootstrap);
+    else if (record.type === 'status') this.status = record.status;
+  }
+
+  /** Forks: written once, before the first request. Inherited entries stay shared with the parent. */
+  writeBootstrap(bootstrap: ForkBootstrap): void {
+    this.writer.append({ type: 'bootstrap', bootstrap } satisfies SessionRecord);
+    this.applyBootstrap(bootstrap);
+  }
+
+  writeStatus(status: ForkStatus): void {
+    this.writer.append({ type: 'status', status } satisfies SessionRecord);
+    this.status = status;
+  }
+
+  /**
+   * A fork's requests keep the parent's latest request's cache breakpoints until the fork has answered
+   * once, so its first request repeats the parent's bytes exactly (DESIGN §4.6).
+   */
+  inheritedBreakpointsEnd(): number | undefined {
+    if (!this.bootstrap || this.ownResponses > 0 || this.bootstrap.parentRequestEnd < 0) return undefined;
+    return this.bootstrap.parentRequestEnd;
+  }
+
+  /** Entries this session committed itself (for forks: after the bootstrap). */
+  ownEntries(): readonly Entry[] {
+    return this.bootstrap ? this.view.slice(this.bootstrap.inherited.length + 1) : this.view;
   }
 
   /** Commits a new entry: written and flushed, then visible. */
   commit(kind: EntryKind, message: Message, extra: { usage?: Usage; stopReason?: string } = {}): Entry {
     const entry: Entry = deepFreeze({ id: newEntryId(), kind, time: new Date().toISOString(), message, ...extra });
     this.writer.append({ type: 'entry', entry } satisfies SessionRecord);
-    this.view.push(entry);
+    this.push(entry);
     return entry;
   }
 
@@ -50,6 +81,17 @@ export class Session {
     this.writer.append({ type: 'rewind', toEntryId, time: new Date().toISOString() } satisfies SessionRecord);
     this.applyRewind(toEntryId);
     return true;
+  }
+
+  private push(entry: Entry): void {
+    this.view.push(entry);
+    if (entry.kind === 'response') this.ownResponses++;
+  }
+
+  private applyBootstrap(bootstrap: ForkBootstrap): void {
+    deepFreeze(bootstrap);
+    this.bootstrap = bootstrap;
+    this.view = [...bootstrap.inherited, bootstrap.closing];
   }
 
   private applyRewind(toEntryId: string | null): void {

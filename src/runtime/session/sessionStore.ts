@@ -32,6 +32,11 @@ export class SessionStore {
     return session;
   }
 
+  /** Every session id on disk. */
+  ids(): string[] {
+    return fs.readdirSync(this.sessionsDir).filter(name => name.endsWith('.jsonl')).map(name => name.slice(0, -'.jsonl'.length));
+  }
+
   get(id: string): Session {
     const cached = this.open.get(id);
     if (cached) return cached;

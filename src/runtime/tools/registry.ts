@@ -1,5 +1,6 @@
 // The agent's tool set in its fixed order. The definitions are part of the prompt-cache prefix
 // (tools → system → messages), so they are constants: same bytes in every session and every fork.
+import { agentTool } from './agent';
 import { bashTool } from './bash';
 import { editFileTool } from './edit_file';
 import { grepTool } from './grep';
@@ -11,9 +12,9 @@ import type { ToolDefinition } from '../../common/transcript';
 import type { Tool, ToolContext, ToolOutput } from './types';
 
 // Frozen so no caller can, say, set cache_control on a shared definition in place; copy before decorating.
-for (const tool of [readFileTool, listFilesTool, grepTool, writeFileTool, editFileTool, bashTool]) deepFreeze(tool.definition);
+for (const tool of [readFileTool, listFilesTool, grepTool, writeFileTool, editFileTool, bashTool, agentTool]) deepFreeze(tool.definition);
 
-export const ALL_TOOLS: readonly Tool[] = Object.freeze([readFileTool, listFilesTool, grepTool, writeFileTool, editFileTool, bashTool]);
+export const ALL_TOOLS: readonly Tool[] = Object.freeze([readFileTool, listFilesTool, grepTool, writeFileTool, editFileTool, bashTool, agentTool]);
 
 export function findTool(name: string): Tool | undefined {
   return ALL_TOOLS.find(tool => tool.definition.name === name);

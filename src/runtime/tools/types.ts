@@ -1,5 +1,6 @@
 // The contract every tool implements. One file per tool in this folder.
 import type { ToolCategory } from '../../common/approval';
+import type { ForkTurns } from '../../common/forkTurns';
 import type { ToolDefinition } from '../../common/transcript';
 
 export interface ToolContext {
@@ -8,6 +9,23 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Path of a ripgrep binary (VS Code ships one under appRoot); absent means use the plain fallback. */
   ripgrepPath?: string;
+  /** Id of the tool_use being answered (the Agent tool needs it to close the fork's boundary). */
+  callId?: string;
+  /** Starts forks and subagents for the Agent tool; absent where subagents are not available. */
+  subagents?: SubagentHost;
+}
+
+export interface AgentToolInput {
+  subagent_type: 'fork' | 'general-purpose' | 'explore';
+  description: string;
+  prompt: string;
+  fork_turns?: ForkTurns;
+  isolation?: 'worktree' | 'shared';
+  run_in_background: boolean;
+}
+
+export interface SubagentHost {
+  run(input: AgentToolInput, callId: string, signal: AbortSignal): Promise<ToolOutput>;
 }
 
 export interface ToolOutput {

@@ -1,0 +1,273 @@
+// Runs forks and subagents in the background (DESIGN §4.7): detached start, a queue beyond the
+// concurrency limit, a 200-request cap, cancel, continue, reports to clients and to the parent.
+import type { AgentEvent } from '../../common/agentEvents';
+import type { ApprovalMode } from '../../common/approval';
+import type { ForkSummary, ForkState } from '../../common/forks';
+import { isTerminal } from '../../common/forks';
+import { forkEvent, forkState } from '../../common/protocol/forks';
+import { zeroUsage } from '../../common/transcript';
+import type { ApprovalRouter } from '../approvals';
+import type { ClientConnection } from '../clientConnection';
+import { runLoop } from '../agent/loop';
+import { createAnthropicClient } from '../model/anthropicClient';
+import type { Session } from '../session/session';
+import type { SessionStore } from '../session/sessionStore';
+import { ALL_TOOLS } from '../tools/registry';
+import type { Tool } from '../tools/types';
+import { createForkSession } from './createFork';
+import type { ForkSpec } from './createFork';
+import { renderForkNotification } from './notification';
+import { closeInterruptedCalls } from './revive';
+import { refusingSubagentHost } from './subagentHost';
+
+export const MAX_FORK_REQUESTS = 200;
+
+export interface ModelAccess { apiKey: string; baseUrl?: string; approvalMode: ApprovalMode; ripgrepPath?: string }
+
+interface ForkRun {
+  session: Session;
+  summary: ForkSummary;
+  access?: ModelAccess;
+  controller?: AbortController;
+  waiters: ((summary: ForkSummary) => void)[];
+}
+
+export class ForkManager {
+  private readonly forks = new Map<string, ForkRun>();
+  private readonly queue: ForkRun[] = [];
+  private running = 0;
+  private idleListeners: (() => void)[] = [];
+  maxConcurrent = 4;
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly clients: ReadonlySet<ClientConnection>,
+    private readonly approvals: ApprovalRouter,
+  ) {}
+
+  /** Detached: returns as soon as the bootstrap record is on disk. */
+  start(spec: ForkSpec, access: ModelAccess): ForkSummary {
+    const session = createForkSession(this.store, spec);
+    const run: ForkRun = { session, summary: { ...session.bootstrap!.fork }, access, waiters: [] };
+    this.forks.set(session.id, run);
+    this.enqueue(run);
+    return { ...run.summary };
+  }
+
+  list(parentSessionId?: string): ForkSummary[] {
+    return [...this.forks.values()]
+      .filter(run => !parentSessionId || run.summary.parentSessionId === parentSessionId)
+      .map(run => ({ ...run.summary }))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  get(forkId: string): ForkSummary | undefined {
+    const run = this.forks.get(forkId);
+    return run && { ...run.summary };
+  }
+
+  cancel(forkId: string): boolean {
+    const run = this.forks.get(forkId);
+    if (!run || isTerminal(run.summary.state)) return false;
+    const queued = this.queue.indexOf(run);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      this.finish(run, 'cancelled');
+    } else {
+      run.controller?.abort();
+    }
+    return true;
+  }
+
+  /** Continues a finished fork with a message: its own transcript only, never newer parent history. */
+  send(forkId: string, message: string, access: ModelAccess | undefined): ForkSummary {
+    const run = this.forks.get(forkId);
+    if (!run) throw new ForkNotFoundError(`No fork with id ${forkId}.`);
+    if (!isTerminal(run.summary.state)) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}; wait for it to finish or stop it first.`);
+    run.session.commit('prompt', { role: 'user', content: [{ type: 'text', text: message }] });
+    run.access = access ?? run.access;
+    run.summary.report = undefined;
+    run.summary.error = undefined;
+    run.summary.endedAt = undefined;
+    this.enqueue(run);
+    return { ...run.summary };
+  }
+
+  wait(forkId: string): Promise<ForkSummary> {
+    const run = this.forks.get(forkId);
+    if (!run) return Promise.reject(new ForkNotFoundError(`No fork with id ${forkId}.`));
+    if (isTerminal(run.summary.state)) return Promise.resolve({ ...run.summary });
+    return new Promise(resolve => run.waiters.push(resolve));
+  }
+
+  /** Reports of agent-started forks not yet shown to their parent, marked delivered as they are taken. */
+  takeNotifications(parentSessionId: string): string[] {
+    const texts: string[] = [];
+    for (const run of this.forks.values()) {
+      const status = run.session.status;
+      if (run.summary.parentSessionId !== parentSessionId || run.summary.origin !== 'agent') continue;
+      if (!isTerminal(run.summary.state) || !status || status.delivered) continue;
+      texts.push(renderForkNotification(run.summary));
+      run.session.writeStatus({ ...status, delivered: true, time: new Date().toISOString() });
+    }
+    return texts;
+  }
+
+  /** A foreground subagent's report went back as its tool result: do not deliver it again. */
+  takeNotificationOf(forkId: string): void {
+    const run = this.forks.get(forkId);
+    const status = run?.session.status;
+    if (run && status && !status.delivered) run.session.writeStatus({ ...status, delivered: true, time: new Date().toISOString() });
+  }
+
+  /** Loads every fork on disk; unfinished ones wait for model access (the first configured key). */
+  loadAll(): void {
+    for (const id of this.store.ids().filter(id => id.startsWith('f-'))) {
+      if (this.forks.has(id)) continue;
+      const session = this.store.get(id);
+      if (!session.bootstrap) continue;
+      const summary = summarize(session);
+      const run: ForkRun = { session, summary, waiters: [] };
+      this.forks.set(id, run);
+      if (!isTerminal(summary.state)) run.summary.state = 'interrupted';
+    }
+  }
+
+  /** Revives interrupted forks once a client supplies model access. */
+  reviveWith(access: ModelAccess): void {
+    for (const run of this.forks.values()) {
+      if (run.summary.state !== 'interrupted' || this.queue.includes(run)) continue;
+      run.access = access;
+      closeInterruptedCalls(run.session);
+      this.enqueue(run);
+    }
+  }
+
+  /** Resolves when no fork is queued or running. */
+  whenIdle(): Promise<void> {
+    if (this.running === 0 && this.queue.length === 0) return Promise.resolve();
+    return new Promise(resolve => this.idleListeners.push(resolve));
+  }
+
+  private enqueue(run: ForkRun): void {
+    // On disk too: a runtime that dies from here on finds the fork unfinished and revives it.
+    run.session.writeStatus({ state: 'queued', time: new Date().toISOString() });
+    this.setState(run, 'queued');
+    this.queue.push(run);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.running < this.maxConcurrent && this.queue.length > 0) {
+      const run = this.queue.shift()!;
+      this.running++;
+      void this.execute(run).finally(() => {
+        this.running--;
+        this.pump();
+      });
+    }
+    if (this.running === 0 && this.queue.length === 0) for (const listener of this.idleListeners.splice(0)) listener();
+  }
+
+  private async execute(run: ForkRun): Promise<void> {
+    const access = run.access;
+    if (!access) return this.finish(run, 'failed', undefined, 'No model access: configure an API key.');
+    run.controller = new AbortController();
+    const signal = run.controller.signal;
+    this.setState(run, 'running');
+    const emit = (event: AgentEvent) => this.onEvent(run, event);
+    const outcome = await runLoop({
+      session: run.session,
+      model: createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl }),
+      tools: toolsFor(run.summary.kind),
+      toolContext: { root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost },
+      approvalMode: access.approvalMode,
+      approve: async ({ callId, tool, input, description }) => {
+        this.setState(run, 'waiting-for-approval');
+        try {
+          return await this.approvals.ask({
+            sessionId: run.session.id, turnId: run.session.id, callId, toolName: tool.definition.name,
+            category: tool.category, description: `${run.summary.name}: ${description}`, input,
+          }, signal);
+        } finally {
+          if (!signal.aborted) this.setState(run, 'running');
+        }
+      },
+      signal,
+      emit,
+      maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
+    });
+    run.controller = undefined;
+    if (outcome.stopReason === 'cancelled') return this.finish(run, 'cancelled');
+    if (outcome.stopReason === 'error') return this.finish(run, 'failed', undefined, outcome.error?.message);
+    if (outcome.stopReason === 'max_turns') {
+      return this.finish(run, 'failed', outcome.text || undefined, `Stopped at the cap of ${MAX_FORK_REQUESTS} model turns.`);
+    }
+    this.finish(run, 'completed', outcome.text);
+  }
+
+  private onEvent(run: ForkRun, event: AgentEvent): void {
+    if (event.type === 'usage') {
+      run.summary.modelTurns++;
+      run.summary.usage = addUsage(run.summary.usage, event.usage);
+      run.summary.firstUsage ??= event.usage;
+      this.broadcastState(run);
+    }
+    for (const client of this.clients) client.notify(forkEvent, { forkId: run.session.id, event });
+  }
+
+  private finish(run: ForkRun, state: ForkState, report?: string, error?: string): void {
+    run.summary.report = report;
+    run.summary.error = error;
+    run.summary.endedAt = new Date().toISOString();
+    run.session.writeStatus({ state, time: run.summary.endedAt, report, error });
+    this.setState(run, state);
+    for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
+  }
+
+  private setState(run: ForkRun, state: ForkState): void {
+    run.summary.state = state;
+    this.broadcastState(run);
+  }
+
+  private broadcastState(run: ForkRun): void {
+    for (const client of this.clients) client.notify(forkState, { fork: { ...run.summary } });
+  }
+}
+
+export class ForkNotFoundError extends Error {}
+export class ForkBusyError extends Error {}
+
+function toolsFor(kind: ForkSummary['kind']): ReadonlyMap<string, Tool> {
+  // Every child keeps the full tool definitions (cache parity); explore agents may only run read tools.
+  const allowed = kind === 'explore' ? ALL_TOOLS.filter(tool => tool.category === 'read') : ALL_TOOLS;
+  return new Map(allowed.map(tool => [tool.definition.name, tool]));
+}
+
+/** A fork's summary rebuilt from disk: launch record, own responses' usage, latest status. */
+function summarize(session: Session): ForkSummary {
+  const summary: ForkSummary = { ...session.bootstrap!.fork, usage: zeroUsage(), modelTurns: 0 };
+  for (const entry of session.ownEntries()) {
+    if (entry.kind !== 'response' || !entry.usage) continue;
+    summary.modelTurns++;
+    summary.usage = addUsage(summary.usage, entry.usage);
+    summary.firstUsage ??= entry.usage;
+  }
+  const status = session.status;
+  if (status) {
+    summary.state = status.state;
+    summary.report = status.report;
+    summary.error = status.error;
+    summary.endedAt = isTerminal(status.state) ? status.time : undefined;
+  }
+  return summary;
+}
+
+function addUsage(a: ForkSummary['usage'], b: ForkSummary['usage']): ForkSummary['usage'] {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
+    cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens,
+  };
+}

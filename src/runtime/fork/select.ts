@@ -1,0 +1,47 @@
+// History selection (DESIGN §4.3): which committed parent entries a fork inherits.
+// Entries are deep-frozen and shared by reference: a fork copies nothing it does not change.
+import type { ForkTurns } from '../../common/forkTurns';
+import type { Entry } from '../../common/transcript';
+import { isRealUserTurn } from '../../common/transcript';
+
+export class ForkPointError extends Error {}
+
+/** The parent's committed entries up to and including `atEntryId` (all of them when absent). */
+export function snapshotUpTo(entries: readonly Entry[], atEntryId?: string): readonly Entry[] {
+  if (atEntryId === undefined) return entries;
+  const index = entries.findIndex(entry => entry.id === atEntryId);
+  if (index < 0) throw new ForkPointError(`Entry ${atEntryId} is not in the parent's history.`);
+  return entries.slice(0, index + 1);
+}
+
+export function countRealTurns(entries: readonly Entry[]): number {
+  return entries.filter(entry => entry.kind !== 'startup' && entry.kind !== 'summary' && isRealUserTurn(entry.message)).length;
+}
+
+/** True when a numeric window would start after a compaction summary, so the summary is left out. */
+export function windowSkipsSummary(entries: readonly Entry[], turns: ForkTurns): boolean {
+  return turns !== 'all' && entries.some(entry => entry.kind === 'summary');
+}
+
+export function selectHistory(snapshot: readonly Entry[], turns: ForkTurns): Entry[] {
+  if (turns === 'all') return snapshot.slice();
+  let prefixEnd = 0;
+  while (prefixEnd < snapshot.length && (snapshot[prefixEnd].kind === 'startup' || snapshot[prefixEnd].kind === 'summary')) prefixEnd++;
+  const startup = snapshot.slice(0, prefixEnd).filter(entry => entry.kind === 'startup');
+  // Only entries after the latest summary count: a numeric window never reaches into compacted history.
+  const lastSummary = findLastIndex(snapshot, entry => entry.kind === 'summary');
+  const bodyStart = Math.max(prefixEnd, lastSummary + 1);
+  const body = snapshot.slice(bodyStart);
+  const realTurnStarts: number[] = [];
+  body.forEach((entry, index) => {
+    if (entry.kind !== 'startup' && entry.kind !== 'summary' && isRealUserTurn(entry.message)) realTurnStarts.push(index);
+  });
+  if (realTurnStarts.length === 0) return startup;
+  const from = realTurnStarts[Math.max(0, realTurnStarts.length - turns)];
+  return [...startup, ...body.slice(from)];
+}
+
+function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (predicate(items[i])) return i;
+  return -1;
+}

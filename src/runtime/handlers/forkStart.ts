@@ -1,0 +1,48 @@
+// fork/start: the user (chat /fork, Fork from here, palette, panel, CLI) forks a session.
+import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { parseForkTurns } from '../../common/forkTurns';
+import { forkStart } from '../../common/protocol/forks';
+import type { ForkStartParams } from '../../common/protocol/forks';
+import type { ForkSummary } from '../../common/forks';
+import { RuntimeErrorCode } from '../../common/protocol/runtime';
+import type { ClientConnection } from '../clientConnection';
+import { ForkPointError } from '../fork/select';
+import { MISSING_KEY_MESSAGE } from './send';
+import { accessOf } from '../runtimeContext';
+import type { RuntimeContext } from '../runtimeContext';
+import { SessionNotFoundError } from '../session/sessionStore';
+
+export function registerForkStart(ctx: RuntimeContext, client: ClientConnection): void {
+  client.rpc.onRequest(forkStart.method, (params: ForkStartParams): ForkSummary => {
+    const invalid = (message: string) => new ResponseError(ErrorCodes.InvalidParams, message);
+    if (typeof params?.directive !== 'string' || params.directive.trim() === '') throw invalid('fork/start needs a non-empty directive.');
+    const turns = parseForkTurns(params.forkTurns);
+    if (!turns.ok) throw invalid(turns.error);
+    if (params.isolation === 'worktree') throw invalid('Worktree isolation is not available yet; use isolation "shared".');
+    if (params.isolation !== undefined && params.isolation !== 'shared') throw invalid(`isolation must be "worktree" or "shared".`);
+    const access = accessOf(client);
+    if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
+    try {
+      const parent = ctx.store.get(params.sessionId);
+      if (parent.bootstrap) throw invalid('A fork cannot be forked; continue it with a message instead.');
+      return ctx.forks.start({
+        parent,
+        kind: 'fork',
+        directive: params.directive.trim(),
+        turns: turns.value,
+        atEntryId: params.atEntryId,
+        isolation: 'shared',
+        origin: params.origin === 'message' ? 'message' : 'user',
+        name: params.name?.trim() || defaultName(params.directive),
+      }, access);
+    } catch (error) {
+      if (error instanceof SessionNotFoundError || error instanceof ForkPointError) throw invalid(error.message);
+      throw error;
+    }
+  });
+}
+
+function defaultName(directive: string): string {
+  const words = directive.trim().split(/\s+/).slice(0, 6).join(' ');
+  return words.length > 48 ? words.slice(0, 47) + '…' : words;
+}

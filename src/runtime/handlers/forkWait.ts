@@ -1,0 +1,12 @@
+// fork/wait: resolves with the fork's summary once it is completed, failed or cancelled.
+import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { forkWait } from '../../common/protocol/forks';
+import type { ClientConnection } from '../clientConnection';
+import type { RuntimeContext } from '../runtimeContext';
+
+export function registerForkWait(ctx: RuntimeContext, client: ClientConnection): void {
+  client.rpc.onRequest(forkWait.method, (params: { forkId: string }) => {
+    if (!ctx.forks.get(params?.forkId)) throw new ResponseError(ErrorCodes.InvalidParams, `No fork with id ${params?.forkId}.`);
+    return ctx.forks.wait(params.forkId);
+  });
+}
