@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { registerApprovals } from './host/approvals';
 import { registerChatParticipant } from './host/chat/participant';
 import { registerForkFromHere } from './host/commands/forkFromHere';
+import { registerForkNotifier } from './host/forks/forkNotifier';
 import { registerShowRuntimeLog } from './host/commands/showRuntimeLog';
 import { registerLanguageModel } from './host/lm/provider';
 import { createRuntimeConnection, resolveStoreDir } from './host/runtimeClient';
@@ -13,7 +14,7 @@ import { HostSettings } from './host/settings';
 /** What activate() returns: extension-host tests read transcripts through `runtime`. */
 export interface ForkAgentsApi { storeDir: string; runtime: RuntimeApi }
 
-export function activate(context: vscode.ExtensionContext): ForkAgentsApi {
+export async function activate(context: vscode.ExtensionContext): Promise<ForkAgentsApi> {
   const output = vscode.window.createOutputChannel('Fork Agents', { log: true });
   context.subscriptions.push(output);
   const keys = new ApiKeyStore(context);
@@ -21,10 +22,11 @@ export function activate(context: vscode.ExtensionContext): ForkAgentsApi {
   const storeDir = resolveStoreDir(context);
   registerKeyCommands(context, keys);
   registerShowRuntimeLog(context, storeDir);
-  registerForkFromHere(context);
   const runtime = createRuntimeConnection(context, settings, output, storeDir);
+  registerForkFromHere(context, runtime, settings);
+  registerForkNotifier(context, runtime);
   registerApprovals(context, runtime);
   registerChatParticipant(context, runtime, settings);
-  registerLanguageModel(context, settings);
+  await registerLanguageModel(context, settings);
   return { storeDir, runtime };
 }

@@ -44,7 +44,9 @@ function splitOnce(text: string, separator: string): [string, string | undefined
 
 export const USAGE = `usage:
   fork-agents chat  --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--json] "prompt"
+  fork-agents fork  --session ID [--turns all|N] [--at ENTRY_ID] [--isolation shared] [--wait] [--json] "directive"
+  fork-agents send  --fork ID [--wait] [--json] "message"
   fork-agents list  [--cwd DIR] [--json]
-  fork-agents transcript --session ID [--json]
+  fork-agents transcript --session ID | --fork ID [--json]
 common: --store DIR (or FORK_AGENTS_HOME), --model NAME; ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL are honoured.
 exit codes: 0 success, 2 bad input, 1 failure.`;

@@ -1,6 +1,7 @@
 // fork-agents: the headless CLI (DESIGN §6), a second client of the runtime.
 import { USAGE, UsageError, parseArgs } from './args';
 import { chatCommand } from './commands/chat';
+import { forkCommand, sendCommand } from './commands/fork';
 import { listCommand } from './commands/list';
 import { transcriptCommand } from './commands/transcript';
 
@@ -8,6 +9,8 @@ const INVALID_PARAMS = -32602;
 const FLAGS = new Set(['cwd', 'session', 'store', 'model', 'approval', 'turns', 'at', 'isolation', 'fork']);
 const COMMANDS: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<void>> = {
   chat: chatCommand,
+  fork: forkCommand,
+  send: sendCommand,
   list: listCommand,
   transcript: transcriptCommand,
 };

@@ -10,11 +10,14 @@ export function registerApprovals(context: vscode.ExtensionContext, runtime: Run
 }
 
 export async function askUser(params: PermissionParams): Promise<PermissionResult> {
-  const choice = await vscode.window.showWarningMessage(
-    approvalMessage(params.description),
-    { modal: true, detail: approvalDetail(params) },
-    ALLOW,
-    DENY,
-  );
+  const message = approvalMessage(params.description);
+  const detail = approvalDetail(params);
+  let choice: string | undefined;
+  try {
+    choice = await vscode.window.showWarningMessage(message, { modal: true, detail }, ALLOW, DENY);
+  } catch {
+    // Some workbenches refuse modal dialogs (VS Code's test/smoke-test mode): a notification still asks.
+    choice = await vscode.window.showWarningMessage(`${message}. ${detail.replace(/\n/g, '; ')}`, ALLOW, DENY);
+  }
   return approvalAnswer(choice);
 }

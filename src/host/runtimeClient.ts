@@ -3,7 +3,7 @@
 import type * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { CloseAction, ErrorAction, LanguageClient } from 'vscode-languageclient/node';
+import { CloseAction, ErrorAction, LanguageClient, State } from 'vscode-languageclient/node';
 import type { LanguageClientOptions, StreamInfo } from 'vscode-languageclient/node';
 import { connectOrStart } from '../client/launch';
 import { PROTOCOL_VERSION } from '../common/protocol/runtime';
@@ -30,7 +30,14 @@ export function createRuntimeConnection(
   const runtimeScript = context.asAbsolutePath(path.join('dist', 'runtime.js'));
   const connection = new RuntimeConnection({
     createClient: onSocket => createLanguageClient({ storeDir, runtimeScript, output, onSocket }),
-    configuration: async () => ({ ...(await settings.modelAccess()), ripgrepPath }),
+    configuration: async () => {
+      const access = await settings.modelAccess();
+      // runtime/configure merges into what it has: '' (not undefined) clears a removed key or endpoint.
+      return {
+        ...access, apiKey: access.apiKey ?? '', baseUrl: access.baseUrl ?? '', ripgrepPath,
+        maxConcurrentForks: settings.maxConcurrentForks(), answersForkApprovals: true,
+      };
+    },
     log: output,
   });
   context.subscriptions.push(connection, settings.onDidChange(() => connection.reconfigure()));
@@ -54,6 +61,7 @@ class RuntimeLanguageClient extends LanguageClient {
 
 function createLanguageClient(options: ClientOptions): LanguageClient {
   const restarts = new RestartPolicy();
+  let client: LanguageClient | undefined;
   const serverOptions = async (): Promise<StreamInfo> => {
     const socket = await connectOrStart({ storeDir: options.storeDir, runtimeScript: options.runtimeScript, nodePath: process.execPath });
     options.onSocket(socket);
@@ -68,12 +76,18 @@ function createLanguageClient(options: ClientOptions): LanguageClient {
     initializationFailedHandler: () => false,
     errorHandler: {
       error: () => ({ action: ErrorAction.Continue, handled: true }),
-      // Reconnecting runs serverOptions again, which starts a new runtime when the old one died.
-      closed: () =>
-        restarts.shouldRestart()
+      // Reconnecting runs serverOptions again, which starts a new runtime when the old one died. A connection
+      // that never got past initialize (another protocol version) is not redialled: the next request decides.
+      closed: () => {
+        if (client?.state !== State.Running) {
+          return { action: CloseAction.DoNotRestart, handled: true, message: 'The runtime connection closed before it was initialized.' };
+        }
+        return restarts.shouldRestart()
           ? { action: CloseAction.Restart, handled: true, message: 'The runtime connection closed; reconnecting.' }
-          : { action: CloseAction.DoNotRestart, handled: true, message: 'The runtime keeps closing the connection; the next request tries again. See runtime.log.' },
+          : { action: CloseAction.DoNotRestart, handled: true, message: 'The runtime keeps closing the connection; the next request tries again. See runtime.log.' };
+      },
     },
   };
-  return new RuntimeLanguageClient('forkAgentsRuntime', 'Fork Agents Runtime', serverOptions, clientOptions);
+  client = new RuntimeLanguageClient('forkAgentsRuntime', 'Fork Agents Runtime', serverOptions, clientOptions);
+  return client;
 }

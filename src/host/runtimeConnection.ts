@@ -5,7 +5,7 @@ import type * as net from 'node:net';
 import * as vscode from 'vscode';
 import { State } from 'vscode-languageclient/node';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import type { RequestDescriptor } from '../common/protocol/descriptor';
+import type { NotificationDescriptor, RequestDescriptor } from '../common/protocol/descriptor';
 import { onNotification, onRequest, sendRequest } from '../common/protocol/endpoint';
 import type { Disposable, RpcEndpoint } from '../common/protocol/endpoint';
 import { RuntimeErrorCode, runtimeConfigure, sessionEvent } from '../common/protocol/runtime';
@@ -38,6 +38,16 @@ export class RuntimeConnection implements RuntimeApi, vscode.Disposable {
   onEvent(turnId: string, listener: (params: SessionEventParams) => void): Disposable {
     this.turns.set(turnId, listener);
     return { dispose: () => void (this.turns.get(turnId) === listener && this.turns.delete(turnId)) };
+  }
+
+  listen<P>(descriptor: NotificationDescriptor<P>, listener: (params: P) => void): vscode.Disposable {
+    const install: Install = endpoint => onNotification(endpoint, descriptor, listener);
+    this.installs.add(install);
+    const current = this.client ? install(this.client) : undefined;
+    return new vscode.Disposable(() => {
+      this.installs.delete(install);
+      current?.dispose();
+    });
   }
 
   /** A handler for runtime → client requests; it survives reconnects and client replacement. */
@@ -109,7 +119,7 @@ export class RuntimeConnection implements RuntimeApi, vscode.Disposable {
       // Never the key itself: only whether there is one.
       this.deps.log.info(
         `Runtime ${info.pid} (v${info.version}, store ${info.storeDir}) configured: model ${params.model}, ` +
-          `API key ${params.apiKey ? 'set' : 'missing'}, endpoint ${params.baseUrl ?? 'default'}, ` +
+          `API key ${params.apiKey ? 'set' : 'missing'}, endpoint ${params.baseUrl || 'default'}, ` +
           `approvals ${params.approvalMode}, ripgrep ${params.ripgrepPath ?? 'fallback'}.`,
       );
     })();

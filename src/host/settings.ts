@@ -2,11 +2,11 @@
 import * as vscode from 'vscode';
 import { isApprovalMode } from '../common/approval';
 import type { ApprovalMode } from '../common/approval';
+import { DEFAULT_MAX_CONCURRENT_FORKS, DEFAULT_MAX_TOKENS, DEFAULT_MODEL } from '../common/defaults';
+import { parseForkTurns } from '../common/forkTurns';
+import type { ForkTurns } from '../common/forkTurns';
 import { DEFAULT_BASE_URL, resolveBaseUrl } from './modelAccess';
 import type { ApiKeyStore } from './secrets';
-
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
-export const DEFAULT_MAX_TOKENS = 16000;
 
 export interface ModelAccess {
   apiKey?: string;
@@ -53,6 +53,17 @@ export class HostSettings {
   /** The endpoint as users should read it in error messages. */
   displayBaseUrl(): string {
     return this.baseUrl() ?? DEFAULT_BASE_URL;
+  }
+
+  /** The turn count a fork inherits when none is given (`fork.defaultTurns`); invalid values fall back to all. */
+  defaultTurns(): ForkTurns {
+    const parsed = parseForkTurns(config().get<string>('defaultTurns'));
+    return parsed.ok ? parsed.value : 'all';
+  }
+
+  maxConcurrentForks(): number {
+    const value = config().get<number>('maxConcurrent');
+    return typeof value === 'number' && value >= 1 ? Math.floor(value) : DEFAULT_MAX_CONCURRENT_FORKS;
   }
 
   approvalMode(): ApprovalMode {

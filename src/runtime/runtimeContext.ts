@@ -21,5 +21,3 @@ export function accessOf(client: ClientConnection): ModelAccess | undefined {
   return apiKey ? { apiKey, baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath } : undefined;
 }
 
-export const DEFAULT_MODEL = 'claude-sonnet-5-5';
-export const DEFAULT_MAX_TOKENS = 16_000;

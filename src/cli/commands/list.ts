@@ -1,6 +1,7 @@
 // fork-agents list: the sessions (and, later, forks) of the store.
 import { sendRequest } from '../../common/protocol/endpoint';
 import { sessionList } from '../../common/protocol/runtime';
+import { forkList } from '../../common/protocol/forks';
 import type { ParsedArgs } from '../args';
 import { connectCli, cwdOf } from '../connect';
 import { printJson } from '../output';
@@ -10,13 +11,20 @@ export async function listCommand(args: ParsedArgs): Promise<void> {
   const client = await connectCli(args);
   try {
     const { sessions } = await sendRequest(client.endpoint, sessionList, { root });
+    const { forks } = await sendRequest(client.endpoint, forkList, {});
+    const parents = sessions.filter(s => !s.id.startsWith('f-'));
+    const shown = forks.filter(f => parents.some(s => s.id === f.parentSessionId));
     if (args.switches.has('json')) {
-      for (const session of sessions) printJson(session);
+      for (const session of parents) printJson({ type: 'session', ...session });
+      for (const fork of shown) printJson({ type: 'fork', ...fork });
       return;
     }
-    if (sessions.length === 0) process.stdout.write('no sessions\n');
-    for (const s of sessions) {
+    if (parents.length === 0) process.stdout.write('no sessions\n');
+    for (const s of parents) {
       process.stdout.write(`${s.id}  ${s.createdAt.slice(0, 19)}  ${s.running ? 'running ' : ''}${s.title}\n`);
+      for (const f of shown.filter(f => f.parentSessionId === s.id)) {
+        process.stdout.write(`  └ ${f.id}  ${f.state.padEnd(10)} turns=${f.forkTurns} ${f.name}\n`);
+      }
     }
   } finally {
     await client.close();

@@ -8,8 +8,8 @@ import { connectCli } from '../connect';
 import { printJson } from '../output';
 
 export async function transcriptCommand(args: ParsedArgs): Promise<void> {
-  const sessionId = args.flags.get('session');
-  if (!sessionId) throw new UsageError('transcript needs --session ID');
+  const sessionId = args.flags.get('session') ?? args.flags.get('fork');
+  if (!sessionId) throw new UsageError('transcript needs --session ID or --fork ID');
   const client = await connectCli(args);
   try {
     const { header, entries } = await sendRequest(client.endpoint, sessionTranscript, { sessionId });

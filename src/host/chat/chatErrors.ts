@@ -37,11 +37,11 @@ export function turnErrorView(error: Pick<ErrorInfo, 'message' | 'status'> & { k
       return { message: `The Anthropic API failed${code(status)} after several retries. Try again shortly. (${error.message})` };
     case 'network':
       return {
-        message: `Could not reach the model endpoint ${baseUrl}. Check your connection and the "fork.anthropic.baseUrl" setting (or ANTHROPIC_BASE_URL), then send your request again. (${error.message})`,
+        message: `Could not reach the model endpoint ${baseUrl}. Check your connection and the "fork.anthropic.baseUrl" setting (or ANTHROPIC_BASE_URL), then send your request again. (${error.message.replace(/^Could not reach the model endpoint:\s*/, '')})`,
         action: BASE_URL_SETTING,
       };
     case 'stream_cut':
-      return { message: "The model's response was cut off mid-stream. Nothing of it was kept, so the conversation is intact: send your request again." };
+      return { message: "The model's response was cut off mid-stream. The partial answer was not kept, so the conversation is intact: send your request again." };
     case 'bad_request':
       return { message: `The Anthropic API refused the request${code(status)}: ${error.message} This is likely a bug in Fork Agents; the runtime log has details.`, action: SHOW_LOG };
     default:
@@ -57,7 +57,7 @@ export function requestErrorView(error: unknown): ChatErrorView {
   if (rpcCode === RuntimeErrorCode.missingKey) return missingKey();
   if (typeof rpcCode === 'number' && CONNECTION_LOST.has(rpcCode)) {
     return {
-      message: 'The Fork Agents runtime stopped during this request; it is restarted on the next one. What was already done is kept: send your request again.',
+      message: 'The Fork Agents runtime stopped during this request and is being restarted. What was already done is kept: send your request again.',
       action: SHOW_LOG,
     };
   }

@@ -62,14 +62,17 @@ export class TurnView {
 
   private files(callId: string, files: readonly string[]): RenderOp[] {
     const changed = this.categories.get(callId) === 'edit';
-    const ops: RenderOp[] = [];
-    for (const file of files) {
+    const fresh = files.filter(file => {
       const key = `${changed ? 'anchor' : 'reference'}:${file}`;
-      if (this.shownFiles.has(key)) continue;
+      if (this.shownFiles.has(key)) return false;
       this.shownFiles.add(key);
-      ops.push({ kind: changed ? 'anchor' : 'reference', path: file });
-    }
-    return ops;
+      return true;
+    });
+    if (!changed) return fresh.map(path => ({ kind: 'reference', path }));
+    if (fresh.length === 0) return [];
+    // Anchors are inline: a paragraph of their own keeps them off the model's sentences.
+    const anchors = fresh.flatMap((path, i): RenderOp[] => (i === 0 ? [{ kind: 'anchor', path }] : [{ kind: 'markdown', text: ' ' }, { kind: 'anchor', path }]));
+    return [{ kind: 'markdown', text: '\n\n' }, ...anchors, { kind: 'markdown', text: '\n\n' }];
   }
 }
 

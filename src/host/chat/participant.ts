@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { sessionCancel, sessionSend } from '../../common/protocol/runtime';
 import type { SendResult } from '../../common/protocol/runtime';
-import { FORKS_NOT_YET } from '../commands/forkFromHere';
+import { forkCommand } from './forkCommand';
 import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
 import { NO_FOLDER_MESSAGE, requestErrorView, turnErrorView } from './chatErrors';
@@ -34,10 +34,7 @@ async function handleRequest(
   const continuation = continuationFrom(chat.history, PARTICIPANT_ID);
   // Responses that run no turn carry the mapping forward, so the next request still continues the session.
   const carried = sessionMetadata({ sessionId: continuation.sessionId, lastEntryId: continuation.afterEntryId });
-  if (request.command === 'fork') {
-    stream.markdown(FORKS_NOT_YET);
-    return { metadata: carried };
-  }
+  if (request.command === 'fork') return forkCommand(deps, request.prompt, continuation.sessionId, stream, carried);
   const root = vscode.workspace.workspaceFolders?.[0]?.uri;
   if (!root) return finishResponse(stream, carried, { message: NO_FOLDER_MESSAGE });
   if (request.prompt.trim() === '') {
@@ -69,7 +66,12 @@ async function handleRequest(
       turnId,
       afterEntryId: continuation.afterEntryId,
     });
-    const metadata = sessionMetadata({ sessionId: result.sessionId, promptEntryId: result.promptEntryId, lastEntryId: result.lastEntryId ?? view.lastEntryId });
+    const metadata = sessionMetadata({
+      sessionId: result.sessionId,
+      promptEntryId: result.promptEntryId,
+      lastEntryId: result.lastEntryId ?? view.lastEntryId,
+      usage: view.usage,
+    });
     if (token.isCancellationRequested) return { metadata };
     const note = stopNote(result.stopReason);
     // turn_end's error carries the HTTP status; the result's is the same error without it.

@@ -24,10 +24,11 @@ export function renderOps(stream: vscode.ChatResponseStream, root: vscode.Uri, o
   }
 }
 
-/** The error's action button, the Fork from here button, and the result VS Code keeps in the history. */
+/** The error's action button or the Fork from here button, and the result VS Code keeps in the history. */
 export function finishResponse(stream: vscode.ChatResponseStream, metadata: ChatSessionMetadata | undefined, error?: ChatErrorView): vscode.ChatResult {
   if (error?.action) stream.button(error.action);
-  if (metadata?.lastEntryId) {
+  // A failed turn has nothing worth forking from; its metadata still lets the next request continue.
+  if (!error && metadata?.lastEntryId) {
     stream.button({
       command: 'forkAgents.forkFromHere',
       title: 'Fork from here',

@@ -3,11 +3,14 @@
 // where its transcript must end — so when the user edits or removes earlier requests, the runtime
 // rewinds to the last response still shown and the model never sees turns the user no longer sees.
 // Pure: history turns are read as plain objects.
+import type { Usage } from '../../common/transcript';
 
 export interface ChatSessionMetadata {
   sessionId: string;
   promptEntryId?: string;
   lastEntryId?: string;
+  /** Usage of the turn's last model request (context size, cache reads), for display. */
+  usage?: Usage;
 }
 
 /** What `session/send` needs to continue the chat; empty for a new session. */
@@ -42,5 +45,6 @@ export function sessionMetadata(parts: Partial<ChatSessionMetadata>): ChatSessio
   const metadata: ChatSessionMetadata = { sessionId: parts.sessionId };
   if (parts.promptEntryId) metadata.promptEntryId = parts.promptEntryId;
   if (parts.lastEntryId) metadata.lastEntryId = parts.lastEntryId;
+  if (parts.usage) metadata.usage = parts.usage;
   return metadata;
 }

@@ -10,7 +10,8 @@ import { buildMessagesBody } from './toAnthropic';
 export const LM_VENDOR = 'fork-agents';
 const MAX_INPUT_TOKENS = 200_000;
 
-export function registerLanguageModel(context: vscode.ExtensionContext, settings: HostSettings): void {
+/** Resolves once the workbench lists the model: until then the Chat view answers "Language model unavailable". */
+export async function registerLanguageModel(context: vscode.ExtensionContext, settings: HostSettings): Promise<void> {
   const changed = new vscode.EventEmitter<void>();
   const provider: vscode.LanguageModelChatProvider = {
     onDidChangeLanguageModelChatInformation: changed.event,
@@ -25,7 +26,7 @@ export function registerLanguageModel(context: vscode.ExtensionContext, settings
     vscode.lm.registerLanguageModelChatProvider(LM_VENDOR, provider),
   );
   // The Chat view lists a provider's models only once something has asked for them.
-  void vscode.lm.selectChatModels({ vendor: LM_VENDOR });
+  await vscode.lm.selectChatModels({ vendor: LM_VENDOR });
 }
 
 function modelInformation(settings: HostSettings): vscode.LanguageModelChatInformation {

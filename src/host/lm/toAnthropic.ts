@@ -77,6 +77,8 @@ function toBlocks(part: unknown, role: 'user' | 'assistant'): ContentBlock[] {
     const block: ToolResultBlock = { type: 'tool_result', tool_use_id: p.callId, content: text === '' ? '(no output)' : text };
     return [block];
   }
+  // A thinking part (proposed API) also has a string `value`, plus `id` and `metadata`: never resend it as text.
+  if ('id' in p && 'metadata' in p) return [];
   const text = textOfPart(part);
   return text.trim() === '' ? [] : [{ type: 'text', text } satisfies TextBlock];
 }

@@ -1,0 +1,62 @@
+// fork-agents fork / send: start a fork of a session, or continue a finished fork; --wait for the report.
+import { parseForkTurns } from '../../common/forkTurns';
+import type { ForkSummary } from '../../common/forks';
+import { onNotification, sendRequest } from '../../common/protocol/endpoint';
+import { forkEvent, forkSend, forkStart, forkWait } from '../../common/protocol/forks';
+import type { RuntimeClient } from '../../client/rpcClient';
+import { UsageError } from '../args';
+import type { ParsedArgs } from '../args';
+import { connectCli } from '../connect';
+import { CliFailure, printJson } from '../output';
+
+export async function forkCommand(args: ParsedArgs): Promise<void> {
+  const sessionId = args.flags.get('session');
+  if (!sessionId) throw new UsageError('fork needs --session ID');
+  const directive = args.positional.join(' ');
+  if (directive.trim() === '') throw new UsageError('fork needs a directive');
+  const turns = parseForkTurns(args.flags.get('turns'));
+  if (!turns.ok) throw new UsageError(`--turns: ${turns.error}`);
+  const isolation = args.flags.get('isolation');
+  if (isolation !== undefined && isolation !== 'shared' && isolation !== 'worktree') throw new UsageError('--isolation must be worktree or shared');
+  const client = await connectCli(args);
+  try {
+    const fork = await sendRequest(client.endpoint, forkStart, {
+      sessionId, directive, forkTurns: args.flags.get('turns'), atEntryId: args.flags.get('at'), isolation,
+    });
+    await finish(client, fork, args);
+  } finally {
+    await client.close();
+  }
+}
+
+export async function sendCommand(args: ParsedArgs): Promise<void> {
+  const forkId = args.flags.get('fork');
+  if (!forkId) throw new UsageError('send needs --fork ID');
+  const message = args.positional.join(' ');
+  if (message.trim() === '') throw new UsageError('send needs a message');
+  const client = await connectCli(args);
+  try {
+    await finish(client, await sendRequest(client.endpoint, forkSend, { forkId, message }), args);
+  } finally {
+    await client.close();
+  }
+}
+
+async function finish(client: RuntimeClient, fork: ForkSummary, args: ParsedArgs): Promise<void> {
+  const json = args.switches.has('json');
+  if (!args.switches.has('wait')) {
+    if (json) printJson({ type: 'result', forkId: fork.id, state: fork.state });
+    else process.stdout.write(`${fork.id}\n`);
+    return;
+  }
+  if (!json) process.stderr.write(`fork ${fork.id} started; waiting for its report…\n`);
+  onNotification(client.endpoint, forkEvent, params => {
+    if (params.forkId !== fork.id) return;
+    if (json && params.event.type !== 'entry') printJson({ forkId: fork.id, ...params.event });
+    else if (!json && params.event.type === 'tool_call') process.stderr.write(`● ${params.event.description}\n`);
+  });
+  const done = await sendRequest(client.endpoint, forkWait, { forkId: fork.id });
+  if (json) printJson({ type: 'result', forkId: done.id, state: done.state, report: done.report, error: done.error, usage: done.usage, modelTurns: done.modelTurns });
+  else process.stdout.write(`${done.report ?? ''}\n\nfork: ${done.id} (${done.state})\n`);
+  if (done.state !== 'completed') throw new CliFailure(done.error ?? `fork ${done.state}`);
+}

@@ -1,0 +1,35 @@
+// The chat's `/fork [--turns all|N] <directive>`: forks the current chat's session in the background.
+import type * as vscode from 'vscode';
+import { forkTurnsToString } from '../../common/forkTurns';
+import { forkStart } from '../../common/protocol/forks';
+import { parseForkCommand } from '../forks/forkDirective';
+import type { RuntimeApi } from '../runtimeApi';
+import type { HostSettings } from '../settings';
+import { requestErrorView } from './chatErrors';
+import { finishResponse, untrusted } from './renderEvents';
+import type { ChatSessionMetadata } from './sessionMapping';
+
+export async function forkCommand(
+  deps: { runtime: RuntimeApi; settings: HostSettings },
+  prompt: string,
+  sessionId: string | undefined,
+  stream: vscode.ChatResponseStream,
+  metadata: ChatSessionMetadata | undefined,
+): Promise<vscode.ChatResult> {
+  const parsed = parseForkCommand(prompt);
+  if (!parsed.ok) return finishResponse(stream, metadata, { message: parsed.error });
+  if (!sessionId) {
+    return finishResponse(stream, metadata, { message: 'Nothing to fork yet: ask @fork something first, then /fork it.' });
+  }
+  const turns = forkTurnsToString(parsed.turns ?? deps.settings.defaultTurns());
+  try {
+    const fork = await deps.runtime.request(forkStart, { sessionId, directive: parsed.directive, forkTurns: turns, origin: 'user' });
+    stream.markdown(untrusted(
+      `Started fork **${fork.name}** in the background (inherits ${turns === 'all' ? 'the whole conversation' : `the last ${turns} turn(s)`}). ` +
+      'You will get a notification with its report when it finishes.',
+    ));
+    return { metadata };
+  } catch (error) {
+    return finishResponse(stream, metadata, requestErrorView(error));
+  }
+}

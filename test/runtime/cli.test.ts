@@ -1,0 +1,88 @@
+// The headless CLI as a user runs it: a real process against the runtime and the fake server.
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
+import { startFakeAnthropic } from '../fakes/anthropicServer';
+import type { FakeAnthropic } from '../fakes/anthropicServer';
+import { say } from './script';
+
+const CLI = path.resolve(__dirname, '../../../dist/cli.js');
+
+interface Run { code: number; stdout: string; stderr: string }
+
+describe('cli: fork-agents', function () {
+  this.timeout(30_000);
+  let fake: FakeAnthropic;
+  let store: string;
+  let cwd: string;
+
+  const cli = (...args: string[]): Promise<Run> =>
+    new Promise(resolve => {
+      execFile(process.execPath, [CLI, ...args], {
+        env: { ...process.env, ANTHROPIC_API_KEY: 'k-cli', ANTHROPIC_BASE_URL: fake.url, FORK_AGENTS_HOME: store },
+      }, (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    });
+  const lastJson = (run: Run) => JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+
+  beforeEach(async () => {
+    fake = await startFakeAnthropic({ apiKey: 'k-cli' });
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-cli-'));
+    store = path.join(base, 'store');
+    cwd = path.join(base, 'work');
+    fs.mkdirSync(cwd);
+    fs.writeFileSync(path.join(cwd, 'README.md'), '# cli sample\n');
+  });
+  afterEach(async () => {
+    try {
+      process.kill((JSON.parse(fs.readFileSync(runtimeInfoPath(store), 'utf8')) as { pid: number }).pid, 'SIGTERM');
+    } catch {
+      // No runtime was started.
+    }
+    await fake.close();
+  });
+
+  it('chats, forks with --wait, continues the fork with send, lists and prints transcripts', async () => {
+    fake.setResponder(r => (r.rawBody.includes('<fork-boilerplate>') ? say(`Scope: fork.\nResult: ${r.body.messages.length} messages.`) : say('parent answer')));
+    const chat = await cli('chat', '--cwd', cwd, '--json', 'hello there');
+    assert.equal(chat.code, 0, chat.stderr);
+    const { sessionId } = lastJson(chat);
+    assert.match(sessionId, /^s-/);
+    const fork = await cli('fork', '--cwd', cwd, '--session', sessionId, '--turns', '1', '--wait', '--json', 'summarise');
+    assert.equal(fork.code, 0, fork.stderr);
+    const forked = lastJson(fork);
+    assert.match(forked.forkId, /^f-/);
+    assert.match(forked.report, /^Scope: fork\./);
+    const sent = await cli('send', '--cwd', cwd, '--fork', forked.forkId, '--wait', '--json', 'once more');
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.match(lastJson(sent).report, /Scope: fork/);
+    const list = await cli('list', '--json');
+    const rows = list.stdout.trim().split('\n').map(line => JSON.parse(line));
+    assert.deepEqual(rows.map(r => r.type), ['session', 'fork']);
+    assert.equal(rows[1].state, 'completed');
+    const transcript = await cli('transcript', '--fork', forked.forkId);
+    assert.equal(transcript.code, 0);
+    assert.match(transcript.stdout, /DIRECTIVE: summarise/);
+  });
+
+  it('exits 2 with a one-line reason on bad input', async () => {
+    const badTurns = await cli('fork', '--session', 's-00000000-0000', '--turns', '1.5', 'x');
+    assert.equal(badTurns.code, 2);
+    assert.match(badTurns.stderr, /^fork-agents: --turns: Invalid fork_turns "1\.5": use "all" or a positive whole number/);
+    assert.equal(badTurns.stderr.trim().split('\n').length, 1);
+    const unknownSession = await cli('fork', '--session', 's-00000000-0000-0000', 'x');
+    assert.equal(unknownSession.code, 2);
+    assert.match(unknownSession.stderr, /no session with id/);
+    const noCwd = await cli('chat', 'hello');
+    assert.equal(noCwd.code, 2);
+  });
+
+  it('exits 1 with the reason when the API key is wrong', async () => {
+    fake.setApiKey('another-key');
+    const run = await cli('chat', '--cwd', cwd, 'hello');
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /API key was rejected/);
+  });
+});
