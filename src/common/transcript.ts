@@ -68,7 +68,8 @@ export interface SessionHeader {
   parent?: { sessionId: string; entryId?: string };
 }
 
-const SYSTEM_REMINDER = /^\s*<system-reminder>[\s\S]*<\/system-reminder>\s*$/;
+/** One or more reminder blocks and nothing else (a user text between two reminders is real). */
+const SYSTEM_REMINDER = /^\s*(?:<system-reminder>(?:(?!<\/system-reminder>)[\s\S])*<\/system-reminder>\s*)+$/;
 
 export function isPureReminderText(text: string): boolean {
   return SYSTEM_REMINDER.test(text);

@@ -21,7 +21,9 @@ describe('host: turn events → chat', () => {
     assert.deepEqual(apply({ type: 'tool_result', callId: 'c1', name: 'read_file', isError: false, summary: '', files: ['README.md'] }), [{ kind: 'reference', path: 'README.md' }]);
     assert.deepEqual(apply({ type: 'tool_call', callId: 'c2', name: 'edit_file', category: 'edit', description: 'Edit src/a.ts' }), [{ kind: 'progress', text: 'Edit src/a.ts' }]);
     assert.deepEqual(apply({ type: 'approval_wait', callId: 'c2', description: 'Edit src/a.ts' }), [{ kind: 'progress', text: 'Waiting for your approval…' }]);
-    assert.deepEqual(apply({ type: 'tool_result', callId: 'c2', name: 'edit_file', isError: false, summary: '', files: ['src/a.ts'] }), [{ kind: 'anchor', path: 'src/a.ts' }]);
+    assert.deepEqual(apply({ type: 'tool_result', callId: 'c2', name: 'edit_file', isError: false, summary: '', files: ['src/a.ts', 'src/b.ts'] }), [
+      { kind: 'markdown', text: '\n\n' }, { kind: 'anchor', path: 'src/a.ts' }, { kind: 'markdown', text: ' ' }, { kind: 'anchor', path: 'src/b.ts' }, { kind: 'markdown', text: '\n\n' },
+    ]);
     // The same file again is not repeated.
     assert.deepEqual(apply({ type: 'tool_result', callId: 'c2', name: 'edit_file', isError: false, summary: '', files: ['src/a.ts'] }), []);
     assert.deepEqual(apply({ type: 'retry', attempt: 1, delayMs: 2500, error: { kind: 'rate_limit', message: 'x', status: 429 } }), [{ kind: 'progress', text: 'Rate limited, retrying in 3s…' }]);
@@ -59,7 +61,7 @@ describe('host: chat error messages', () => {
   it('rate limits, overload, cut streams and bad requests say what to do', () => {
     assert.match(turnErrorView({ kind: 'rate_limit', message: 'm', status: 429 }, base).message, /rate limiting requests \(429\) after several retries\. Wait a minute/);
     assert.match(turnErrorView({ kind: 'overloaded', message: 'm', status: 529 }, base).message, /overloaded \(529\)/);
-    assert.match(turnErrorView({ kind: 'stream_cut', message: 'm' }, base).message, /cut off mid-stream\. Nothing of it was kept/);
+    assert.match(turnErrorView({ kind: 'stream_cut', message: 'm' }, base).message, /cut off mid-stream\. The partial answer was not kept/);
     const bad = turnErrorView({ kind: 'bad_request', message: 'messages: roles must alternate', status: 400 }, base);
     assert.match(bad.message, /refused the request \(400\): messages: roles must alternate/);
     assert.equal(bad.action?.command, 'forkAgents.showRuntimeLog');
@@ -67,6 +69,7 @@ describe('host: chat error messages', () => {
 
   it('an unreachable endpoint is named', () => {
     const view = turnErrorView({ kind: 'network', message: 'Could not reach the model endpoint: ECONNREFUSED' }, base);
+    assert.match(view.message, /ANTHROPIC_BASE_URL\), then send your request again\. \(ECONNREFUSED\)$/);
     assert.match(view.message, /Could not reach the model endpoint http:\/\/127\.0\.0\.1:9\//);
     assert.deepEqual(view.action?.arguments, ['fork.anthropic.baseUrl']);
   });

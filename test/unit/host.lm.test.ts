@@ -97,6 +97,7 @@ describe('host LM: VS Code messages → Messages API', () => {
     const out = toAnthropicMessages([
       { role: 1, content: [text('a')] },
       { role: 1, content: [text('  '), { mimeType: 'image/png', data: new Uint8Array(1) }, text('b')] },
+      { role: 2, content: [{ value: 'private reasoning', id: undefined, metadata: undefined }] },
       { role: 2, content: [call('c9', 'bash', { command: 'ls' })] },
     ]);
     assert.deepEqual(out.messages, [

@@ -47,6 +47,8 @@ describe('host: chat ↔ session mapping', () => {
   it('stamps only what is known', () => {
     assert.equal(sessionMetadata({}), undefined);
     assert.deepEqual(sessionMetadata({ sessionId: 's', promptEntryId: undefined, lastEntryId: 'e2' }), { sessionId: 's', lastEntryId: 'e2' });
-    assert.deepEqual(JSON.parse(JSON.stringify(sessionMetadata({ sessionId: 's', promptEntryId: 'p', lastEntryId: 'l' }))), { sessionId: 's', promptEntryId: 'p', lastEntryId: 'l' });
+    const usage = { input_tokens: 1, output_tokens: 2, cache_read_input_tokens: 3, cache_creation_input_tokens: 4 };
+    const full = { sessionId: 's', promptEntryId: 'p', lastEntryId: 'l', usage };
+    assert.deepEqual(JSON.parse(JSON.stringify(sessionMetadata(full))), full);
   });
 });

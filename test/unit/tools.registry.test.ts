@@ -10,10 +10,11 @@ import type { Tool, ToolContext } from '../../src/runtime/tools/types';
 describe('tools: registry', () => {
   it('lists the tools in a fixed order with the right categories', () => {
     assert.deepEqual(ALL_TOOLS.map(t => [t.definition.name, t.category]), [
-      ['read_file', 'read'], ['list_files', 'read'], ['grep', 'read'], ['write_file', 'edit'], ['edit_file', 'edit'], ['bash', 'exec'],
+      ['read_file', 'read'], ['list_files', 'read'], ['grep', 'read'], ['write_file', 'edit'], ['edit_file', 'edit'], ['bash', 'exec'], ['Agent', 'read'],
     ]);
     assert.equal(findTool('grep'), ALL_TOOLS[2]);
-    assert.equal(findTool('Agent'), undefined);
+    assert.equal(findTool('Agent'), ALL_TOOLS[6]);
+    assert.equal(findTool('agent'), undefined);
   });
 
   it('has well-formed schemas: closed objects, required fields declared, described', () => {

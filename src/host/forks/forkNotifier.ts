@@ -17,19 +17,36 @@ export function registerForkNotifier(context: vscode.ExtensionContext, runtime: 
     if (running > 0) status.show();
     else status.hide();
   };
+  // Announced reports are remembered per workspace, so a fork that finished while the window was
+  // reloading is announced once afterwards, and nothing is announced twice.
+  const announced = new Set(context.workspaceState.get<string[]>(ANNOUNCED_KEY, []));
+  const announceOnce = (fork: ForkSummary) => {
+    const key = `${fork.id}@${fork.endedAt ?? ''}`;
+    if (announced.has(key)) return;
+    announced.add(key);
+    void context.workspaceState.update(ANNOUNCED_KEY, [...announced].slice(-500));
+    void announce(fork);
+  };
   const onState = (fork: ForkSummary) => {
-    const before = forks.get(fork.id);
     forks.set(fork.id, fork);
     refresh();
-    if (isTerminal(fork.state) && before && !isTerminal(before.state)) void announce(fork);
+    if (isTerminal(fork.state)) announceOnce(fork);
   };
   context.subscriptions.push(status, runtime.listen(forkState, params => onState(params.fork)));
-  // Forks that ran while this window was away (e.g. across a reload) are listed, not re-announced.
   runtime.request(forkList, {}).then(({ forks: all }) => {
-    for (const fork of all) if (!forks.has(fork.id)) forks.set(fork.id, fork);
+    const firstRun = !context.workspaceState.get(ANNOUNCED_KEY);
+    for (const fork of all) {
+      if (forks.has(fork.id)) continue;
+      forks.set(fork.id, fork);
+      // On a first activation, old history is not news.
+      if (isTerminal(fork.state) && !firstRun) announceOnce(fork);
+    }
+    if (firstRun) void context.workspaceState.update(ANNOUNCED_KEY, [...announced, ...all.map(f => `${f.id}@${f.endedAt ?? ''}`)]);
     refresh();
   }, () => undefined);
 }
+
+const ANNOUNCED_KEY = 'forkAgents.announcedForks';
 
 async function announce(fork: ForkSummary): Promise<void> {
   const text = fork.state === 'completed' ? `Fork "${fork.name}" completed.` : `Fork "${fork.name}" ${fork.state}${fork.error ? `: ${fork.error}` : '.'}`;

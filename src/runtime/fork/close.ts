@@ -16,8 +16,11 @@ export interface ClosedHistory {
 
 export function closeBoundary(selected: readonly Entry[], directiveText: string): ClosedHistory {
   const inherited = selected.slice();
-  const last = inherited[inherited.length - 1];
-  if (last && last.message.role === 'user' && last.kind === 'prompt' && isRealUserTurn(last.message)) inherited.pop();
+  // An unanswered trailing prompt is dropped, with the reminders committed for its request after it.
+  let end = inherited.length;
+  while (end > 0 && (inherited[end - 1].kind === 'notification' || inherited[end - 1].kind === 'reminder')) end--;
+  const last = inherited[end - 1];
+  if (last && last.message.role === 'user' && last.kind === 'prompt' && isRealUserTurn(last.message)) inherited.length = end - 1;
   const content: ContentBlock[] = [];
   const tail = inherited[inherited.length - 1];
   if (tail && tail.message.role === 'assistant') {

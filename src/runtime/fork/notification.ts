@@ -4,7 +4,8 @@ import type { ForkSummary } from '../../common/forks';
 
 export function renderForkNotification(fork: ForkSummary): string {
   const outcome = fork.state === 'completed' ? 'completed' : `ended (${fork.state})`;
-  const body = fork.report ?? fork.error ?? '(no report)';
+  // The report is model output: it must not be able to close the reminder early.
+  const body = (fork.report ?? fork.error ?? '(no report)').replaceAll('</system-reminder>', '</system_reminder>');
   return [
     '<system-reminder>',
     '<fork-notification>',

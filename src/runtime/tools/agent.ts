@@ -29,13 +29,14 @@ export function parseAgentInput(input: unknown): AgentToolInput {
     throw new ToolError(`${NAME}: isolation must be "worktree" or "shared" (got ${JSON.stringify(isolation)}).`);
   }
   const kind = (type ?? 'general-purpose') as AgentToolInput['subagent_type'];
+  const background = optionalBoolean(NAME, fields, 'run_in_background');
   return {
     subagent_type: kind,
     description,
     prompt,
     fork_turns: kind === 'fork' ? turns.value : undefined,
     isolation,
-    run_in_background: kind === 'fork' || optionalBoolean(NAME, fields, 'run_in_background') === true,
+    run_in_background: kind === 'fork' || background === true,
   };
 }
 
@@ -59,13 +60,15 @@ export const agentTool: Tool = {
         description: { type: 'string', description: 'A short (3-6 word) name for the task.' },
         prompt: { type: 'string', description: 'The directive (fork) or the full task (other types).' },
         fork_turns: {
-          anyOf: [{ type: 'string', enum: ['all'] }, { type: 'string', pattern: '^[1-9][0-9]*$' }],
+          type: 'string',
+          pattern: '^(all|[1-9][0-9]*)$',
           description: 'Forks only: "all" (default) or how many recent real user turns to inherit, e.g. "2".',
         },
         isolation: { type: 'string', enum: ['worktree', 'shared'], description: 'Forks: own git worktree or the shared folder.' },
         run_in_background: { type: 'boolean', description: 'Regular subagents: return at once and report later.' },
       },
       required: ['description', 'prompt'],
+      additionalProperties: false,
     },
   },
   category: 'read',

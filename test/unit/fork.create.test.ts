@@ -1,0 +1,106 @@
+// DESIGN §4.3–§4.6 end to end through createForkSession, with an in-memory store: what a fork (or a regular
+// subagent) is launched with, and that its first request as the loop builds it shares the parent's prefix.
+import { strict as assert } from 'node:assert';
+import type { Entry } from '../../src/common/transcript';
+import { buildRequestBody } from '../../src/runtime/agent/request';
+import { closeBoundary } from '../../src/runtime/fork/close';
+import { createForkSession, parentRequestEnd } from '../../src/runtime/fork/createFork';
+import type { ForkSpec } from '../../src/runtime/fork/createFork';
+import { FORK_STARTED_RESULT, isForkTranscript, renderDirective } from '../../src/runtime/fork/directive';
+import type { JsonlWriter } from '../../src/runtime/session/jsonl';
+import { Session } from '../../src/runtime/session/session';
+import type { SessionRecord } from '../../src/runtime/session/records';
+import type { SessionStore } from '../../src/runtime/session/sessionStore';
+import { header, richParent, text } from './forkFixtures';
+
+interface MemoryStore { store: SessionStore; written: Map<string, SessionRecord[]> }
+
+function memoryStore(): MemoryStore {
+  const written = new Map<string, SessionRecord[]>();
+  const writer = (id: string) => {
+    written.set(id, []);
+    return { append: (record: SessionRecord) => written.get(id)!.push(record), close: () => undefined } as unknown as JsonlWriter;
+  };
+  const store = { create: (h: Session['header']) => new Session(h, writer(h.id)) } as unknown as SessionStore;
+  return { store, written };
+}
+
+function parentSession(entries: readonly Entry[]): Session {
+  const session = new Session(header(), { append: () => undefined, close: () => undefined } as unknown as JsonlWriter);
+  for (const entry of entries) session.replay({ type: 'entry', entry });
+  return session;
+}
+
+function spec(parent: Session, extra: Partial<ForkSpec> = {}): ForkSpec {
+  return { parent, kind: 'fork', directive: 'Write unit tests for parse().', turns: 'all', isolation: 'shared', origin: 'agent', name: 'write tests', ...extra };
+}
+
+describe('fork: createForkSession (DESIGN §4.3–§4.6)', () => {
+  it('writes the bootstrap record before anything else, with the selection, closing and parentRequestEnd', () => {
+    const parent = parentSession(richParent().entries);
+    const { store, written } = memoryStore();
+    const fork = createForkSession(store, spec(parent, { turns: 2 }));
+    const records = written.get(fork.id)!;
+    assert.equal(records.length, 1);
+    assert.equal(records[0].type, 'bootstrap');
+    const bootstrap = fork.bootstrap!;
+    const expected = closeBoundary(parent.entries(), renderDirective('Write unit tests for parse().'));
+    assert.equal(bootstrap.fork.forkTurns, '2');
+    assert.equal(bootstrap.parentRequestEnd, parentRequestEnd(bootstrap.inherited));
+    assert.deepEqual(bootstrap.closing.message, expected.closing);
+    assert.equal(bootstrap.closing.kind, 'prompt');
+  });
+
+  it('a fork shares the parent\'s frozen entries (===) and leaves the parent\'s history appendable', () => {
+    const parent = parentSession(richParent().entries);
+    const before = parent.entries().slice();
+    const fork = createForkSession(memoryStore().store, spec(parent));
+    const inherited = fork.bootstrap!.inherited;
+    assert.equal(inherited.length, before.length);
+    for (let i = 0; i < inherited.length; i++) assert.equal(inherited[i], before[i]);
+    assert.equal(Object.isFrozen(parent.entries()), false, 'the parent\'s array is not frozen by the fork');
+    parent.commit('tool_results', { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_5', content: 'ok' }] });
+    assert.equal(parent.entries().length, before.length + 1);
+    assert.equal(fork.entries().length, before.length + 1, 'the fork sees its inherited entries and its closing only');
+  });
+
+  it('the fork keeps the parent\'s system prompt, tools, model and settings; only ids and title change', () => {
+    const parent = parentSession(richParent().entries);
+    const fork = createForkSession(memoryStore().store, spec(parent, { atEntryId: 'e3' }));
+    assert.equal(fork.header.systemPrompt, parent.header.systemPrompt);
+    assert.equal(JSON.stringify(fork.header.tools), JSON.stringify(parent.header.tools));
+    assert.deepEqual(fork.header.settings, parent.header.settings);
+    assert.deepEqual(fork.header.parent, { sessionId: parent.id, entryId: 'e3' });
+    assert.notEqual(fork.id, parent.id);
+  });
+
+  it('the fork\'s transcript carries the boilerplate and its placeholders; the first request shares the parent\'s bytes', () => {
+    const entries = richParent().entries;
+    const parent = parentSession(entries);
+    const fork = createForkSession(memoryStore().store, spec(parent));
+    assert.equal(isForkTranscript(fork.entries()), true);
+    assert.equal(fork.entries()[fork.entries().length - 1].message.content.filter(b => b.type === 'tool_result' && b.content === FORK_STARTED_RESULT).length, 2);
+    const first = buildRequestBody(fork.header, fork.entries(), fork.inheritedBreakpointsEnd());
+    const end = parentRequestEnd(entries);
+    const latest = buildRequestBody(parent.header, entries.slice(0, end + 1));
+    const p = JSON.stringify(latest.messages);
+    assert.ok(JSON.stringify(first.messages).startsWith(`${p.slice(0, -1)},`));
+    assert.equal(JSON.stringify(first.system), JSON.stringify(latest.system));
+    assert.equal(JSON.stringify(first.tools), JSON.stringify(latest.tools));
+  });
+
+  for (const kind of ['general-purpose', 'explore'] as const) {
+    it(`a regular subagent (${kind}) starts with no parent history: the startup context and its own prompt`, () => {
+      const entries = richParent().entries;
+      const parent = parentSession(entries);
+      const child = createForkSession(memoryStore().store, spec(parent, { kind, directive: 'Map the repository layout.' }));
+      const view = child.entries();
+      assert.equal(view.length, 2);
+      assert.equal(view[0], entries[0]);
+      assert.equal(view[0].kind, 'startup');
+      assert.deepEqual(view[1].message, { role: 'user', content: [text('Map the repository layout.')] });
+      assert.equal(child.bootstrap!.fork.forkTurns, 'none');
+      assert.equal(isForkTranscript(view), false, 'no fork boilerplate');
+    });
+  }
+});
