@@ -46,7 +46,7 @@ describe('fork: createForkSession (DESIGN §4.3–§4.6)', () => {
     const bootstrap = fork.bootstrap!;
     const expected = closeBoundary(parent.entries(), renderDirective('Write unit tests for parse().'));
     assert.equal(bootstrap.fork.forkTurns, '2');
-    assert.equal(bootstrap.parentRequestEnd, parentRequestEnd(bootstrap.inherited));
+    assert.equal(bootstrap.parentRequestEnd, parentRequestEnd(fork.entries().slice(0, bootstrap.inheritedCount)));
     assert.deepEqual(bootstrap.closing.message, expected.closing);
     assert.equal(bootstrap.closing.kind, 'prompt');
   });
@@ -55,7 +55,7 @@ describe('fork: createForkSession (DESIGN §4.3–§4.6)', () => {
     const parent = parentSession(richParent().entries);
     const before = parent.entries().slice();
     const fork = createForkSession(memoryStore().store, spec(parent));
-    const inherited = fork.bootstrap!.inherited;
+    const inherited = fork.entries().slice(0, fork.bootstrap!.inheritedCount);
     assert.equal(inherited.length, before.length);
     for (let i = 0; i < inherited.length; i++) assert.equal(inherited[i], before[i]);
     assert.equal(Object.isFrozen(parent.entries()), false, 'the parent\'s array is not frozen by the fork');

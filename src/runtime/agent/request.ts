@@ -40,10 +40,15 @@ export function buildRequestBody(
 ): MessagesRequestBody {
   const cache: CacheControl = header.settings.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
   const messages = entriesToMessages(entries);
-  const marked = breakpointsOf(messages);
+  let marked = breakpointsOf(messages);
   if (keepBreakpointsOf !== undefined) {
-    // The prefix's messages are a prefix of ours: it ends at a user entry followed by an assistant one.
-    for (const index of breakpointsOf(entriesToMessages(entries.slice(0, keepBreakpointsOf + 1)))) marked.add(index);
+    // A fork's first request: the parent's latest request's breakpoints (its messages are a prefix of
+    // ours: it ends at a user entry followed by an assistant one), so the bytes match the parent's, plus
+    // the end of the inherited history instead of the directive, so sibling forks read all of it.
+    marked = breakpointsOf(entriesToMessages(entries.slice(0, keepBreakpointsOf + 1)));
+    const lastInherited = messages.length - 2;
+    if (lastInherited >= 0 && canCarryBreakpoint(messages[lastInherited])) marked.add(lastInherited);
+    else marked.add(messages.length - 1);
   }
   // Three message breakpoints plus the system one is the API's limit of four; the oldest go first.
   while (marked.size > MAX_MESSAGE_BREAKPOINTS) marked.delete(Math.min(...marked));
@@ -66,6 +71,11 @@ function breakpointsOf(messages: readonly Message[]): Set<number> {
   const lastAssistant = findLastIndex(messages, m => m.role === 'assistant');
   if (lastAssistant > 0 && messages[lastAssistant - 1].role === 'user') marked.add(lastAssistant - 1);
   return marked;
+}
+
+function canCarryBreakpoint(message: Message): boolean {
+  const last = message.content[message.content.length - 1];
+  return last !== undefined && last.type !== 'thinking' && last.type !== 'redacted_thinking';
 }
 
 function withBreakpoint(message: Message, cache: CacheControl): Message {

@@ -28,20 +28,17 @@ export function selectHistory(snapshot: readonly Entry[], turns: ForkTurns): Ent
   let prefixEnd = 0;
   while (prefixEnd < snapshot.length && (snapshot[prefixEnd].kind === 'startup' || snapshot[prefixEnd].kind === 'summary')) prefixEnd++;
   const startup = snapshot.slice(0, prefixEnd).filter(entry => entry.kind === 'startup');
-  // Only entries after the latest summary count: a numeric window never reaches into compacted history.
-  const lastSummary = findLastIndex(snapshot, entry => entry.kind === 'summary');
-  const bodyStart = Math.max(prefixEnd, lastSummary + 1);
-  const body = snapshot.slice(bodyStart);
-  const realTurnStarts: number[] = [];
-  body.forEach((entry, index) => {
-    if (entry.kind !== 'startup' && entry.kind !== 'summary' && isRealUserTurn(entry.message)) realTurnStarts.push(index);
-  });
-  if (realTurnStarts.length === 0) return startup;
-  const from = realTurnStarts[Math.max(0, realTurnStarts.length - turns)];
-  return [...startup, ...body.slice(from)];
-}
-
-function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
-  for (let i = items.length - 1; i >= 0; i--) if (predicate(items[i])) return i;
-  return -1;
+  // Scan back from the end until N real turns are found: the cost follows the window, not the parent.
+  // A summary ends the scan: a numeric window never reaches into compacted history.
+  let from = -1;
+  let found = 0;
+  for (let i = snapshot.length - 1; i >= prefixEnd && found < turns; i--) {
+    const entry = snapshot[i];
+    if (entry.kind === 'summary') break;
+    if (entry.kind !== 'startup' && isRealUserTurn(entry.message)) {
+      from = i;
+      found++;
+    }
+  }
+  return from < 0 ? startup : [...startup, ...snapshot.slice(from)];
 }

@@ -30,7 +30,7 @@ export function dropTornTail(file: string, tornBytes: number): void {
 }
 
 export class JsonlWriter {
-  private readonly fd: number;
+  private fd: number | undefined;
 
   constructor(readonly file: string) {
     this.fd = fs.openSync(file, 'a');
@@ -38,12 +38,15 @@ export class JsonlWriter {
 
   /** Writes one record as one line and flushes it to disk before returning. */
   append(record: unknown): void {
+    if (this.fd === undefined) throw new Error(`${this.file} is closed`);
     const line = JSON.stringify(record) + '\n';
     fs.writeSync(this.fd, line);
     fs.fdatasyncSync(this.fd);
   }
 
   close(): void {
+    if (this.fd === undefined) return;
     fs.closeSync(this.fd);
+    this.fd = undefined;
   }
 }

@@ -5,6 +5,8 @@ import { deepFreeze } from '../../common/transcript';
 import type { JsonlWriter } from './jsonl';
 import type { ForkBootstrap, ForkStatus, SessionRecord } from './records';
 
+export type LoadedBootstrap = Omit<ForkBootstrap, 'inherited'> & { inheritedCount: number };
+
 export function newEntryId(): string {
   return 'e-' + randomUUID().slice(0, 13);
 }
@@ -12,7 +14,8 @@ export function newEntryId(): string {
 export class Session {
   private view: Entry[] = [];
   /** Forks only: what they were launched with, and their latest status record. */
-  bootstrap?: ForkBootstrap;
+  /** The launch record without its inherited entries (those live in the view, shared). */
+  bootstrap?: LoadedBootstrap;
   status?: ForkStatus;
   private ownResponses = 0;
 
@@ -63,7 +66,7 @@ export class Session {
 
   /** Entries this session committed itself (for forks: after the bootstrap). */
   ownEntries(): readonly Entry[] {
-    return this.bootstrap ? this.view.slice(this.bootstrap.inherited.length + 1) : this.view;
+    return this.bootstrap ? this.view.slice(this.bootstrap.inheritedCount + 1) : this.view;
   }
 
   /** Commits a new entry: written and flushed, then visible. */
@@ -89,9 +92,9 @@ export class Session {
   }
 
   private applyBootstrap(bootstrap: ForkBootstrap): void {
-    deepFreeze(bootstrap);
-    this.bootstrap = bootstrap;
-    this.view = [...bootstrap.inherited, bootstrap.closing];
+    const { inherited, ...rest } = bootstrap;
+    this.bootstrap = deepFreeze({ ...rest, inheritedCount: inherited.length });
+    this.view = [...inherited.map(entry => deepFreeze(entry)), deepFreeze(bootstrap.closing)];
   }
 
   private applyRewind(toEntryId: string | null): void {
@@ -102,5 +105,11 @@ export class Session {
 
   close(): void {
     this.writer.close();
+  }
+
+  /** Replaces inherited entries with equal ones already in memory, so revived forks share them. */
+  internInherited(intern: (entry: Entry) => Entry): void {
+    if (!this.bootstrap) return;
+    for (let i = 0; i < this.bootstrap.inheritedCount; i++) this.view[i] = intern(this.view[i]);
   }
 }

@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { SessionHeader } from '../../common/transcript';
+import type { Entry, SessionHeader } from '../../common/transcript';
 import { JsonlWriter, dropTornTail, readJsonl } from './jsonl';
 import type { SessionRecord } from './records';
 import { Session } from './session';
@@ -11,6 +11,8 @@ export class SessionNotFoundError extends Error {}
 
 export class SessionStore {
   private readonly open = new Map<string, Session>();
+  /** Entries by id across loaded sessions: forks revived from disk share their inherited entries. */
+  private readonly entriesById = new Map<string, Entry>();
   readonly sessionsDir: string;
 
   constructor(readonly storeDir: string) {
@@ -49,6 +51,7 @@ export class SessionStore {
     if (!first || first.type !== 'header') throw new Error(`session file ${file} has no header`);
     const session = new Session(first.header, new JsonlWriter(file));
     for (const record of records.slice(1)) session.replay(record);
+    session.internInherited(entry => this.intern(entry));
     this.open.set(id, session);
     return session;
   }
@@ -73,6 +76,13 @@ export class SessionStore {
       }
     }
     return headers.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  private intern(entry: Entry): Entry {
+    const known = this.entriesById.get(entry.id);
+    if (known) return known;
+    this.entriesById.set(entry.id, entry);
+    return entry;
   }
 
   fileOf(id: string): string {

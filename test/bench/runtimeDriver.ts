@@ -1,0 +1,73 @@
+// Starts the real runtime process (dist/runtime.js) against the in-process fake Anthropic server and
+// drives it over JSON-RPC, the way test/runtime/harness.ts does (that harness resolves dist/ relative to
+// the compiled test tree, so the bundled bench keeps its own small copy of the steps).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { connectOrStart } from '../../src/client/launch';
+import { connectRpc } from '../../src/client/rpcClient';
+import type { RuntimeClient } from '../../src/client/rpcClient';
+import type { ForkSummary } from '../../src/common/forks';
+import { sendRequest } from '../../src/common/protocol/endpoint';
+import { forkStart, forkWait } from '../../src/common/protocol/forks';
+import type { ForkStartParams } from '../../src/common/protocol/forks';
+import { runtimeConfigure, sessionSend } from '../../src/common/protocol/runtime';
+import type { SendResult } from '../../src/common/protocol/runtime';
+import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
+import { startFakeAnthropic } from '../fakes/anthropicServer';
+import type { FakeAnthropic, Responder } from '../fakes/anthropicServer';
+import type { BenchContext } from './types';
+
+const KEY = 'sk-ant-bench-key';
+
+export interface RuntimeRun {
+  root: string;
+  storeDir: string;
+  fake: FakeAnthropic;
+  client: RuntimeClient;
+  send(prompt: string, sessionId?: string): Promise<SendResult>;
+  startFork(params: ForkStartParams): Promise<ForkSummary>;
+  waitFork(forkId: string): Promise<ForkSummary>;
+  dispose(): Promise<void>;
+}
+
+export async function startRuntimeRun(ctx: BenchContext, responder: Responder): Promise<RuntimeRun> {
+  const runtimeScript = path.join(ctx.distDir, 'runtime.js');
+  if (!fs.existsSync(runtimeScript)) throw new Error(`${runtimeScript} is missing: run \`npm run bench\` (it builds dist/ first).`);
+  const base = ctx.tempDir('cache-share-');
+  const storeDir = path.join(base, 'store');
+  const root = path.join(base, 'work');
+  fs.mkdirSync(root);
+  const fake = await startFakeAnthropic({ apiKey: KEY, responder });
+  let client: RuntimeClient | undefined;
+  const dispose = async () => {
+    await client?.close().catch(() => undefined);
+    try {
+      // Only the runtime this run started: its pid is in its own store's runtime.json.
+      const { pid } = JSON.parse(fs.readFileSync(runtimeInfoPath(storeDir), 'utf8')) as { pid: number };
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // Never started, or already gone.
+    }
+    await fake.close();
+  };
+  try {
+    const socket = await connectOrStart({ storeDir, runtimeScript, idleExitMs: 30_000 });
+    client = await connectRpc(socket, 'bench');
+    await sendRequest(client.endpoint, runtimeConfigure, { apiKey: KEY, baseUrl: fake.url, approvalMode: 'auto' });
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+  const endpoint = client.endpoint;
+  return {
+    root,
+    storeDir,
+    fake,
+    client,
+    send: (prompt, sessionId) => sendRequest(endpoint, sessionSend, { root, prompt, turnId: randomUUID(), sessionId }),
+    startFork: params => sendRequest(endpoint, forkStart, params),
+    waitFork: forkId => sendRequest(endpoint, forkWait, { forkId }),
+    dispose,
+  };
+}

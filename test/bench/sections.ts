@@ -1,0 +1,14 @@
+// The benchmark's sections, in the order they run and print. To add one (issue 4: event-loop delay while
+// forks run), write a module exporting a `Section` and append it here; main.ts, the table and bench.json
+// pick it up with no other change.
+import { cacheShareSection } from './cacheShare';
+import { forkHeapSection } from './forkHeap';
+import { forkStartSection } from './forkStart';
+import type { Section } from './types';
+
+export const SECTIONS: readonly Section[] = [
+  forkStartSection,
+  forkHeapSection,
+  cacheShareSection,
+  // 4: event-loop delay (issue 4)
+];
