@@ -12,6 +12,8 @@ export interface CodeServer {
   userDataDir: string;
   extensionsDir: string;
   logFile: string;
+  /** Settles if code-server exits (on its own or by stop()). */
+  exited: Promise<void>;
   /** Workbench URL for a workspace file, optionally with a test payload (extension tests). */
   workbenchUrl(workspaceFile: string, payload?: [string, string][]): string;
   /** vscode-remote URI of a path on this server (payload paths must use it; file:// runs nothing). */
@@ -25,6 +27,8 @@ export interface CodeServerOptions {
   /** Extra environment for code-server and so for its extension host. */
   env: Record<string, string>;
   port?: number;
+  /** Interface to listen on; 127.0.0.1 unless the editor must be reachable from elsewhere. */
+  host?: string;
   /** Extension package dir to install by copying it into the extensions dir. */
   installExtensionFrom?: string;
   /** Needed for extension tests through the URL payload. */
@@ -43,6 +47,7 @@ const BASE_SETTINGS = {
 
 export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
   const port = options.port ?? (await freePort());
+  const host = options.host ?? '127.0.0.1';
   const home = path.join(options.runDir, 'home');
   const userDataDir = path.join(options.runDir, 'user-data');
   const extensionsDir = path.join(options.runDir, 'extensions');
@@ -57,7 +62,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
 
   const args = [
     options.tools.codeServer,
-    '--bind-addr', `127.0.0.1:${port}`,
+    '--bind-addr', `${host}:${port}`,
     '--auth', 'none',
     '--config', config,
     '--disable-telemetry',
@@ -79,14 +84,16 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   };
   const logFile = path.join(options.runDir, 'code-server.log');
   const group = spawnGroup(options.tools.node, args, { env, logFile });
-  const origin = `http://127.0.0.1:${port}`;
+  // Listening on all interfaces is still reached locally through the loopback address.
+  const reach = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const origin = `http://${reach}:${port}`;
   try {
     await waitForHttpOk(`${origin}/healthz`, 60_000, group.child);
   } catch (error) {
     await group.stop(1000);
     throw new Error(`${(error as Error).message}\n--- ${logFile} ---\n${tail(logFile, 30)}`);
   }
-  const remoteUri = (absPath: string) => `vscode-remote://127.0.0.1:${port}${absPath}`;
+  const remoteUri = (absPath: string) => `vscode-remote://${reach}:${port}${absPath}`;
   return {
     port,
     origin,
@@ -94,6 +101,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     userDataDir,
     extensionsDir,
     logFile,
+    exited: group.exited,
     remoteUri,
     workbenchUrl(workspaceFile, payload) {
       let url = `${origin}/?workspace=${encodeURIComponent(workspaceFile)}`;

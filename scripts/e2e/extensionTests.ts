@@ -94,7 +94,10 @@ async function main(): Promise<void> {
       : `extension-host suite: failed (exit ${result.exitCode})`,
   );
   if (result.screenshot) console.error(`  screenshot: ${result.screenshot}`);
-  for (const log of result.logs) console.error(`  log: ${log}`);
+  // The logs that usually explain a failure; the rest sit next to them.
+  const key = result.logs.filter(log => /(code-server|runtime|remoteexthost|Fork Agents|fake-anthropic-\d+)\.log$/.test(log));
+  for (const log of key) console.error(`  log: ${log}`);
+  if (result.logs.length > key.length) console.error(`  (${result.logs.length - key.length} more logs in ${path.join(path.dirname(result.screenshot ?? '.'), 'logs')})`);
   process.exit(1);
 }
 

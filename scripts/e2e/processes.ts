@@ -9,6 +9,8 @@ import * as path from 'node:path';
 export interface Group {
   readonly child: ChildProcess;
   readonly logFile: string;
+  /** Settles when the group leader exits. */
+  readonly exited: Promise<void>;
   /** SIGTERM the group, SIGKILL it if still alive after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -62,6 +64,7 @@ export function spawnGroup(command: string, args: string[], options: SpawnGroupO
   return {
     child,
     logFile: options.logFile,
+    exited,
     async stop(graceMs = 5000) {
       if (killQuietly(-pid, 'SIGTERM')) {
         const timer = new Promise<'timeout'>(resolve => setTimeout(() => resolve('timeout'), graceMs).unref());

@@ -25,6 +25,7 @@ export interface StackOptions {
   /** Key the extension sends (defaults to the fake's key). */
   apiKey?: string;
   port?: number;
+  host?: string;
   workspaceSettings?: Record<string, unknown>;
   /** Environment for code-server (and so the extension host) when there is no fake. */
   env?: Record<string, string>;
@@ -76,6 +77,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       runDir,
       env: extensionEnv,
       port: options.port,
+      host: options.host,
       installExtensionFrom: options.extension === 'install' ? root : undefined,
       smokeTestDriver: options.extension === 'develop',
     });

@@ -40,19 +40,17 @@ export class RuntimeConnection implements RuntimeApi, vscode.Disposable {
     return { dispose: () => void (this.turns.get(turnId) === listener && this.turns.delete(turnId)) };
   }
 
+  /** A runtime notification (e.g. `fork/state`); the listener survives reconnects. */
   listen<P>(descriptor: NotificationDescriptor<P>, listener: (params: P) => void): vscode.Disposable {
-    const install: Install = endpoint => onNotification(endpoint, descriptor, listener);
-    this.installs.add(install);
-    const current = this.client ? install(this.client) : undefined;
-    return new vscode.Disposable(() => {
-      this.installs.delete(install);
-      current?.dispose();
-    });
+    return this.persist(endpoint => onNotification(endpoint, descriptor, listener));
   }
 
   /** A handler for runtime → client requests; it survives reconnects and client replacement. */
   handle<P, R>(descriptor: RequestDescriptor<P, R>, handler: (params: P) => R | Promise<R>): vscode.Disposable {
-    const install: Install = endpoint => onRequest(endpoint, descriptor, handler);
+    return this.persist(endpoint => onRequest(endpoint, descriptor, handler));
+  }
+
+  private persist(install: Install): vscode.Disposable {
     this.installs.add(install);
     const current = this.client ? install(this.client) : undefined;
     return new vscode.Disposable(() => {

@@ -41,8 +41,11 @@ export async function waitForModelInPicker(page: Page, modelName: string): Promi
   await page.locator('.interactive-input-part', { hasText: modelName }).first().waitFor({ state: 'visible', timeout: 60_000 });
 }
 
+/** Replaces the input's content: @fork is sticky, so after a response the input already starts with it. */
 export async function typeInChat(page: Page, text: string): Promise<void> {
   await page.locator('.interactive-input-part .monaco-editor').first().click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Backspace');
   await page.keyboard.type(text);
 }
 
@@ -52,4 +55,52 @@ export function lastResponse(page: Page): Locator {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Widens the secondary side bar (the Chat view) by dragging its sash, so screenshots are legible. */
+export async function widenChat(page: Page, width: number): Promise<void> {
+  const bar = page.locator('.part.auxiliarybar');
+  const box = await bar.boundingBox();
+  if (!box || box.width >= width) return;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x - 1, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x - (width - box.width), y, { steps: 8 });
+  await page.mouse.up();
+}
+
+// Runs in the page; a string because this project's tsconfig has no DOM lib (the page is not our code).
+// Reports each new line of the last chat response to the test as it appears.
+const WATCH_LINES = `(() => {
+  if (window.__forkWatching) return;
+  window.__forkWatching = true;
+  const seen = new Set();
+  const capture = () => {
+    const responses = document.querySelectorAll('.interactive-response');
+    const last = responses[responses.length - 1];
+    if (!last) return;
+    for (const raw of last.innerText.split('\\n')) {
+      const line = raw.trim();
+      if (line && !seen.has(line)) {
+        seen.add(line);
+        window.__forkLine(line);
+      }
+    }
+  };
+  new MutationObserver(capture).observe(document.body, { subtree: true, childList: true, characterData: true });
+})()`;
+
+/**
+ * Calls `onLine` for every line the last chat response shows while it streams, and returns them all.
+ * Tool progress ("Read README.md") is replaced as soon as the model's next output arrives, too briefly to
+ * poll for, so a MutationObserver in the page reports it the moment it renders.
+ */
+export async function watchResponseLines(page: Page, onLine: (line: string) => void = () => undefined): Promise<string[]> {
+  const lines: string[] = [];
+  await page.exposeFunction('__forkLine', (line: string) => {
+    lines.push(line);
+    onLine(line);
+  });
+  await page.evaluate(WATCH_LINES);
+  return lines;
 }

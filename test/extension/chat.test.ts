@@ -27,6 +27,10 @@ describe('@fork in the Chat view', () => {
 
   before(async () => {
     api = await activateExtension();
+    // A request sent before the Chat view has a model goes to the Copilot sign-in flow instead of @fork.
+    await waitFor('the fork-agents model', async () => ((await vscode.lm.selectChatModels({ vendor: 'fork-agents' })).length > 0 ? true : undefined), {
+      timeoutMs: 20_000,
+    });
   });
 
   it('answers "list the files and read README.md" with real tool calls', async function () {

@@ -80,13 +80,12 @@ describe('runtime: forks', function () {
   });
 
   it('fork_turns "2" inherits exactly the last two real user turns plus the startup entry', async () => {
+    let sessionId: string | undefined;
     for (const n of [1, 2, 3]) {
       parentScript.push(say(`answer ${n}`));
-      const last = await h.send(`question ${n}`, n === 1 ? {} : { sessionId: h.events.find(e => e.event.type === 'turn_start')!.sessionId });
-      void last;
+      sessionId = (await h.send(`question ${n}`, { sessionId })).sessionId;
     }
-    const sessionId = h.events.find(e => e.event.type === 'turn_start')!.sessionId;
-    const fork = await start({ sessionId, forkTurns: '2' });
+    const fork = await start({ sessionId: sessionId!, forkTurns: '2' });
     await wait(fork.id);
     const messages = h.fake.requests.find(isForkRequest)!.body.messages;
     const text = JSON.stringify(messages);

@@ -1,0 +1,91 @@
+// Issue 3: forks outlive a window reload. Two forks started from the chat keep running in the detached
+// runtime while the window reloads (the extension host restarts); both finish and their reports are
+// announced in the reloaded window.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { connectOrStart } from '../../src/client/launch';
+import { connectRpc } from '../../src/client/rpcClient';
+import type { RuntimeClient } from '../../src/client/rpcClient';
+import { isTerminal } from '../../src/common/forks';
+import { sendRequest } from '../../src/common/protocol/endpoint';
+import { forkList, forkWait } from '../../src/common/protocol/forks';
+import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
+import { openWorkbench } from '../../scripts/e2e/browser';
+import type { Workbench } from '../../scripts/e2e/browser';
+import { startStack } from '../../scripts/e2e/stack';
+import type { Stack } from '../../scripts/e2e/stack';
+import { repoRoot, requireE2eTools } from '../../scripts/e2e/tools';
+import { RESULTS_DIR, lastResponse, openChat, screenshot, typeInChat, widenChat } from './workbenchUi';
+
+describe('Forks across a window reload (code-server + chromium)', function () {
+  this.timeout(180_000);
+  let stack: Stack | undefined;
+  let workbench: Workbench | undefined;
+  let observer: RuntimeClient | undefined;
+  let failed = false;
+
+  before(async function () {
+    this.timeout(180_000);
+    const tools = requireE2eTools();
+    // Slow streaming keeps the forks running long enough to reload the window in the middle of them.
+    stack = await startStack({ tools, extension: 'install', fake: true, streamDelayMs: 150, label: 'reload' });
+    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && workbench) {
+      failed = true;
+      console.log(`      screenshot of the failure: ${await screenshot(workbench.page, 'ui-failed-fork-reload')}`);
+    }
+  });
+
+  after(async function () {
+    this.timeout(30_000);
+    if (failed && stack) stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'reload'));
+    await observer?.close();
+    await workbench?.close();
+    await stack?.stop();
+  });
+
+  it('keeps two forks running through a reload; both finish and their reports are shown after it', async () => {
+    const page = workbench!.page;
+    await openChat(page);
+    await widenChat(page, 560);
+    await page.locator('.interactive-input-part', { hasText: 'claude' }).first().waitFor({ timeout: 60_000 });
+    await typeInChat(page, '@fork hello');
+    await page.keyboard.press('Enter');
+    await lastResponse(page).getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
+
+    for (const directive of ['/fork list the files and read README.md', '/fork --turns 1 list the files and read src/greet.js']) {
+      await typeInChat(page, `@fork ${directive}`);
+      await page.keyboard.press('Enter');
+      await page.locator('.interactive-response', { hasText: 'Started fork' }).nth(directive.includes('--turns') ? 1 : 0).waitFor({ timeout: 60_000 });
+    }
+    await screenshot(page, 'fork-reload-started');
+
+    // A second client of the same runtime watches the forks independently of the window.
+    observer = await connectRpc(await connectOrStart({ storeDir: stack!.storeDir, runtimeScript: path.join(repoRoot(), 'dist', 'runtime.js') }), 'e2e-observer');
+    const before = (await sendRequest(observer.endpoint, forkList, {})).forks;
+    assert.equal(before.length, 2);
+    assert.ok(before.some(fork => !isTerminal(fork.state)), `a fork is still running at the reload: ${before.map(f => f.state).join(', ')}`);
+    const runtimePid = runtimePidOf(stack!.storeDir);
+
+    await page.reload();
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+
+    const done = await Promise.all(before.map(fork => sendRequest(observer!.endpoint, forkWait, { forkId: fork.id })));
+    assert.deepEqual(done.map(fork => fork.state), ['completed', 'completed']);
+    for (const fork of done) assert.match(fork.report ?? '', /Here is what I found/);
+    assert.equal(runtimePidOf(stack!.storeDir), runtimePid, 'the same runtime ran them: they survived, not revived');
+
+    for (const fork of done) {
+      await page.locator('.notification-toast', { hasText: `Fork "${fork.name}" completed.` }).waitFor({ timeout: 60_000 });
+    }
+    await screenshot(page, 'fork-reload-reports');
+  });
+});
+
+function runtimePidOf(storeDir: string): number {
+  return (JSON.parse(fs.readFileSync(runtimeInfoPath(storeDir), 'utf8')) as { pid: number }).pid;
+}
