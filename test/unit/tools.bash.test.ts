@@ -8,6 +8,19 @@ import { runTool } from '../../src/runtime/tools/registry';
 import type { ToolContext, ToolOutput } from '../../src/runtime/tools/types';
 
 /** Alive and not a zombie (a killed orphan may linger unreaped under a container's PID 1). */
+/**
+ * Signals are delivered asynchronously: the tool returns once bash has exited, and a member of its group
+ * may still be on its way out. Waits (bounded) for the process to be gone; true if it still runs.
+ */
+async function survives(pid: number, withinMs = 5000): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (isRunning(pid)) {
+    if (Date.now() > deadline) return true;
+    await new Promise(resolve => setTimeout(resolve, 20));
+  }
+  return false;
+}
+
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -104,7 +117,7 @@ describe('tools: bash', function () {
     leftovers.push(pid);
     assert.equal(out.isError, true);
     assert.match(out.content, /\[Timed out after 1 s; the command and all its child processes were killed\.\]$/);
-    assert.equal(isRunning(pid), false, `sleep ${pid} survived the timeout`);
+    assert.equal(await survives(pid), false, `sleep ${pid} survived the timeout`);
   });
 
   it('kills the whole process group when the signal aborts', async () => {
@@ -118,7 +131,7 @@ describe('tools: bash', function () {
     const out = await result;
     assert.equal(out.isError, true);
     assert.match(out.content, /\[Cancelled; the command and all its child processes were killed\.\]$/);
-    assert.equal(isRunning(pid), false, `sleep ${pid} survived the cancel`);
+    assert.equal(await survives(pid), false, `sleep ${pid} survived the cancel`);
   });
 
   it('escalates to SIGKILL when the command ignores SIGTERM', async () => {
@@ -130,7 +143,7 @@ describe('tools: bash', function () {
     controller.abort();
     const out = await result;
     assert.match(out.content, /\[Cancelled; the command and all its child processes were killed\.\]$/);
-    assert.equal(isRunning(pid), false, `sleep ${pid} survived SIGKILL`);
+    assert.equal(await survives(pid), false, `sleep ${pid} survived SIGKILL`);
   });
 
   it('does not start when already cancelled', async () => {
