@@ -72,6 +72,11 @@ describe('cli: fork-agents', function () {
     assert.equal(badTurns.code, 2);
     assert.match(badTurns.stderr, /^fork-agents: --turns: Invalid fork_turns "1\.5": use "all" or a positive whole number/);
     assert.equal(badTurns.stderr.trim().split('\n').length, 1);
+    for (const bad of ['none', '0', '-1', ' 3', '3 ', '+3', '03', '1e2', '']) {
+      const run = await cli('fork', '--session', 's-00000000-0000', '--turns', bad, 'x');
+      assert.equal(run.code, 2, `--turns ${JSON.stringify(bad)}`);
+      assert.match(run.stderr, /"all" or a positive whole number/);
+    }
     const unknownSession = await cli('fork', '--session', 's-00000000-0000-0000', 'x');
     assert.equal(unknownSession.code, 2);
     assert.match(unknownSession.stderr, /no session with id/);

@@ -1,0 +1,91 @@
+// Fork lifecycle (DESIGN §4.7): queue beyond the limit, cancel, approvals surfaced to the editor.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { onNotification, sendRequest } from '../../src/common/protocol/endpoint';
+import { forkCancel, forkList, forkStart, forkState, forkWait } from '../../src/common/protocol/forks';
+import type { ForkSummary } from '../../src/common/forks';
+import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
+import { startHarness } from './harness';
+import type { Harness } from './harness';
+import { call, say } from './script';
+
+const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
+
+describe('runtime: fork lifecycle', function () {
+  this.timeout(30_000);
+  let h: Harness;
+  let forkScript: (r: ReceivedRequest) => ScriptedTurn | Promise<ScriptedTurn>;
+  const states: ForkSummary[] = [];
+
+  beforeEach(async () => {
+    h = await startHarness({ config: { answersForkApprovals: true } });
+    states.length = 0;
+    onNotification(h.client.endpoint, forkState, params => states.push(params.fork));
+    forkScript = () => say('Scope: x');
+    h.fake.setResponder(r => (isForkRequest(r) ? forkScript(r) : say('parent answer')));
+  });
+  afterEach(() => h.dispose());
+
+  const parentSession = async () => (await h.send('hello')).sessionId;
+  const start = (sessionId: string, directive: string) => sendRequest(h.client.endpoint, forkStart, { sessionId, directive });
+  const waitForState = (predicate: (fork: ForkSummary) => boolean) =>
+    new Promise<void>(resolve => {
+      if (states.some(predicate)) return resolve();
+      onNotification(h.client.endpoint, forkState, params => predicate(params.fork) && resolve());
+    });
+  const stateOf = (states: ForkSummary[], id: string) => states.filter(s => s.id === id).map(s => s.state);
+
+  it('queues forks beyond fork.maxConcurrent and runs them as slots free up', async () => {
+    await h.configure({ maxConcurrentForks: 1 });
+    const sessionId = await parentSession();
+    let release!: () => void;
+    const gate = new Promise<void>(resolve => (release = resolve));
+    forkScript = async r => {
+      if (r.rawBody.includes('DIRECTIVE: first')) await gate;
+      return say('Scope: done');
+    };
+    const first = await start(sessionId, 'first');
+    const second = await start(sessionId, 'second');
+    const { forks } = await sendRequest(h.client.endpoint, forkList, {});
+    assert.deepEqual(forks.map(f => f.state), ['running', 'queued']);
+    release();
+    await sendRequest(h.client.endpoint, forkWait, { forkId: second.id });
+    assert.deepEqual(stateOf(states, second.id).filter((s, i, all) => s !== all[i - 1]), ['queued', 'running', 'completed']);
+    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: first.id })).state, 'completed');
+  });
+
+  it('cancels a running fork: its tool process stops and the state is cancelled', async () => {
+    const sessionId = await parentSession();
+    forkScript = () => call(['bash', { command: 'sleep 30' }]);
+    const fork = await start(sessionId, 'wait forever');
+    // Its first response (the bash call) is in once the fork reports one model turn.
+    await waitForState(s => s.id === fork.id && s.modelTurns === 1);
+    assert.deepEqual(await sendRequest(h.client.endpoint, forkCancel, { forkId: fork.id }), { cancelled: true });
+    const done = await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    assert.equal(done.state, 'cancelled');
+    const { entries } = await h.transcript(fork.id);
+    const last = entries[entries.length - 1];
+    assert.equal(last.kind, 'tool_results', 'the open call got its result');
+  });
+
+  it('surfaces a fork\'s approval to the editor and waits for it', async () => {
+    await h.configure({ approvalMode: 'ask' });
+    const sessionId = await parentSession();
+    let calls = 0;
+    forkScript = () => (calls++ === 0 ? call(['write_file', { path: 'fork.txt', content: 'from the fork' }]) : say('Scope: wrote it'));
+    let seenWhileWaiting: string | undefined;
+    h.answerApproval = async params => {
+      seenWhileWaiting = (await sendRequest(h.client.endpoint, forkList, {})).forks.find(f => f.id === params.sessionId)?.state;
+      return { approved: true };
+    };
+    const fork = await start(sessionId, 'write a file');
+    const done = await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    assert.equal(done.state, 'completed');
+    assert.equal(h.approvals.length, 1);
+    assert.equal(h.approvals[0].sessionId, fork.id);
+    assert.match(h.approvals[0].description, /^write a file: /, 'the prompt names the fork');
+    assert.equal(seenWhileWaiting, 'waiting-for-approval');
+    assert.equal(fs.readFileSync(path.join(h.root, 'fork.txt'), 'utf8'), 'from the fork');
+  });
+});
