@@ -44,9 +44,15 @@ function splitOnce(text: string, separator: string): [string, string | undefined
 
 export const USAGE = `usage:
   fork-agents chat  --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--json] "prompt"
-  fork-agents fork  --session ID [--turns all|N] [--at ENTRY_ID] [--isolation shared] [--wait] [--json] "directive"
+  fork-agents fork  --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR]
+                    [--wait] [--json] "directive"        (isolation: worktree by default inside a git repository)
   fork-agents send  --fork ID [--wait] [--json] "message"
+  fork-agents compact --session ID [--json] ["focus"]
   fork-agents list  [--cwd DIR] [--json]
   fork-agents transcript --session ID | --fork ID [--json]
+  fork-agents review  --fork ID [--json]              a worktree fork's changed files (stderr) and patch (stdout)
+  fork-agents apply   --fork ID [--on-conflict refuse|markers] [--json]   onto the main working tree, uncommitted
+  fork-agents keep    --fork ID [--json]              commit the fork's work to its branch fork/…, remove nothing
+  fork-agents discard --fork ID [--json]              stop it; remove its worktree, branch and folder
 common: --store DIR (or FORK_AGENTS_HOME), --model NAME; ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL are honoured.
 exit codes: 0 success, 2 bad input, 1 failure.`;

@@ -43,6 +43,7 @@ export async function connectCli(args: ParsedArgs): Promise<RuntimeClient> {
     baseUrl: process.env.ANTHROPIC_BASE_URL || undefined,
     model: args.flags.get('model'),
     approvalMode: args.flags.has('approval') ? approvalOf(args) : undefined,
+    worktreeRoot: args.flags.has('worktree-root') ? path.resolve(args.flags.get('worktree-root')!) : undefined,
   });
   return client;
 }

@@ -1,18 +1,25 @@
 // fork-agents: the headless CLI (DESIGN §6), a second client of the runtime.
 import { USAGE, UsageError, parseArgs } from './args';
 import { chatCommand } from './commands/chat';
+import { compactCommand } from './commands/compact';
 import { forkCommand, sendCommand } from './commands/fork';
 import { listCommand } from './commands/list';
 import { transcriptCommand } from './commands/transcript';
+import { applyCommand, discardCommand, keepCommand, reviewCommand } from './commands/worktree';
 
 const INVALID_PARAMS = -32602;
-const FLAGS = new Set(['cwd', 'session', 'store', 'model', 'approval', 'turns', 'at', 'isolation', 'fork']);
+const FLAGS = new Set(['cwd', 'session', 'store', 'model', 'approval', 'turns', 'at', 'isolation', 'fork', 'on-conflict', 'worktree-root']);
 const COMMANDS: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<void>> = {
   chat: chatCommand,
+  compact: compactCommand,
   fork: forkCommand,
   send: sendCommand,
   list: listCommand,
   transcript: transcriptCommand,
+  review: reviewCommand,
+  apply: applyCommand,
+  keep: keepCommand,
+  discard: discardCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

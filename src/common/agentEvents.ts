@@ -19,6 +19,9 @@ export type AgentEvent =
   | { type: 'approval_wait'; callId: string; description: string }
   | { type: 'tool_result'; callId: string; name: string; isError: boolean; summary: string; files: string[] }
   | { type: 'entry'; entry: Entry }
-  | { type: 'usage'; usage: Usage; contextTokens: number }
+  /** contextTokens: input of the request just made (cache reads and writes included), of contextWindow. */
+  | { type: 'usage'; usage: Usage; contextTokens: number; contextWindow?: number }
+  | { type: 'compaction'; auto: boolean; summaryEntryId: string; tokensBefore: number }
+  | { type: 'compaction_failed'; auto: boolean; error: ErrorInfo }
   | { type: 'retry'; attempt: number; delayMs: number; error: ErrorInfo }
   | { type: 'turn_end'; stopReason: TurnStopReason; error?: ErrorInfo; lastEntryId?: string };

@@ -9,6 +9,26 @@ export type ForkOrigin = 'user' | 'agent' | 'message';
 export type Isolation = 'shared' | 'worktree';
 export type ChildKind = 'fork' | 'general-purpose' | 'explore';
 
+/** Where a worktree fork works (DESIGN §4.8), fixed at launch; the last three fields follow the user's actions. */
+export interface ForkWorktree {
+  /** The fork's own working tree (real path), outside the main one. */
+  path: string;
+  /** Its branch, `fork/<slug>-<shortid>`. */
+  branch: string;
+  /** The commit the fork's changes are measured from: the parent's HEAD plus its uncommitted and untracked files. */
+  base: string;
+  /** The parent's HEAD when the fork started (absent in a repository without commits). */
+  parentHead?: string;
+  /** Top of the main working tree the fork came from and applies to. */
+  repoRoot: string;
+  /** Files carried over from the parent's uncommitted state (modified, staged, deleted, untracked). */
+  carried: number;
+  appliedAt?: string;
+  keptAt?: string;
+  /** Worktree, branch and folder are gone (fork/discard, or removed by hand). */
+  discarded?: boolean;
+}
+
 export interface ForkSummary {
   id: string;
   kind: ChildKind;
@@ -18,7 +38,10 @@ export interface ForkSummary {
   origin: ForkOrigin;
   forkTurns: string;
   isolation: Isolation;
+  /** The fork's tools work here: the parent's root, or its counterpart inside the fork's worktree. */
   root: string;
+  /** Worktree forks only. */
+  worktree?: ForkWorktree;
   directive: string;
   state: ForkState;
   createdAt: string;
@@ -28,6 +51,8 @@ export interface ForkSummary {
   usage: Usage;
   /** Usage of the fork's first request: its cache-read share shows the prefix sharing. */
   firstUsage?: Usage;
+  /** Input tokens of the fork's latest request, against the model's context window (issue 6). */
+  context?: { tokens: number; window?: number };
   report?: string;
   error?: string;
 }

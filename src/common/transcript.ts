@@ -38,6 +38,8 @@ export interface Entry {
   usage?: Usage;
   /** Why the model stopped (response entries only). */
   stopReason?: string;
+  /** Summary entries only: the last entry the summary replaces in the request view. */
+  replacesUpTo?: string;
 }
 
 export interface ToolDefinition {

@@ -1,4 +1,5 @@
 // What every protocol handler may use. Built once in server.ts.
+import { DEFAULT_AUTO_COMPACT_AT, DEFAULT_CONTEXT_WINDOW } from './agent/compact';
 import type { RuntimeInfo } from '../common/protocol/runtime';
 import type { ApprovalRouter } from './approvals';
 import type { ClientConnection } from './clientConnection';
@@ -17,7 +18,11 @@ export interface RuntimeContext {
 
 /** The model access a client configured, for the turns and forks it starts. */
 export function accessOf(client: ClientConnection): ModelAccess | undefined {
-  const { apiKey, baseUrl, approvalMode, ripgrepPath } = client.config;
-  return apiKey ? { apiKey, baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath } : undefined;
+  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, contextWindow, autoCompactAt } = client.config;
+  const compaction = {
+    contextWindow: contextWindow && contextWindow > 0 ? contextWindow : DEFAULT_CONTEXT_WINDOW,
+    autoCompactAt: autoCompactAt && autoCompactAt > 0 && autoCompactAt <= 1 ? autoCompactAt : DEFAULT_AUTO_COMPACT_AT,
+  };
+  return apiKey ? { apiKey, baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath, worktreeRoot, compaction } : undefined;
 }
 

@@ -8,6 +8,7 @@ import { PROTOCOL_VERSION } from '../common/protocol/runtime';
 import type { RuntimeInfo } from '../common/protocol/runtime';
 import { ClientConnection } from './clientConnection';
 import { registerCancel } from './handlers/cancel';
+import { registerCompact } from './handlers/compact';
 import { registerConfigure } from './handlers/configure';
 import { registerLifecycle } from './handlers/lifecycle';
 import { registerList } from './handlers/list';
@@ -18,6 +19,12 @@ import { registerForkList } from './handlers/forkList';
 import { registerForkSend } from './handlers/forkSend';
 import { registerForkStart } from './handlers/forkStart';
 import { registerForkWait } from './handlers/forkWait';
+import { registerForkApply } from './handlers/forkApply';
+import { registerForkBaseFile } from './handlers/forkBaseFile';
+import { registerForkDiscard } from './handlers/forkDiscard';
+import { registerForkKeep } from './handlers/forkKeep';
+import { registerForkReview } from './handlers/forkReview';
+import { registerWorktreeList } from './handlers/worktreeList';
 import { ApprovalRouter } from './approvals';
 import { ForkManager } from './fork/forkManager';
 import { runtimeInfoPath, socketPathFor } from './ipc/socketPath';
@@ -27,8 +34,9 @@ import { SessionStore } from './session/sessionStore';
 import { TurnRegistry } from './turns';
 
 const HANDLERS = [
-  registerLifecycle, registerConfigure, registerSend, registerCancel, registerList, registerTranscript,
+  registerLifecycle, registerConfigure, registerSend, registerCompact, registerCancel, registerList, registerTranscript,
   registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait,
+  registerForkReview, registerForkBaseFile, registerForkApply, registerForkKeep, registerForkDiscard, registerWorktreeList,
 ];
 
 declare const FORK_AGENTS_VERSION: string | undefined;
@@ -105,6 +113,8 @@ async function main(): Promise<void> {
   await listenExclusive(server, socketPath);
   fs.writeFileSync(runtimeInfoPath(options.storeDir), JSON.stringify({ ...info, socket: socketPath, startedAt: new Date().toISOString() }));
   log(`runtime ${process.pid} serving ${options.storeDir} on ${socketPath}`);
+  // Worktrees of forks that no longer exist (DESIGN §4.8); in the background, so clients connect at once.
+  void forks.janitor.pruneAtStartup();
   scheduleIdleExit();
 }
 

@@ -23,7 +23,8 @@ export async function listCommand(args: ParsedArgs): Promise<void> {
     for (const s of parents) {
       process.stdout.write(`${s.id}  ${s.createdAt.slice(0, 19)}  ${s.running ? 'running ' : ''}${s.title}\n`);
       for (const f of shown.filter(f => f.parentSessionId === s.id)) {
-        process.stdout.write(`  └ ${f.id}  ${f.state.padEnd(10)} turns=${f.forkTurns} ${f.name}\n`);
+        const where = f.worktree ? `  [${f.worktree.branch}${f.worktree.discarded ? ', discarded' : ''}]` : '';
+        process.stdout.write(`  └ ${f.id}  ${f.state.padEnd(10)} turns=${f.forkTurns} ${f.name}${where}\n`);
       }
     }
   } finally {

@@ -10,6 +10,7 @@ export interface ForkStartParams {
   forkTurns?: unknown;
   /** Fork from this entry (Fork from here); absent: from everything committed so far. */
   atEntryId?: string;
+  /** Absent: "worktree" when the session's root is inside a git repository, else "shared". */
   isolation?: 'shared' | 'worktree';
   origin?: 'user' | 'message';
   name?: string;
@@ -27,3 +28,64 @@ export const forkWait = request<{ forkId: string }, ForkSummary>('fork/wait');
 export const forkEvent = notification<{ forkId: string; event: AgentEvent }>('fork/event');
 /** A fork's summary whenever its state, turns or usage change. */
 export const forkState = notification<{ fork: ForkSummary }>('fork/state');
+
+// Worktree forks (DESIGN §4.8). Each answers InvalidParams for an unknown fork or a fork without a
+// worktree, and InvalidRequest while the fork is still running (except review and discard).
+
+export type ForkFileStatus = 'added' | 'modified' | 'deleted' | 'type-changed';
+
+export interface ForkReviewResult {
+  /** What the fork changed since its base: root-relative paths (of the repository), no renames. */
+  files: { path: string; status: ForkFileStatus }[];
+  /** The same as a unified patch (`a/` and `b/` prefixes, binary files as git binary patches). */
+  patch: string;
+  /** Commit the changes are measured from: the parent's HEAD plus its uncommitted and untracked files. */
+  base: string;
+  branch: string;
+  /** The fork's worktree folder: the right side of each file's diff. */
+  worktree: string;
+  /** The main working tree the fork applies to. */
+  repoRoot: string;
+}
+export const forkReview = request<{ forkId: string }, ForkReviewResult>('fork/review');
+
+/** A file's content at the fork's base (the left side of its diff); `exists: false` for files the fork added. */
+export interface ForkBaseFileResult { exists: boolean; content?: string; binary?: boolean }
+export const forkBaseFile = request<{ forkId: string; path: string }, ForkBaseFileResult>('fork/baseFile');
+
+/**
+ * "refuse" (default): when any file conflicts, nothing is written. "markers": clean files are written,
+ * text conflicts get conflict markers, other conflicts keep the main tree's file.
+ */
+export type ApplyConflictMode = 'refuse' | 'markers';
+export interface ForkApplyResult {
+  /** Files written to the main working tree (uncommitted; its index is not touched). */
+  applied: string[];
+  conflicts: string[];
+  conflictDetails: { path: string; reason: string }[];
+  /** Conflicting files that now hold conflict markers (mode "markers"). */
+  withMarkers: string[];
+  message: string;
+}
+export const forkApply = request<{ forkId: string; onConflict?: ApplyConflictMode }, ForkApplyResult>('fork/apply');
+
+/** Cancels the fork if it runs, removes its worktree, branch and folder; the fork stays listed with worktree.discarded. */
+export const forkDiscard = request<{ forkId: string }, Record<string, never>>('fork/discard');
+
+/** Commits the worktree's current state to the fork's branch (when it changed) and removes nothing. */
+export const forkKeep = request<{ forkId: string }, { branch: string; commit: string }>('fork/keep');
+
+/** A fork worktree whose fork no longer exists. */
+export interface WorktreeListing {
+  path: string;
+  branch: string;
+  forkId: string;
+  repoRoot: string;
+  /** Files changed since the fork's base and never applied. */
+  changedFiles: number;
+}
+/**
+ * Worktrees pruned since the runtime started (fork gone, nothing unapplied) and those kept because they
+ * hold unapplied changes. Waits for the start-up prune; with `root`, prunes that repository first.
+ */
+export const worktreeList = request<{ root?: string }, { pruned: WorktreeListing[]; kept: WorktreeListing[] }>('worktree/list');

@@ -13,6 +13,7 @@ export const RuntimeErrorCode = {
   missingKey: -32001,
   protocolMismatch: -32002,
   busy: -32003,
+  compactFailed: -32004,
 } as const;
 
 export interface InitializationOptions { protocolVersion: number; clientName: string }
@@ -26,6 +27,12 @@ export interface ConfigureParams {
   maxTokens?: number;
   approvalMode?: ApprovalMode;
   ripgrepPath?: string;
+  /** Folder for the worktrees of forks this client starts (setting fork.worktreeRoot); default beside the repository. */
+  worktreeRoot?: string;
+  /** The model's context window in tokens (default 200,000). */
+  contextWindow?: number;
+  /** Compact automatically when a request would pass this share of the window (0 < x ≤ 1, default 0.8). */
+  autoCompactAt?: number;
   /** Forks run at most this many at a time; more wait in a queue (default 4). */
   maxConcurrentForks?: number;
   /** This client can answer permission requests of background forks. */
@@ -59,6 +66,11 @@ export const sessionSend = request<SendParams, SendResult>('session/send');
 
 export interface SessionEventParams { sessionId: string; turnId: string; event: AgentEvent }
 export const sessionEvent = notification<SessionEventParams>('session/event');
+
+export interface CompactParams { sessionId: string; focus?: string }
+export interface CompactResult { summaryEntryId: string; tokensBefore: number; usage: Usage }
+/** Summarises the session now (`/compact`); fails with a clear message and changes nothing on error. */
+export const sessionCompact = request<CompactParams, CompactResult>('session/compact');
 
 export const sessionCancel = request<{ sessionId: string }, { cancelled: boolean }>('session/cancel');
 

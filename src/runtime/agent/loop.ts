@@ -11,6 +11,8 @@ import { ModelError } from '../model/modelClient';
 import type { Session } from '../session/session';
 import type { Tool, ToolContext } from '../tools/types';
 import { runTool } from '../tools/registry';
+import { autoCompactionPoint, compactSession, estimateContextTokens } from './compact';
+import type { CompactionSettings } from './compact';
 import { buildRequestBody } from './request';
 import { retryDelayMs, sleepUnlessAborted } from './retry';
 
@@ -30,6 +32,8 @@ export interface LoopDeps {
   maxRetries?: number;
   /** Runs before each model request, e.g. to commit fork notifications into the history. */
   beforeRequest?(): void;
+  /** Automatic compaction when a request would pass the threshold; absent: never compacts. */
+  compaction?: CompactionSettings;
 }
 
 export interface LoopOutcome {
@@ -50,6 +54,7 @@ export async function runLoop(deps: LoopDeps): Promise<LoopOutcome> {
   for (let index = 0; index < maxRequests; index++) {
     if (deps.signal.aborted) return { stopReason: 'cancelled', text, usage: total };
     deps.beforeRequest?.();
+    await compactIfNeeded(deps);
     deps.emit({ type: 'request_start', index });
     const response = await requestWithRetries(deps);
     if ('error' in response) {
@@ -58,7 +63,7 @@ export async function runLoop(deps: LoopDeps): Promise<LoopOutcome> {
     }
     addUsage(total, response.usage);
     const contextTokens = response.usage.input_tokens + response.usage.cache_read_input_tokens + response.usage.cache_creation_input_tokens;
-    deps.emit({ type: 'usage', usage: response.usage, contextTokens });
+    deps.emit({ type: 'usage', usage: response.usage, contextTokens, contextWindow: deps.compaction?.contextWindow });
     const toolUses = response.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
     text = response.message.content.map(b => (b.type === 'text' ? b.text : '')).join('');
     if (response.message.content.length > 0) {
@@ -73,6 +78,18 @@ export async function runLoop(deps: LoopDeps): Promise<LoopOutcome> {
     deps.emit({ type: 'entry', entry });
   }
   return { stopReason: 'max_turns', text, usage: total };
+}
+
+async function compactIfNeeded(deps: LoopDeps): Promise<void> {
+  const settings = deps.compaction;
+  if (!settings || estimateContextTokens(deps.session) < settings.contextWindow * settings.autoCompactAt) return;
+  const outcome = await compactSession(deps.session, deps.model, deps.signal, { upTo: autoCompactionPoint(deps.session) });
+  if (outcome.ok) {
+    deps.emit({ type: 'entry', entry: outcome.entry });
+    deps.emit({ type: 'compaction', auto: true, summaryEntryId: outcome.entry.id, tokensBefore: outcome.tokensBefore });
+  } else if (!deps.signal.aborted) {
+    deps.emit({ type: 'compaction_failed', auto: true, error: outcome.error });
+  }
 }
 
 async function requestWithRetries(deps: LoopDeps) {

@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ForkTurns } from '../../common/forkTurns';
 import { forkTurnsToString } from '../../common/forkTurns';
-import type { ChildKind, ForkOrigin, ForkSummary, Isolation } from '../../common/forks';
+import * as path from 'node:path';
+import type { ChildKind, ForkOrigin, ForkSummary, ForkWorktree, Isolation } from '../../common/forks';
 import type { Entry, SessionHeader } from '../../common/transcript';
 import { zeroUsage } from '../../common/transcript';
 import type { Session } from '../session/session';
@@ -23,30 +24,53 @@ export interface ForkSpec {
   origin: ForkOrigin;
   name: string;
   callId?: string;
+  /** Chosen by the caller when it needs the id first (a worktree's branch carries it). */
+  id?: string;
+  /**
+   * The parent's committed entries when the fork was asked for; absent: taken now. A caller that awaits
+   * (creating a worktree) takes it first, so entries the parent commits meanwhile stay out.
+   */
+  snapshot?: readonly Entry[];
 }
 
 export function newForkId(): string {
   return 'f-' + randomUUID();
 }
 
-export function createForkSession(store: SessionStore, spec: ForkSpec): Session {
+/** With a worktree (already created), the fork's root and tools move into it and the directive says so. */
+export function createForkSession(store: SessionStore, spec: ForkSpec, worktree?: ForkWorktree): Session {
+  const entries = spec.snapshot ?? spec.parent.entries();
+  const root = worktree ? forkRootIn(worktree, spec.parent.header.root) : spec.parent.header.root;
   if (spec.kind === 'fork') {
-    const selected = selectHistory(snapshotUpTo(spec.parent.entries(), spec.atEntryId), spec.turns);
-    const closed = closeBoundary(selected, renderDirective(spec.directive));
-    return persist(store, spec, closed.inherited, closed.closing.content);
+    const selected = selectHistory(snapshotUpTo(entries, spec.atEntryId), spec.turns);
+    const notice = worktree && { parentRoot: spec.parent.header.root, forkRoot: root };
+    const closed = closeBoundary(selected, renderDirective(spec.directive, notice));
+    return persist(store, spec, entries, { root, worktree }, closed.inherited, closed.closing.content);
   }
   // Regular subagents see no conversation, only the environment facts and their own prompt.
-  const startup = spec.parent.entries().filter(entry => entry.kind === 'startup');
-  return persist(store, spec, startup, [{ type: 'text', text: spec.directive }]);
+  const startup = entries.filter(entry => entry.kind === 'startup');
+  return persist(store, spec, entries, { root, worktree }, startup, [{ type: 'text', text: spec.directive }]);
 }
 
-function persist(store: SessionStore, spec: ForkSpec, inherited: Entry[], closingContent: Entry['message']['content']): Session {
-  const id = newForkId();
+/** The parent's root translated into the worktree (the parent may work in a subfolder of its repository). */
+export function forkRootIn(worktree: ForkWorktree, parentRoot: string): string {
+  const rel = path.relative(worktree.repoRoot, parentRoot);
+  if (rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return worktree.path;
+  return path.join(worktree.path, rel);
+}
+
+interface Placement { root: string; worktree?: ForkWorktree }
+
+function persist(
+  store: SessionStore, spec: ForkSpec, entries: readonly Entry[], placement: Placement, inherited: Entry[], closingContent: Entry['message']['content'],
+): Session {
+  const id = spec.id ?? newForkId();
   const now = new Date().toISOString();
   const parentHeader = spec.parent.header;
   const header: SessionHeader = {
     ...parentHeader,
     id,
+    root: placement.root,
     createdAt: now,
     title: spec.name,
     parent: { sessionId: parentHeader.id, entryId: spec.atEntryId },
@@ -56,11 +80,12 @@ function persist(store: SessionStore, spec: ForkSpec, inherited: Entry[], closin
     kind: spec.kind,
     name: spec.name,
     parentSessionId: parentHeader.id,
-    parentEntryId: spec.atEntryId ?? spec.parent.lastEntry()?.id,
+    parentEntryId: spec.atEntryId ?? entries[entries.length - 1]?.id,
     origin: spec.origin,
     forkTurns: spec.kind === 'fork' ? forkTurnsToString(spec.turns) : 'none',
     isolation: spec.isolation,
-    root: parentHeader.root,
+    root: placement.root,
+    ...(placement.worktree ? { worktree: placement.worktree } : {}),
     directive: spec.directive,
     state: 'queued',
     createdAt: now,

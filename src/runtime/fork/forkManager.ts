@@ -1,28 +1,45 @@
 // Runs forks and subagents in the background (DESIGN §4.7): detached start, a queue beyond the
 // concurrency limit, a 200-request cap, cancel, continue, reports to clients and to the parent.
+import * as fs from 'node:fs';
 import type { AgentEvent } from '../../common/agentEvents';
 import type { ApprovalMode } from '../../common/approval';
-import type { ForkSummary, ForkState } from '../../common/forks';
+import type { ForkSummary, ForkState, ForkWorktree, Isolation } from '../../common/forks';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
 import { zeroUsage } from '../../common/transcript';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
+import type { CompactionSettings } from '../agent/compact';
 import { runLoop } from '../agent/loop';
 import { createAnthropicClient } from '../model/anthropicClient';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
 import { ALL_TOOLS } from '../tools/registry';
 import type { Tool } from '../tools/types';
-import { createForkSession } from './createFork';
+import { discardForkWorktree } from '../git/worktree';
+import { readWorktreeMeta } from '../git/worktreeMeta';
+import { createForkSession, newForkId } from './createFork';
 import type { ForkSpec } from './createFork';
+import { placeFork } from './isolation';
+import { snapshotUpTo } from './select';
+import { WorktreeJanitor } from './worktreeJanitor';
 import { renderForkNotification } from './notification';
 import { closeInterruptedCalls } from './revive';
 import { refusingSubagentHost } from './subagentHost';
 
 export const MAX_FORK_REQUESTS = 200;
 
-export interface ModelAccess { apiKey: string; baseUrl?: string; approvalMode: ApprovalMode; ripgrepPath?: string }
+export interface ModelAccess {
+  apiKey: string;
+  baseUrl?: string;
+  approvalMode: ApprovalMode;
+  ripgrepPath?: string;
+  worktreeRoot?: string;
+  compaction?: CompactionSettings;
+}
+
+/** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
+export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot'> & { isolation?: Isolation };
 
 interface ForkRun {
   session: Session;
@@ -37,20 +54,62 @@ export class ForkManager {
   private readonly queue: ForkRun[] = [];
   private running = 0;
   private idleListeners: (() => void)[] = [];
+  /** Ids of forks being created (worktree first, then the bootstrap): start-up pruning must spare them. */
+  private readonly pending = new Set<string>();
+  readonly janitor: WorktreeJanitor;
   maxConcurrent = 4;
 
   constructor(
     private readonly store: SessionStore,
     private readonly clients: ReadonlySet<ClientConnection>,
     private readonly approvals: ApprovalRouter,
-  ) {}
+  ) {
+    this.janitor = new WorktreeJanitor(store, () => this.liveForkIds());
+  }
 
-  /** Detached: returns as soon as the bootstrap record is on disk. */
-  start(spec: ForkSpec, access: ModelAccess): ForkSummary {
-    const session = createForkSession(this.store, spec);
-    const run: ForkRun = { session, summary: { ...session.bootstrap!.fork }, access, waiters: [] };
-    this.forks.set(session.id, run);
-    this.enqueue(run);
+  /**
+   * Detached: returns as soon as the bootstrap record is on disk. A worktree fork's worktree is created
+   * first, so the bootstrap can record it; a fork that fails to start leaves no worktree behind.
+   */
+  async start(spec: StartSpec, access: ModelAccess): Promise<ForkSummary> {
+    const id = newForkId();
+    const snapshot = spec.parent.entries().slice();
+    // An unknown fork point is refused before any worktree is made for it.
+    snapshotUpTo(snapshot, spec.atEntryId);
+    this.pending.add(id);
+    try {
+      const placement = await placeFork({
+        kind: spec.kind, requested: spec.isolation, parentRoot: spec.parent.header.root, id, name: spec.name, worktreeRoot: access.worktreeRoot,
+        owner: this.store.storeDir,
+      });
+      let session: Session;
+      try {
+        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation }, placement.worktree);
+      } catch (error) {
+        if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
+        throw error;
+      }
+      const run: ForkRun = { session, summary: { ...session.bootstrap!.fork }, access, waiters: [] };
+      this.forks.set(session.id, run);
+      this.enqueue(run);
+      return { ...run.summary };
+    } finally {
+      this.pending.delete(id);
+    }
+  }
+
+  /** Every fork on disk or being created. */
+  liveForkIds(): Set<string> {
+    return new Set([...this.forks.keys(), ...this.pending]);
+  }
+
+  /** Records what the user did with a fork's worktree (applied, kept, discarded) and tells the clients. */
+  updateWorktree(forkId: string, patch: Partial<ForkWorktree>): ForkSummary {
+    const run = this.forks.get(forkId);
+    if (!run?.summary.worktree) throw new ForkNotFoundError(`No worktree fork with id ${forkId}.`);
+    // The summary's worktree object may be the frozen launch record: replace it, never mutate it.
+    run.summary.worktree = { ...run.summary.worktree, ...patch };
+    this.broadcastState(run);
     return { ...run.summary };
   }
 
@@ -73,8 +132,11 @@ export class ForkManager {
     if (queued >= 0) {
       this.queue.splice(queued, 1);
       this.finish(run, 'cancelled');
+    } else if (run.controller) {
+      run.controller.abort();
     } else {
-      run.controller?.abort();
+      // Interrupted and never revived (no model access yet): nothing runs that could finish it.
+      this.finish(run, 'cancelled');
     }
     return true;
   }
@@ -84,6 +146,7 @@ export class ForkManager {
     const run = this.forks.get(forkId);
     if (!run) throw new ForkNotFoundError(`No fork with id ${forkId}.`);
     if (!isTerminal(run.summary.state)) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}; wait for it to finish or stop it first.`);
+    if (run.summary.worktree?.discarded) throw new ForkBusyError(`Fork ${forkId}'s worktree was discarded; it cannot continue.`);
     run.session.commit('prompt', { role: 'user', content: [{ type: 'text', text: message }] });
     run.access = access ?? run.access;
     run.summary.report = undefined;
@@ -137,6 +200,10 @@ export class ForkManager {
   reviveWith(access: ModelAccess): void {
     for (const run of this.forks.values()) {
       if (run.summary.state !== 'interrupted' || this.queue.includes(run)) continue;
+      if (run.summary.worktree?.discarded) {
+        this.finish(run, 'failed', undefined, `Its worktree ${run.summary.worktree.path} no longer exists.`);
+        continue;
+      }
       run.access = access;
       closeInterruptedCalls(run.session);
       this.enqueue(run);
@@ -182,6 +249,7 @@ export class ForkManager {
       tools: toolsFor(run.summary.kind),
       toolContext: { root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost },
       approvalMode: access.approvalMode,
+      compaction: access.compaction,
       approve: async ({ callId, tool, input, description }) => {
         this.setState(run, 'waiting-for-approval');
         try {
@@ -211,6 +279,7 @@ export class ForkManager {
       run.summary.modelTurns++;
       run.summary.usage = addUsage(run.summary.usage, event.usage);
       run.summary.firstUsage ??= event.usage;
+      run.summary.context = { tokens: event.contextTokens, window: event.contextWindow };
       this.broadcastState(run);
     }
     for (const client of this.clients) client.notify(forkEvent, { forkId: run.session.id, event });
@@ -252,7 +321,9 @@ function summarize(session: Session): ForkSummary {
     summary.modelTurns++;
     summary.usage = addUsage(summary.usage, entry.usage);
     summary.firstUsage ??= entry.usage;
+    summary.context = { tokens: entry.usage.input_tokens + entry.usage.cache_read_input_tokens + entry.usage.cache_creation_input_tokens };
   }
+  if (summary.worktree) summary.worktree = worktreeNow(summary.worktree);
   const status = session.status;
   if (status) {
     summary.state = status.state;
@@ -261,6 +332,13 @@ function summarize(session: Session): ForkSummary {
     summary.endedAt = isTerminal(status.state) ? status.time : undefined;
   }
   return summary;
+}
+
+/** A worktree's launch record brought up to date from disk: gone means discarded; apply and keep from its metadata. */
+function worktreeNow(worktree: ForkWorktree): ForkWorktree {
+  if (!fs.existsSync(worktree.path)) return { ...worktree, discarded: true };
+  const meta = readWorktreeMeta(worktree.path);
+  return { ...worktree, appliedAt: meta?.appliedAt, keptAt: meta?.keptAt };
 }
 
 function addUsage(a: ForkSummary['usage'], b: ForkSummary['usage']): ForkSummary['usage'] {

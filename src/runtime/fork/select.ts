@@ -14,14 +14,8 @@ export function snapshotUpTo(entries: readonly Entry[], atEntryId?: string): rea
   return entries.slice(0, index + 1);
 }
 
-export function countRealTurns(entries: readonly Entry[]): number {
-  return entries.filter(entry => entry.kind !== 'startup' && entry.kind !== 'summary' && isRealUserTurn(entry.message)).length;
-}
-
-/** True when a numeric window would start after a compaction summary, so the summary is left out. */
-export function windowSkipsSummary(entries: readonly Entry[], turns: ForkTurns): boolean {
-  return turns !== 'all' && entries.some(entry => entry.kind === 'summary');
-}
+// Pure window rules live in src/common: the panel and the palette show the same counts.
+export { countRealTurns, windowSkipsSummary } from '../../common/forkWindow';
 
 export function selectHistory(snapshot: readonly Entry[], turns: ForkTurns): Entry[] {
   if (turns === 'all') return snapshot.slice();

@@ -4,6 +4,8 @@ import type { Session } from '../session/session';
 import type { AgentToolInput, SubagentHost, ToolOutput } from '../tools/types';
 import { NESTED_FORK_ERROR } from './directive';
 import type { ForkManager, ModelAccess } from './forkManager';
+import { GitError } from '../git/run';
+import { WorktreeError } from '../git/worktree';
 
 export const refusingSubagentHost: SubagentHost = {
   async run(input: AgentToolInput): Promise<ToolOutput> {
@@ -15,22 +17,30 @@ export const refusingSubagentHost: SubagentHost = {
 export function parentSubagentHost(manager: ForkManager, parent: Session, access: ModelAccess): SubagentHost {
   return {
     async run(input, callId, signal) {
-      if (input.isolation === 'worktree') {
-        return { content: 'Agent: worktree isolation is not available yet; use isolation "shared".', isError: true };
+      let fork;
+      try {
+        fork = await manager.start({
+          parent,
+          kind: input.subagent_type,
+          directive: input.prompt,
+          turns: input.fork_turns ?? 'all',
+          // Absent: forks get a worktree in a git repository, regular subagents share the folder.
+          isolation: input.isolation,
+          origin: 'agent',
+          name: input.description,
+          callId,
+        }, access);
+      } catch (error) {
+        if (error instanceof WorktreeError) return { content: `Agent: ${error.message}`, isError: true };
+        if (error instanceof GitError) return { content: `Agent: could not create the fork's git worktree: ${error.message}`, isError: true };
+        throw error;
       }
-      const fork = manager.start({
-        parent,
-        kind: input.subagent_type,
-        directive: input.prompt,
-        turns: input.fork_turns ?? 'all',
-        isolation: 'shared',
-        origin: 'agent',
-        name: input.description,
-        callId,
-      }, access);
       if (input.run_in_background) {
         const what = input.subagent_type === 'fork' ? 'Fork' : 'Subagent';
-        return { content: `${what} "${fork.name}" started in the background (id ${fork.id}). Its report will arrive as a <fork-notification>; continue with other work.` };
+        const where = fork.worktree
+          ? ` It works in its own git worktree ${fork.worktree.path} (branch ${fork.worktree.branch}); its changes reach this folder only when the user applies them.`
+          : '';
+        return { content: `${what} "${fork.name}" started in the background (id ${fork.id}).${where} Its report will arrive as a <fork-notification>; continue with other work.` };
       }
       const onAbort = () => manager.cancel(fork.id);
       signal.addEventListener('abort', onAbort, { once: true });

@@ -1,4 +1,5 @@
-// fork/start: the user (chat /fork, Fork from here, palette, panel, CLI) forks a session.
+// fork/start: the user (chat /fork, Fork from here, palette, panel, CLI) forks a session, in its own git
+// worktree by default when the session works in a repository.
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { parseForkTurns } from '../../common/forkTurns';
 import { forkStart } from '../../common/protocol/forks';
@@ -11,33 +12,34 @@ import { MISSING_KEY_MESSAGE } from './send';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { SessionNotFoundError } from '../session/sessionStore';
+import { asResponseError } from './worktreeErrors';
 
 export function registerForkStart(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkStart.method, (params: ForkStartParams): ForkSummary => {
+  client.rpc.onRequest(forkStart.method, async (params: ForkStartParams): Promise<ForkSummary> => {
     const invalid = (message: string) => new ResponseError(ErrorCodes.InvalidParams, message);
     if (typeof params?.directive !== 'string' || params.directive.trim() === '') throw invalid('fork/start needs a non-empty directive.');
     const turns = parseForkTurns(params.forkTurns);
     if (!turns.ok) throw invalid(turns.error);
-    if (params.isolation === 'worktree') throw invalid('Worktree isolation is not available yet; use isolation "shared".');
-    if (params.isolation !== undefined && params.isolation !== 'shared') throw invalid(`isolation must be "worktree" or "shared".`);
+    if (params.isolation !== undefined && params.isolation !== 'shared' && params.isolation !== 'worktree') throw invalid(`isolation must be "worktree" or "shared".`);
     const access = accessOf(client);
     if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
     try {
       const parent = ctx.store.get(params.sessionId);
       if (parent.bootstrap) throw invalid('A fork cannot be forked; continue it with a message instead.');
-      return ctx.forks.start({
+      return await ctx.forks.start({
         parent,
         kind: 'fork',
         directive: params.directive.trim(),
         turns: turns.value,
         atEntryId: params.atEntryId,
-        isolation: 'shared',
+        // Absent: a worktree when the parent works in a git repository (DESIGN §4.8).
+        isolation: params.isolation,
         origin: params.origin === 'message' ? 'message' : 'user',
         name: params.name?.trim() || defaultName(params.directive),
       }, access);
     } catch (error) {
       if (error instanceof SessionNotFoundError || error instanceof ForkPointError) throw invalid(error.message);
-      throw error;
+      throw asResponseError(error);
     }
   });
 }

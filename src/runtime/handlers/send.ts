@@ -48,6 +48,7 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
       tools: new Map(ALL_TOOLS.map(tool => [tool.definition.name, tool])),
       toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access) },
       approvalMode: access.approvalMode,
+      compaction: access.compaction,
       beforeRequest: () => {
         for (const text of ctx.forks.takeNotifications(session.id)) {
           emit({ type: 'entry', entry: session.commit('notification', { role: 'user', content: [{ type: 'text', text }] }) });

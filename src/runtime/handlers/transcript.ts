@@ -10,7 +10,7 @@ export function registerTranscript(ctx: RuntimeContext, client: ClientConnection
   client.rpc.onRequest(sessionTranscript.method, (params: { sessionId: string }): TranscriptResult => {
     try {
       const session = ctx.store.get(params.sessionId);
-      return { header: session.header, entries: [...session.entries()], running: ctx.turns.isRunning(session.id) };
+      return { header: session.header, entries: [...session.history()], running: ctx.turns.isRunning(session.id) };
     } catch (error) {
       if (error instanceof SessionNotFoundError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
       throw error;

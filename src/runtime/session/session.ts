@@ -12,9 +12,11 @@ export function newEntryId(): string {
 }
 
 export class Session {
+  /** Everything in the active history, summaries and what they replaced included. */
   private view: Entry[] = [];
-  /** Forks only: what they were launched with, and their latest status record. */
-  /** The launch record without its inherited entries (those live in the view, shared). */
+  /** The request view (DESIGN §4.1, issue 6), derived from `view` and cached until it changes. */
+  private requestView?: Entry[];
+  /** Forks only: the launch record without its inherited entries (those live in the view, shared). */
   bootstrap?: LoadedBootstrap;
   status?: ForkStatus;
   private ownResponses = 0;
@@ -27,8 +29,17 @@ export class Session {
     return this.header.id;
   }
 
-  /** The active history, oldest first. Entries are deep-frozen and shared, never copied. */
+  /**
+   * What requests carry, oldest first: after a compaction, the startup entry, the latest summary and
+   * the entries after it. Entries are deep-frozen and shared, never copied.
+   */
   entries(): readonly Entry[] {
+    this.requestView ??= requestViewOf(this.view);
+    return this.requestView;
+  }
+
+  /** The whole active history, including what summaries replaced (for transcripts shown to people). */
+  history(): readonly Entry[] {
     return this.view;
   }
 
@@ -70,7 +81,7 @@ export class Session {
   }
 
   /** Commits a new entry: written and flushed, then visible. */
-  commit(kind: EntryKind, message: Message, extra: { usage?: Usage; stopReason?: string } = {}): Entry {
+  commit(kind: EntryKind, message: Message, extra: { usage?: Usage; stopReason?: string; replacesUpTo?: string } = {}): Entry {
     const entry: Entry = deepFreeze({ id: newEntryId(), kind, time: new Date().toISOString(), message, ...extra });
     this.writer.append({ type: 'entry', entry } satisfies SessionRecord);
     this.push(entry);
@@ -88,6 +99,7 @@ export class Session {
 
   private push(entry: Entry): void {
     this.view.push(entry);
+    this.requestView = undefined;
     if (entry.kind === 'response') this.ownResponses++;
   }
 
@@ -95,12 +107,14 @@ export class Session {
     const { inherited, ...rest } = bootstrap;
     this.bootstrap = deepFreeze({ ...rest, inheritedCount: inherited.length });
     this.view = [...inherited.map(entry => deepFreeze(entry)), deepFreeze(bootstrap.closing)];
+    this.requestView = undefined;
   }
 
   private applyRewind(toEntryId: string | null): void {
     const index = toEntryId === null ? -1 : this.view.findIndex(e => e.id === toEntryId);
     if (toEntryId !== null && index < 0) return;
     this.view = this.view.slice(0, index + 1);
+    this.requestView = undefined;
   }
 
   close(): void {
@@ -111,5 +125,26 @@ export class Session {
   internInherited(intern: (entry: Entry) => Entry): void {
     if (!this.bootstrap) return;
     for (let i = 0; i < this.bootstrap.inheritedCount; i++) this.view[i] = intern(this.view[i]);
+    this.requestView = undefined;
   }
+}
+
+/**
+ * Startup entries, the latest summary, then the entries after the point it replaces up to (a summary
+ * made mid-turn keeps that turn's entries after it); the whole history when there is no summary.
+ */
+export function requestViewOf(history: Entry[]): Entry[] {
+  let summaryAt = -1;
+  for (let i = history.length - 1; i >= 0; i--) {
+    if (history[i].kind === 'summary') {
+      summaryAt = i;
+      break;
+    }
+  }
+  if (summaryAt < 0) return history;
+  const summary = history[summaryAt];
+  const replaced = summary.replacesUpTo === undefined ? summaryAt - 1 : history.findIndex(e => e.id === summary.replacesUpTo);
+  const startup = history.slice(0, replaced + 1).filter(entry => entry.kind === 'startup');
+  const kept = history.slice(replaced + 1).filter(entry => entry.kind !== 'summary');
+  return [...startup, summary, ...kept];
 }

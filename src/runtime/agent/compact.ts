@@ -1,0 +1,96 @@
+// Compaction (issue 6): the model summarises the history so far; the summary becomes a `summary` entry
+// and the request view restarts from it. Nothing is deleted: the transcript stays append-only.
+import type { ErrorInfo } from '../../common/agentEvents';
+import type { Entry, Usage } from '../../common/transcript';
+import { isRealUserTurn } from '../../common/transcript';
+import type { ModelClient } from '../model/modelClient';
+import { ModelError } from '../model/modelClient';
+import type { Session } from '../session/session';
+import { buildRequestBody } from './request';
+
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+export const DEFAULT_AUTO_COMPACT_AT = 0.8;
+
+export interface CompactionSettings {
+  contextWindow: number;
+  /** Share of the window at which a request first compacts (0 < x ≤ 1). */
+  autoCompactAt: number;
+}
+
+export type CompactOutcome =
+  | { ok: true; entry: Entry; tokensBefore: number; usage: Usage }
+  | { ok: false; error: ErrorInfo };
+
+export function compactInstruction(focus?: string): string {
+  return [
+    'The conversation so far is about to be replaced by a summary, because it is getting too long for the context window.',
+    'Write that summary now, for yourself: it is all you will see of the earlier conversation. Do not call tools.',
+    'Cover, in Markdown sections: 1. What the user asked for (all requests, in order, with their exact constraints).',
+    '2. Decisions made and why. 3. Files read, created or changed (paths, what changed). 4. Commands run and their',
+    'outcomes. 5. Open work: what is unfinished, next steps, open questions. Be specific; keep names, paths and numbers.',
+    ...(focus ? [`Focus especially on: ${focus}`] : []),
+  ].join('\n');
+}
+
+/**
+ * Summarises the session's request view up to `upTo` (default: everything) and commits the summary.
+ * The summary request reuses the session's system prompt and tools, so it reads the cached prefix.
+ */
+export async function compactSession(
+  session: Session, model: ModelClient, signal: AbortSignal, options: { focus?: string; upTo?: Entry } = {},
+): Promise<CompactOutcome> {
+  const view = session.entries();
+  const end = options.upTo ? view.indexOf(options.upTo) + 1 : view.length;
+  const covered = view.slice(0, end);
+  if (!covered.some(entry => entry.kind !== 'startup')) {
+    return { ok: false, error: { kind: 'bad_request', message: 'Nothing to compact yet.' } };
+  }
+  const instruction: Entry = {
+    id: 'compact-instruction', kind: 'prompt', time: new Date(0).toISOString(),
+    message: { role: 'user', content: [{ type: 'text', text: compactInstruction(options.focus) }] },
+  };
+  try {
+    const response = await model.stream(buildRequestBody(session.header, [...covered, instruction]), signal, { onText: () => undefined, onThinking: () => undefined });
+    const text = response.message.content.map(block => (block.type === 'text' ? block.text : '')).join('').trim();
+    if (text === '') return { ok: false, error: { kind: 'bad_request', message: 'The model returned an empty summary.' } };
+    const last = covered[covered.length - 1];
+    const entry = session.commit('summary', {
+      role: 'user',
+      content: [{ type: 'text', text: `<system-reminder>\nThis conversation was compacted; the summary of its earlier part follows.\n\n${text}\n</system-reminder>` }],
+    }, { replacesUpTo: last.id, usage: response.usage });
+    const tokensBefore = response.usage.input_tokens + response.usage.cache_read_input_tokens + response.usage.cache_creation_input_tokens;
+    return { ok: true, entry, tokensBefore, usage: response.usage };
+  } catch (error) {
+    const info = error instanceof ModelError ? error.info : { kind: 'internal' as const, message: String(error) };
+    return { ok: false, error: { ...info, message: `Compaction failed; the session is unchanged and still usable. ${info.message}` } };
+  }
+}
+
+/** Input tokens the next request will carry: the last request's (from usage) plus what came after it. */
+export function estimateContextTokens(session: Session): number {
+  const view = session.entries();
+  let lastUsageAt = -1;
+  for (let i = view.length - 1; i >= 0; i--) {
+    if (view[i].kind === 'response' && view[i].usage) {
+      lastUsageAt = i;
+      break;
+    }
+  }
+  const charsAfter = view.slice(lastUsageAt + 1).reduce((sum, entry) => sum + JSON.stringify(entry.message).length, 0);
+  if (lastUsageAt < 0) {
+    const fixed = session.header.systemPrompt.length + JSON.stringify(session.header.tools).length;
+    return Math.ceil((fixed + charsAfter) / 4);
+  }
+  const usage = view[lastUsageAt].usage!;
+  return usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens + usage.output_tokens + Math.ceil(charsAfter / 4);
+}
+
+/** Where an automatic compaction cuts: before the current turn's prompt, so that turn stays whole. */
+export function autoCompactionPoint(session: Session): Entry | undefined {
+  const view = session.entries();
+  for (let i = view.length - 1; i > 0; i--) {
+    const entry = view[i];
+    if (entry.kind === 'prompt' && isRealUserTurn(entry.message)) return view[i - 1];
+  }
+  return view[view.length - 1];
+}

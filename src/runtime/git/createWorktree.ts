@@ -1,0 +1,88 @@
+// Creates a fork's worktree (DESIGN §4.8) on branch fork/<slug>-<shortid>, outside the main working
+// tree, holding the parent's current state: HEAD plus uncommitted changes (staged and not, deletions,
+// renames) and untracked-but-not-ignored files. That state is committed as the fork's base (parent:
+// HEAD), so "the fork's changes" are exactly base..worktree and the carried files need no copying.
+import { existsSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { ForkWorktree } from '../../common/forks';
+import { commitTree, headAndTree, isInsidePath, realpathOfExisting, repoInfo } from './repo';
+import type { RepoInfo } from './repo';
+import { gitOk } from './run';
+import { changedPaths, snapshotTree } from './snapshot';
+import { CHECKOUT_TIMEOUT_MS, WorktreeError, defaultWorktreeRoot, discardForkWorktree, isForkBranch, notARepoMessage, shortForkId, slugify } from './worktree';
+import { writeWorktreeMeta } from './worktreeMeta';
+
+export interface CreateWorktreeOptions {
+  /** Any folder inside the main working tree (the parent session's root). */
+  repoRoot: string;
+  /** What `repoInfo(repoRoot)` returned, when the caller already asked. */
+  repo?: RepoInfo;
+  /** Folder that holds the worktrees (setting fork.worktreeRoot); relative paths are taken from the repository's top. */
+  worktreeRoot?: string;
+  slug: string;
+  id: string;
+  /** For the base commit's message. */
+  name?: string;
+  /** Recorded so only the runtime serving this store prunes the worktree (its store folder). */
+  owner?: string;
+}
+
+export async function createForkWorktree(options: CreateWorktreeOptions): Promise<ForkWorktree> {
+  const repo = options.repo ?? (await repoInfo(options.repoRoot));
+  if (!repo) throw new WorktreeError(notARepoMessage(options.repoRoot), 'not-a-repo');
+  const { top } = repo;
+  const root = await prepareWorktreeRoot(top, options.worktreeRoot);
+  const suffix = `${slugify(options.slug)}-${shortForkId(options.id)}`;
+  const branch = `fork/${suffix}`;
+  // Narrower than git's own rules (check-ref-format): lower-case letters, digits and dashes only.
+  if (!isForkBranch(branch)) throw new WorktreeError(`Invalid fork branch name ${JSON.stringify(branch)}.`, 'failed');
+  const dir = path.join(root, suffix);
+  if (existsSync(dir)) throw new WorktreeError(`The worktree folder ${dir} already exists.`, 'failed');
+  const add = (commit: string) => gitOk(top, ['worktree', 'add', '--quiet', '-b', branch, '--', dir, commit], { timeoutMs: CHECKOUT_TIMEOUT_MS });
+
+  const head = await headAndTree(top);
+  // The checkout of HEAD (most of the time) runs while the parent's state is snapshotted.
+  const checkout = head ? add(head.commit).then(() => undefined, (error: unknown) => error) : undefined;
+  let base: string;
+  let state: string;
+  try {
+    state = await snapshotTree(top, repo.indexFile);
+    base = head?.commit ?? '';
+    if (!head || head.tree !== state) {
+      const message = `fork-agents: base of ${options.name ?? suffix}\n\nThe parent's uncommitted and untracked files when the fork started.`;
+      base = await commitTree(top, state, head ? [head.commit] : [], message);
+    }
+  } catch (error) {
+    if (checkout && !(await checkout)) await discardForkWorktree({ repoRoot: top, path: dir, branch }).catch(() => undefined);
+    throw error;
+  }
+  if (checkout) {
+    const failed = await checkout;
+    if (failed) throw failed;
+  } else {
+    await add(base);
+  }
+  const real = await fs.realpath(dir);
+  const [carried] = await Promise.all([
+    head?.tree === state ? Promise.resolve(0) : changedPaths(top, head?.tree, state).then(paths => paths.length),
+    // Only the carried files change: the branch moves to the base and the worktree follows it.
+    head && base !== head.commit ? gitOk(real, ['reset', '-q', '--hard', base], { timeoutMs: CHECKOUT_TIMEOUT_MS }) : undefined,
+  ]);
+  await writeWorktreeMeta(real, { version: 1, forkId: options.id, branch, base, parentHead: head?.commit, repoRoot: top, owner: options.owner, createdAt: new Date().toISOString() });
+  return { path: real, branch, base, parentHead: head?.commit, repoRoot: top, carried };
+}
+
+async function prepareWorktreeRoot(top: string, configured: string | undefined): Promise<string> {
+  const wanted = configured?.trim()
+    ? path.resolve(top, configured.trim().replace(/^~(?=$|[\\/])/, os.homedir()))
+    : defaultWorktreeRoot(top);
+  // Checked before creating anything: a refused setting must not leave a folder in the repository.
+  const real = await realpathOfExisting(wanted);
+  if (isInsidePath(top, real)) {
+    throw new WorktreeError(`The worktree folder ${real} is inside the repository ${top}; choose one outside it (setting fork.worktreeRoot).`, 'bad-root');
+  }
+  await fs.mkdir(real, { recursive: true });
+  return fs.realpath(real);
+}

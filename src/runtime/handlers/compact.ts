@@ -1,0 +1,34 @@
+// session/compact: `/compact [focus]` and `fork-agents compact`. Runs as the session's turn, so it never
+// overlaps one; on failure nothing changes and the error says so.
+import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { RuntimeErrorCode, sessionCompact } from '../../common/protocol/runtime';
+import type { CompactParams, CompactResult } from '../../common/protocol/runtime';
+import { compactSession } from '../agent/compact';
+import type { ClientConnection } from '../clientConnection';
+import { createAnthropicClient } from '../model/anthropicClient';
+import { accessOf } from '../runtimeContext';
+import type { RuntimeContext } from '../runtimeContext';
+import { SessionNotFoundError } from '../session/sessionStore';
+import type { Session } from '../session/session';
+import { MISSING_KEY_MESSAGE } from './send';
+
+export function registerCompact(ctx: RuntimeContext, client: ClientConnection): void {
+  client.rpc.onRequest(sessionCompact.method, async (params: CompactParams): Promise<CompactResult> => {
+    const access = accessOf(client);
+    if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
+    let session: Session;
+    try {
+      session = ctx.store.get(params.sessionId);
+    } catch (error) {
+      if (error instanceof SessionNotFoundError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
+      throw error;
+    }
+    if (ctx.turns.isRunning(session.id)) {
+      throw new ResponseError(ErrorCodes.InvalidRequest, 'A turn is running in this session; compact after it ends.');
+    }
+    const model = createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl });
+    const outcome = await ctx.turns.run(session.id, signal => compactSession(session, model, signal, { focus: params.focus?.trim() || undefined }));
+    if (!outcome.ok) throw new ResponseError(RuntimeErrorCode.compactFailed, outcome.error.message, { kind: outcome.error.kind });
+    return { summaryEntryId: outcome.entry.id, tokensBefore: outcome.tokensBefore, usage: outcome.usage };
+  });
+}

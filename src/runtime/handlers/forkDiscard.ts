@@ -1,0 +1,10 @@
+// fork/discard: stop the fork if it runs; remove its worktree, branch and folder.
+import { forkDiscard } from '../../common/protocol/forks';
+import type { ClientConnection } from '../clientConnection';
+import { discardFork } from '../fork/worktreeActions';
+import type { RuntimeContext } from '../runtimeContext';
+import { mappingErrors, requireForkId } from './worktreeErrors';
+
+export function registerForkDiscard(ctx: RuntimeContext, client: ClientConnection): void {
+  client.rpc.onRequest(forkDiscard.method, mappingErrors((params: { forkId: string }) => discardFork(ctx.forks, requireForkId(params))));
+}

@@ -1,0 +1,10 @@
+// fork/keep: commit the fork's work to its branch so it outlives the worktree; nothing is removed.
+import { forkKeep } from '../../common/protocol/forks';
+import type { ClientConnection } from '../clientConnection';
+import { keepFork } from '../fork/worktreeActions';
+import type { RuntimeContext } from '../runtimeContext';
+import { mappingErrors, requireForkId } from './worktreeErrors';
+
+export function registerForkKeep(ctx: RuntimeContext, client: ClientConnection): void {
+  client.rpc.onRequest(forkKeep.method, mappingErrors((params: { forkId: string }) => keepFork(ctx.forks, requireForkId(params))));
+}

@@ -1,0 +1,13 @@
+// worktree/list: what start-up pruning removed, and the orphaned fork worktrees it kept for their
+// unapplied changes; with a root, that repository is pruned first (the host passes its workspace folders).
+import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { worktreeList } from '../../common/protocol/forks';
+import type { ClientConnection } from '../clientConnection';
+import type { RuntimeContext } from '../runtimeContext';
+
+export function registerWorktreeList(ctx: RuntimeContext, client: ClientConnection): void {
+  client.rpc.onRequest(worktreeList.method, (params: { root?: string } | undefined) => {
+    if (params?.root !== undefined && typeof params.root !== 'string') throw new ResponseError(ErrorCodes.InvalidParams, 'root must be a folder path.');
+    return ctx.forks.janitor.list(params?.root);
+  });
+}
