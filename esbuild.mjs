@@ -1,4 +1,4 @@
-// Bundles the extension, the runtime process, the CLI, the webview and the demo's fake model server.
+// Bundles the extension, the runtime process, the CLI, the webview (script, CSS, codicons) and the demo's fake model server.
 // Flags: --watch (rebuild on change), --production (minify, no source maps).
 import { context } from 'esbuild';
 import { existsSync, readFileSync } from 'node:fs';
@@ -24,6 +24,10 @@ const builds = [
 ];
 if (existsSync('webview/main.ts')) {
   builds.push({ ...common, platform: 'browser', format: 'iife', target: 'es2022', entryPoints: { webview: 'webview/main.ts' }, outdir: 'dist' });
+}
+if (existsSync('webview/panel.css')) {
+  // The panel's CSS with the codicons it @imports; their font lands next to it as dist/codicon.ttf.
+  builds.push({ ...common, entryPoints: { panel: 'webview/panel.css' }, outdir: 'dist', loader: { '.ttf': 'file' }, assetNames: '[name]' });
 }
 if (existsSync('test/bench/main.ts')) {
   builds.push({ ...node, entryPoints: { bench: 'test/bench/main.ts' }, outdir: 'dist' });

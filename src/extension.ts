@@ -6,10 +6,12 @@ import { registerForkFromHere } from './host/commands/forkFromHere';
 import { registerForkNotifier } from './host/forks/forkNotifier';
 import { registerShowRuntimeLog } from './host/commands/showRuntimeLog';
 import { registerLanguageModel } from './host/lm/provider';
+import { registerForksPanel } from './host/panel/registerPanel';
 import { createRuntimeConnection, resolveStoreDir } from './host/runtimeClient';
 import type { RuntimeApi } from './host/runtimeApi';
 import { ApiKeyStore, registerKeyCommands } from './host/secrets';
 import { HostSettings } from './host/settings';
+import { registerWorktrees } from './host/worktrees/registerWorktrees';
 
 /** What activate() returns: extension-host tests read transcripts through `runtime`. */
 export interface ForkAgentsApi { storeDir: string; runtime: RuntimeApi }
@@ -25,8 +27,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<ForkAg
   const runtime = createRuntimeConnection(context, settings, output, storeDir);
   registerForkFromHere(context, runtime, settings);
   registerForkNotifier(context, runtime);
-  registerApprovals(context, runtime);
-  registerChatParticipant(context, runtime, settings);
+  registerWorktrees(context, runtime, output);
+  const panel = registerForksPanel(context, runtime, settings, output);
+  registerApprovals(context, runtime, panel.approvals);
+  registerChatParticipant(context, runtime, settings, panel.chatSession);
   await registerLanguageModel(context, settings);
   return { storeDir, runtime };
 }

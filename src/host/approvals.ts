@@ -1,12 +1,19 @@
 // Answers the runtime's `permission/request` (issue 2 §4) with a modal: Allow, Deny, or dismissed (= deny).
+// Forks' requests go to the Forks panel instead while it is visible (issue 4); the modal is the fallback.
 import * as vscode from 'vscode';
 import { permissionRequest } from '../common/protocol/runtime';
 import type { PermissionParams, PermissionResult } from '../common/protocol/runtime';
 import { ALLOW, DENY, approvalAnswer, approvalDetail, approvalMessage } from './approvalText';
 import type { RuntimeConnection } from './runtimeConnection';
 
-export function registerApprovals(context: vscode.ExtensionContext, runtime: RuntimeConnection): void {
-  context.subscriptions.push(runtime.handle(permissionRequest, askUser));
+/** Somewhere else that can ask (the Forks panel), for the requests it accepts. */
+export interface ForkApprovalRoute {
+  accepts(params: PermissionParams): boolean;
+  ask(params: PermissionParams): Promise<PermissionResult>;
+}
+
+export function registerApprovals(context: vscode.ExtensionContext, runtime: RuntimeConnection, forks?: ForkApprovalRoute): void {
+  context.subscriptions.push(runtime.handle(permissionRequest, params => (forks?.accepts(params) ? forks.ask(params) : askUser(params))));
 }
 
 export async function askUser(params: PermissionParams): Promise<PermissionResult> {

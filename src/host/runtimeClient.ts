@@ -1,5 +1,6 @@
 // The extension's connection to the runtime process (DESIGN §2): a vscode-languageclient LanguageClient
 // over the socket of the detached runtime that serves this workspace's store, started if none runs.
+import { createHash } from 'node:crypto';
 import type * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -17,7 +18,12 @@ import type { HostSettings } from './settings';
 export function resolveStoreDir(context: vscode.ExtensionContext): string {
   const fromEnv = process.env.FORK_AGENTS_STORE?.trim();
   if (fromEnv) return path.resolve(fromEnv);
-  return path.join((context.storageUri ?? context.globalStorageUri).fsPath, 'store');
+  // Keyed by the first workspace folder, not by storageUri: a single-folder window that becomes a
+  // workspace (adding a fork's worktree root) keeps its folder but gets a new storageUri, and must
+  // still reach the same runtime, sessions and forks.
+  const first = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const key = first ? createHash('sha256').update(first).digest('hex').slice(0, 16) : 'no-folder';
+  return path.join(context.globalStorageUri.fsPath, 'stores', key);
 }
 
 export function createRuntimeConnection(
@@ -36,6 +42,7 @@ export function createRuntimeConnection(
       return {
         ...access, apiKey: access.apiKey ?? '', baseUrl: access.baseUrl ?? '', ripgrepPath,
         maxConcurrentForks: settings.maxConcurrentForks(), answersForkApprovals: true,
+        contextWindow: settings.contextWindow(), autoCompactAt: settings.autoCompactAt(), worktreeRoot: settings.worktreeRoot(),
       };
     },
     log: output,

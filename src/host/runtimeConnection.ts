@@ -28,6 +28,7 @@ export class RuntimeConnection implements RuntimeApi, vscode.Disposable {
   private configured?: Promise<void>;
   private readonly turns = new Map<string, (params: SessionEventParams) => void>();
   private readonly installs = new Set<Install>();
+  private readonly listeners = new Map<string, Set<(params: unknown) => void>>();
 
   constructor(private readonly deps: RuntimeConnectionDeps) {}
 
@@ -42,7 +43,27 @@ export class RuntimeConnection implements RuntimeApi, vscode.Disposable {
 
   /** A runtime notification (e.g. `fork/state`); the listener survives reconnects. */
   listen<P>(descriptor: NotificationDescriptor<P>, listener: (params: P) => void): vscode.Disposable {
-    return this.persist(endpoint => onNotification(endpoint, descriptor, listener));
+    // The client keeps one handler per method (a second onNotification replaces the first), so each
+    // method gets one handler that calls every listener: the notifier, the panel and worktree roots.
+    let listeners = this.listeners.get(descriptor.method);
+    if (!listeners) {
+      const all = new Set<(params: unknown) => void>();
+      listeners = all;
+      this.listeners.set(descriptor.method, all);
+      this.persist(endpoint => onNotification(endpoint, descriptor, params => {
+        for (const each of [...all]) {
+          try {
+            each(params);
+          } catch (error) {
+            this.deps.log.warn(`a ${descriptor.method} listener failed: ${error instanceof Error ? error.message : String(error)}`);
+          }
+        }
+      }));
+    }
+    const added = listener as (params: unknown) => void;
+    listeners.add(added);
+    const current = listeners;
+    return new vscode.Disposable(() => void current.delete(added));
   }
 
   /** A handler for runtime → client requests; it survives reconnects and client replacement. */

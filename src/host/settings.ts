@@ -61,6 +61,21 @@ export class HostSettings {
     return parsed.ok ? parsed.value : 'all';
   }
 
+  contextWindow(): number {
+    const value = config().get<number>('contextWindow');
+    return typeof value === 'number' && value >= 1000 ? Math.floor(value) : 200_000;
+  }
+
+  autoCompactAt(): number {
+    const value = config().get<number>('autoCompactAt');
+    return typeof value === 'number' && value > 0 && value <= 1 ? value : 0.8;
+  }
+
+  /** Folder for fork worktrees (`fork.worktreeRoot`); '' lets the runtime put them beside the repository. */
+  worktreeRoot(): string {
+    return config().get<string>('worktreeRoot')?.trim() ?? '';
+  }
+
   maxConcurrentForks(): number {
     const value = config().get<number>('maxConcurrent');
     return typeof value === 'number' && value >= 1 ? Math.floor(value) : DEFAULT_MAX_CONCURRENT_FORKS;

@@ -4,11 +4,12 @@
 import { cacheShareSection } from './cacheShare';
 import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
+import { panelLoadSection } from './panelLoad';
 import type { Section } from './types';
 
 export const SECTIONS: readonly Section[] = [
   forkStartSection,
   forkHeapSection,
   cacheShareSection,
-  // 4: event-loop delay (issue 4)
+  panelLoadSection,
 ];

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { NO_FOLDER_MESSAGE, requestErrorView, turnErrorView } from '../../src/host/chat/chatErrors';
-import { TurnView, retryText, stopNote } from '../../src/host/chat/eventView';
+import { TurnView, contextNote, retryText, stopNote } from '../../src/host/chat/eventView';
 import type { AgentEvent } from '../../src/common/agentEvents';
 import { RuntimeErrorCode } from '../../src/common/protocol/runtime';
 import { RuntimeUnavailableError } from '../../src/host/runtimeApi';
@@ -83,5 +83,13 @@ describe('host: chat error messages', () => {
       'A turn is already running in this session; wait for it or cancel it.');
     assert.match(requestErrorView(Object.assign(new Error('Session x not found.'), { code: -32602 })).message, /could not continue this chat: Session x not found\. Start a new chat/);
     assert.match(NO_FOLDER_MESSAGE, /Open a folder first/);
+  });
+});
+
+describe('chat context line (issue 6)', () => {
+  it('appears only above half of the window', () => {
+    assert.equal(contextNote(undefined), undefined);
+    assert.equal(contextNote({ tokens: 100_000, window: 200_000 }), undefined);
+    assert.match(contextNote({ tokens: 124_000, window: 200_000 }) ?? '', /Context: 62% of 200k tokens used/);
   });
 });

@@ -17,6 +17,8 @@ export class TurnView {
   promptEntryId?: string;
   lastEntryId?: string;
   usage?: Usage;
+  /** Input tokens of the latest request and the model's window, for the context line. */
+  context?: { tokens: number; window: number };
   stopReason?: TurnStopReason;
   error?: ErrorInfo;
   private readonly categories = new Map<string, ToolCategory>();
@@ -49,7 +51,12 @@ export class TurnView {
         return [{ kind: 'progress', text: retryText(event.error, event.delayMs) }];
       case 'usage':
         this.usage = event.usage;
+        if (event.contextWindow) this.context = { tokens: event.contextTokens, window: event.contextWindow };
         return [];
+      case 'compaction':
+        return [{ kind: 'progress', text: `Compacted the conversation (it had ${formatTokens(event.tokensBefore)} tokens); continuing…` }];
+      case 'compaction_failed':
+        return [{ kind: 'markdown', text: `\n\n_${event.error.message}_\n\n` }];
       case 'turn_end':
         this.stopReason = event.stopReason;
         this.error = event.error;
@@ -74,6 +81,17 @@ export class TurnView {
     const anchors = fresh.flatMap((path, i): RenderOp[] => (i === 0 ? [{ kind: 'anchor', path }] : [{ kind: 'markdown', text: ' ' }, { kind: 'anchor', path }]));
     return [{ kind: 'markdown', text: '\n\n' }, ...anchors, { kind: 'markdown', text: '\n\n' }];
   }
+}
+
+/** A short line when the context is more than half full (issue 6), e.g. "Context: 62% of 200k tokens". */
+export function contextNote(context: { tokens: number; window: number } | undefined): string | undefined {
+  if (!context || context.window <= 0 || context.tokens / context.window <= 0.5) return undefined;
+  const percent = Math.round((context.tokens / context.window) * 100);
+  return `\n\n_Context: ${percent}% of ${formatTokens(context.window)} tokens used. It compacts automatically near the limit; \`/compact\` does it now._`;
+}
+
+function formatTokens(tokens: number): string {
+  return tokens >= 1000 ? `${Math.round(tokens / 1000)}k` : String(tokens);
 }
 
 export function retryText(error: ErrorInfo, delayMs: number): string {

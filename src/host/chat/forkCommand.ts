@@ -2,6 +2,7 @@
 import type * as vscode from 'vscode';
 import { forkTurnsToString } from '../../common/forkTurns';
 import { forkStart } from '../../common/protocol/forks';
+import { sessionTranscript } from '../../common/protocol/runtime';
 import { parseForkCommand } from '../forks/forkDirective';
 import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
@@ -23,13 +24,23 @@ export async function forkCommand(
   }
   const turns = forkTurnsToString(parsed.turns ?? deps.settings.defaultTurns());
   try {
+    // A worktree fork's git worktree is made before the fork starts (up to a second or two).
+    stream.progress('Starting the fork…');
     const fork = await deps.runtime.request(forkStart, { sessionId, directive: parsed.directive, forkTurns: turns, origin: 'user' });
     stream.markdown(untrusted(
       `Started fork **${fork.name}** in the background (inherits ${turns === 'all' ? 'the whole conversation' : `the last ${turns} turn(s)`}). ` +
       'You will get a notification with its report when it finishes.',
     ));
+    if (turns !== 'all' && (await hasSummary(deps.runtime, sessionId))) {
+      stream.markdown(untrusted('\n\n_This conversation was compacted: the summary is not included in a numeric window; use `--turns all` to inherit it._'));
+    }
     return { metadata };
   } catch (error) {
     return finishResponse(stream, metadata, requestErrorView(error));
   }
+}
+
+async function hasSummary(runtime: RuntimeApi, sessionId: string): Promise<boolean> {
+  const { entries } = await runtime.request(sessionTranscript, { sessionId }).catch(() => ({ entries: [] }));
+  return entries.some(entry => entry.kind === 'summary');
 }

@@ -4,11 +4,13 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { sessionCancel, sessionSend } from '../../common/protocol/runtime';
 import type { SendResult } from '../../common/protocol/runtime';
+import { compactCommand } from './compactCommand';
 import { forkCommand } from './forkCommand';
 import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
+import type { CurrentChatSession } from '../panel/currentSession';
 import { NO_FOLDER_MESSAGE, requestErrorView, turnErrorView } from './chatErrors';
-import { TurnView, stopNote } from './eventView';
+import { TurnView, contextNote, stopNote } from './eventView';
 import { finishResponse, renderOps, untrusted } from './renderEvents';
 import { continuationFrom, sessionMetadata } from './sessionMapping';
 
@@ -16,10 +18,13 @@ export const PARTICIPANT_ID = 'fork-agents.fork';
 
 interface Deps { runtime: RuntimeApi; settings: HostSettings }
 
-export function registerChatParticipant(context: vscode.ExtensionContext, runtime: RuntimeApi, settings: HostSettings): void {
-  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, (request, chat, stream, token) =>
-    handleRequest({ runtime, settings }, request, chat, stream, token),
-  );
+export function registerChatParticipant(context: vscode.ExtensionContext, runtime: RuntimeApi, settings: HostSettings, current?: CurrentChatSession): void {
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, async (request, chat, stream, token) => {
+    const result = await handleRequest({ runtime, settings }, request, chat, stream, token);
+    // The Forks panel and the palette fork the session of the latest @fork response.
+    current?.noteResult(result.metadata);
+    return result;
+  });
   participant.iconPath = new vscode.ThemeIcon('repo-forked');
   context.subscriptions.push(participant);
 }
@@ -35,6 +40,7 @@ async function handleRequest(
   // Responses that run no turn carry the mapping forward, so the next request still continues the session.
   const carried = sessionMetadata({ sessionId: continuation.sessionId, lastEntryId: continuation.afterEntryId });
   if (request.command === 'fork') return forkCommand(deps, request.prompt, continuation.sessionId, stream, carried);
+  if (request.command === 'compact') return compactCommand(deps, request.prompt, continuation.sessionId, stream, carried);
   const root = vscode.workspace.workspaceFolders?.[0]?.uri;
   if (!root) return finishResponse(stream, carried, { message: NO_FOLDER_MESSAGE });
   if (request.prompt.trim() === '') {
@@ -73,7 +79,7 @@ async function handleRequest(
       usage: view.usage,
     });
     if (token.isCancellationRequested) return { metadata };
-    const note = stopNote(result.stopReason);
+    const note = [stopNote(result.stopReason), contextNote(view.context)].filter(Boolean).join('') || undefined;
     // turn_end's error carries the HTTP status; the result's is the same error without it.
     const error = view.error ?? result.error;
     if (note && !error) stream.markdown(untrusted(note));

@@ -25,9 +25,10 @@ export function registerForkFromHere(context: vscode.ExtensionContext, runtime: 
       }));
       if (!directive) return undefined;
       try {
-        const fork = await runtime.request(forkStart, {
+        // A worktree fork's git worktree is made before the fork starts (up to a second or two).
+        const fork = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Starting the fork…' }, () => runtime.request(forkStart, {
           sessionId: args.sessionId, atEntryId: args.entryId, directive, forkTurns: forkTurnsToString(settings.defaultTurns()), origin: 'message',
-        });
+        }));
         void vscode.window.showInformationMessage(`Fork "${fork.name}" started in the background.`);
         return fork;
       } catch (error) {

@@ -1,19 +1,21 @@
-// Until the Forks panel lands, forks show in a status bar item and in notifications: one when a fork
+// Forks show in a status bar item (it opens the Forks panel) and in notifications: one when a fork
 // finishes, with its report opened on request as a plain text document (model output is untrusted).
 import * as vscode from 'vscode';
 import { isTerminal } from '../../common/forks';
 import type { ForkSummary } from '../../common/forks';
 import { forkList, forkState } from '../../common/protocol/forks';
 import type { RuntimeApi } from '../runtimeApi';
+import { WORKTREE_COMMANDS } from '../worktrees/rootPlan';
 
 export function registerForkNotifier(context: vscode.ExtensionContext, runtime: RuntimeApi): void {
   const forks = new Map<string, ForkSummary>();
   const status = vscode.window.createStatusBarItem('forkAgents.running', vscode.StatusBarAlignment.Left, 50);
   status.name = 'Fork Agents: running forks';
+  status.command = { command: 'forkAgents.showForks', title: 'Show Forks' };
   const refresh = () => {
     const running = [...forks.values()].filter(f => !isTerminal(f.state)).length;
     status.text = `$(repo-forked) ${running}`;
-    status.tooltip = `${running} fork(s) running or queued`;
+    status.tooltip = `${running} fork(s) running or queued: show the Forks view`;
     if (running > 0) status.show();
     else status.hide();
   };
@@ -51,8 +53,13 @@ const ANNOUNCED_KEY = 'forkAgents.announcedForks';
 async function announce(fork: ForkSummary): Promise<void> {
   const text = fork.state === 'completed' ? `Fork "${fork.name}" completed.` : `Fork "${fork.name}" ${fork.state}${fork.error ? `: ${fork.error}` : '.'}`;
   const show = fork.report ? 'Show Report' : undefined;
-  const choice = await (fork.state === 'completed' ? vscode.window.showInformationMessage(text, ...(show ? [show] : [])) : vscode.window.showWarningMessage(text, ...(show ? [show] : [])));
+  // A worktree fork's changes wait in its worktree: review them, or apply those of a completed fork.
+  const worktree = fork.worktree && !fork.worktree.discarded;
+  const actions = [show, worktree ? 'Review' : undefined, worktree && fork.state === 'completed' ? 'Apply' : undefined].filter((a): a is string => !!a);
+  const choice = await (fork.state === 'completed' ? vscode.window.showInformationMessage(text, ...actions) : vscode.window.showWarningMessage(text, ...actions));
   if (choice === show && fork.report) await showReport(fork);
+  else if (choice === 'Review') await vscode.commands.executeCommand(WORKTREE_COMMANDS.review, { forkId: fork.id });
+  else if (choice === 'Apply') await vscode.commands.executeCommand(WORKTREE_COMMANDS.apply, { forkId: fork.id });
 }
 
 export async function showReport(fork: ForkSummary): Promise<void> {

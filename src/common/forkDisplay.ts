@@ -1,0 +1,64 @@
+// How a fork's numbers read in the Forks panel (and anywhere else that lists forks). Pure.
+import type { ForkState, ForkSummary } from './forks';
+import { cacheReadShare } from './transcript';
+import type { Usage } from './transcript';
+
+export function stateLabel(state: ForkState): string {
+  return state === 'waiting-for-approval' ? 'waiting for approval' : state;
+}
+
+export function originLabel(origin: ForkSummary['origin']): string {
+  return origin === 'user' ? 'you' : origin === 'agent' ? 'the agent' : 'from message';
+}
+
+export function turnsLabel(forkTurns: string): string {
+  if (forkTurns === 'all') return 'all turns';
+  return forkTurns === '1' ? 'last turn' : `last ${forkTurns} turns`;
+}
+
+/** 5s, 1m 05s, 2h 03m. */
+export function durationText(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** Time since the fork was created, up to its end when it has one. */
+export function elapsedMs(fork: Pick<ForkSummary, 'createdAt' | 'endedAt'>, now: number): number {
+  const start = Date.parse(fork.createdAt);
+  const end = fork.endedAt ? Date.parse(fork.endedAt) : now;
+  return Number.isFinite(start) && Number.isFinite(end) ? end - start : 0;
+}
+
+/** 950, 12.3k, 4.56M. */
+export function tokenText(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 2 : 1).replace(/\.?0+$/, '')}k`;
+  return `${(n / 1_000_000).toFixed(2).replace(/\.?0+$/, '')}M`;
+}
+
+/** Every input token of a request: uncached, read from the cache and written to it. */
+export function inputTokens(usage: Usage): number {
+  return usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+}
+
+export function percentText(share: number): string {
+  return `${Math.round(share * 100)}%`;
+}
+
+export interface UsageLine { text: string; title: string }
+
+/** "3 model turns · 12.3k in / 1.2k out · cache 94%" (the first request's share: the inherited prefix). */
+export function usageLine(fork: Pick<ForkSummary, 'modelTurns' | 'usage' | 'firstUsage'>): UsageLine {
+  const parts = [`${fork.modelTurns} model turn${fork.modelTurns === 1 ? '' : 's'}`];
+  if (fork.modelTurns > 0) parts.push(`${tokenText(inputTokens(fork.usage))} in / ${tokenText(fork.usage.output_tokens)} out`);
+  const title: string[] = [];
+  if (fork.firstUsage) {
+    parts.push(`cache ${percentText(cacheReadShare(fork.firstUsage))}`);
+    title.push(`First request: ${percentText(cacheReadShare(fork.firstUsage))} of ${tokenText(inputTokens(fork.firstUsage))} input tokens read from the prompt cache.`);
+    title.push(`All requests: ${percentText(cacheReadShare(fork.usage))} of ${tokenText(inputTokens(fork.usage))}.`);
+  }
+  return { text: parts.join(' · '), title: title.join(' ') };
+}

@@ -1,0 +1,171 @@
+// The Forks panel's postMessage channel (DESIGN §2): the host ⇄ webview messages, named scope/verb like the
+// runtime protocol and typed by the same descriptors. The webview owns no state: the host sends a snapshot
+// on `panel/ready` and updates after it; the webview sends intents (requests with ids, answered once).
+import type { ToolCategory } from '../approval';
+import type { ForkSummary, Isolation } from '../forks';
+import type { EntryKind } from '../transcript';
+import { notification, request } from './descriptor';
+import type { NotificationDescriptor, RequestDescriptor } from './descriptor';
+
+// ── Views: what the webview renders ─────────────────────────────────────────────────────────────────
+
+/** One line of a fork's live output; `seq` orders items and names them in later updates. */
+export type OutputItem =
+  | { seq: number; kind: 'text'; text: string }
+  | { seq: number; kind: 'tool'; callId: string; name: string; description: string; status: 'running' | 'ok' | 'error'; summary?: string }
+  | { seq: number; kind: 'note'; tone: 'info' | 'warning' | 'error'; text: string };
+
+/** Incremental output: append to a text item (created when new), add or replace an item, drop old items. */
+export type OutputOp =
+  | { op: 'append'; seq: number; text: string }
+  | { op: 'put'; item: OutputItem }
+  | { op: 'trim'; beforeSeq: number };
+
+export interface ForkRowView {
+  fork: ForkSummary;
+  /** The report as HTML from the host's markdown renderer (raw HTML off, links inert); nothing else is HTML. */
+  reportHtml?: string;
+}
+
+export interface PendingApprovalView {
+  callId: string;
+  forkId: string;
+  toolName: string;
+  category: ToolCategory;
+  description: string;
+  /** `key: value` lines of the tool input, already shortened. */
+  detail: string;
+}
+
+export interface ToolCallView { name: string; input: string; result?: string; isError?: boolean }
+
+/** One message of the current chat's transcript; `id` is the entry a fork from here ends at. */
+export interface MessageView {
+  id: string;
+  /** Every entry the message shows (a fork's parentEntryId may name any of them). */
+  entryIds: string[];
+  kind: EntryKind;
+  role: 'user' | 'assistant' | 'note';
+  /** Plain text (prompts, notes). */
+  text?: string;
+  /** Answers, as HTML from the host's markdown renderer. */
+  html?: string;
+  tools: ToolCallView[];
+}
+
+export interface SessionView {
+  sessionId: string;
+  title: string;
+  realTurns: number;
+  messages: MessageView[];
+}
+
+export interface PanelSnapshot {
+  forks: ForkRowView[];
+  /** Live output per fork id (only forks that produced some while this window was open). */
+  outputs: Record<string, OutputItem[]>;
+  approvals: PendingApprovalView[];
+  session?: SessionView;
+  defaults: { forkTurns: string; isolation: Isolation };
+  /** Worktree forks can be reviewed, applied, kept and discarded (the runtime's fork/review|apply|keep|discard). */
+  worktreeActions: boolean;
+}
+
+// ── Host → webview ──────────────────────────────────────────────────────────────────────────────────
+
+export const panelSnapshot = notification<PanelSnapshot>('panel/snapshot');
+export const forksState = notification<ForkRowView>('forks/state');
+export const forkOutput = notification<{ forkId: string; ops: OutputOp[] }>('fork/output');
+export const approvalsState = notification<{ approvals: PendingApprovalView[] }>('approvals/state');
+export const sessionState = notification<{ session?: SessionView }>('session/state');
+/** Expand and scroll to a fork (one just started from the palette or a message). */
+export const forkReveal = notification<{ forkId: string }>('fork/reveal');
+
+// ── Webview → host ──────────────────────────────────────────────────────────────────────────────────
+
+export const panelReady = notification<Record<string, never>>('panel/ready');
+/** The form's turn count (null while invalid) and isolation whenever they change: the context menu's Fork from here uses them. */
+export const pickerChanged = notification<{ forkTurns: string | null; isolation: Isolation }>('picker/changed');
+
+export interface PanelForkStart { directive: string; forkTurns: string; isolation: Isolation }
+export const panelForkStart = request<PanelForkStart, { forkId: string }>('fork/start');
+/** Fork from a transcript message: the host asks for the directive. */
+export const panelForkFromMessage = request<{ messageId: string; forkTurns: string }, { forkId?: string }>('fork/fromMessage');
+export const panelForkCancel = request<{ forkId: string }, { cancelled: boolean }>('fork/cancel');
+export const panelForkSend = request<{ forkId: string; message: string }, Record<string, never>>('fork/send');
+export const approvalAnswer = request<{ callId: string; approved: boolean }, Record<string, never>>('approval/answer');
+export type ForkAction = 'transcript' | 'root' | 'review' | 'apply' | 'keep' | 'discard';
+export const panelForkAction = request<{ forkId: string; action: ForkAction }, Record<string, never>>('fork/action');
+/** A link in model output was clicked: the host asks before opening anything. */
+export const openLink = request<{ href: string }, Record<string, never>>('open/link');
+
+// ── The wire ───────────────────────────────────────────────────────────────────────────────────────
+
+export type WireMessage =
+  | { kind: 'notification'; method: string; params: unknown }
+  | { kind: 'request'; id: number; method: string; params: unknown }
+  | { kind: 'response'; id: number; result?: unknown; error?: string };
+
+type Check = (params: Record<string, unknown>) => string | undefined;
+const str = (key: string, nonEmpty = false): Check => p =>
+  typeof p[key] === 'string' && (!nonEmpty || (p[key] as string).trim() !== '') ? undefined : `${key} must be a ${nonEmpty ? 'non-empty ' : ''}string`;
+const oneOf = (key: string, values: readonly string[]): Check => p => (values.includes(p[key] as string) ? undefined : `${key} must be one of ${values.join(', ')}`);
+const bool = (key: string): Check => p => (typeof p[key] === 'boolean' ? undefined : `${key} must be a boolean`);
+const strOrNull = (key: string): Check => p => (p[key] === null || typeof p[key] === 'string' ? undefined : `${key} must be a string or null`);
+
+/** What the host accepts from the webview: method → the checks its params must pass. */
+const TO_HOST: Record<string, { kind: 'request' | 'notification'; checks: Check[] }> = {
+  [panelReady.method]: { kind: 'notification', checks: [] },
+  [pickerChanged.method]: { kind: 'notification', checks: [strOrNull('forkTurns'), oneOf('isolation', ['shared', 'worktree'])] },
+  [panelForkStart.method]: { kind: 'request', checks: [str('directive', true), str('forkTurns'), oneOf('isolation', ['shared', 'worktree'])] },
+  [panelForkFromMessage.method]: { kind: 'request', checks: [str('messageId', true), str('forkTurns')] },
+  [panelForkCancel.method]: { kind: 'request', checks: [str('forkId', true)] },
+  [panelForkSend.method]: { kind: 'request', checks: [str('forkId', true), str('message', true)] },
+  [approvalAnswer.method]: { kind: 'request', checks: [str('callId', true), bool('approved')] },
+  [panelForkAction.method]: { kind: 'request', checks: [str('forkId', true), oneOf('action', ['transcript', 'root', 'review', 'apply', 'keep', 'discard'])] },
+  [openLink.method]: { kind: 'request', checks: [str('href', true)] },
+};
+
+export type ParsedToHost =
+  | { ok: true; message: Extract<WireMessage, { kind: 'request' | 'notification' }> & { params: Record<string, unknown> } }
+  | { ok: false; error: string; id?: number };
+
+/** Validates a message from the webview: a known method, its kind, an id for requests, params of the right shape. */
+export function parseToHost(raw: unknown): ParsedToHost {
+  if (!isRecord(raw)) return { ok: false, error: 'a message must be an object' };
+  const id = Number.isSafeInteger(raw.id) ? (raw.id as number) : undefined;
+  const method = raw.method;
+  if (typeof method !== 'string') return { ok: false, error: 'method must be a string', id };
+  const spec = Object.prototype.hasOwnProperty.call(TO_HOST, method) ? TO_HOST[method] : undefined;
+  if (!spec) return { ok: false, error: `unknown method ${JSON.stringify(method)}`, id };
+  if (raw.kind !== spec.kind) return { ok: false, error: `${method} must be sent as a ${spec.kind}`, id };
+  if (spec.kind === 'request' && id === undefined) return { ok: false, error: `${method} needs an integer id` };
+  const params = raw.params ?? {};
+  if (!isRecord(params)) return { ok: false, error: `${method}: params must be an object`, id };
+  for (const check of spec.checks) {
+    const problem = check(params);
+    if (problem) return { ok: false, error: `${method}: ${problem}`, id };
+  }
+  const message = spec.kind === 'request' ? { kind: 'request' as const, id: id as number, method, params } : { kind: 'notification' as const, method, params };
+  return { ok: true, message };
+}
+
+/** The envelope alone, for messages from the host (the webview trusts their payloads: the host built them). */
+export function isWireMessage(raw: unknown): raw is WireMessage {
+  if (!isRecord(raw)) return false;
+  if (raw.kind === 'response') return Number.isSafeInteger(raw.id);
+  if (raw.kind === 'request') return Number.isSafeInteger(raw.id) && typeof raw.method === 'string';
+  return raw.kind === 'notification' && typeof raw.method === 'string';
+}
+
+export function notificationMessage<P>(descriptor: NotificationDescriptor<P>, params: P): WireMessage {
+  return { kind: 'notification', method: descriptor.method, params };
+}
+
+export function requestMessage<P, R>(descriptor: RequestDescriptor<P, R>, id: number, params: P): WireMessage {
+  return { kind: 'request', id, method: descriptor.method, params };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,49 @@
+// Starting a fork of the current chat session — one path for the panel's form, its transcript's
+// "Fork from here", the palette's `Fork: New Directive` and the context menu, so all validate alike.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ForkSummary, Isolation } from '../../common/forks';
+import { forkTurnsToString, parseForkTurns } from '../../common/forkTurns';
+import { forkStart } from '../../common/protocol/forks';
+import type { RuntimeApi } from '../runtimeApi';
+import type { CurrentChatSession } from './currentSession';
+import type { PanelModel } from './panelModel';
+
+export const NO_SESSION_MESSAGE = 'No chat session to fork yet: ask @fork something in the Chat view first.';
+
+export interface StartRequest { directive: string; forkTurns: string; isolation?: Isolation; atEntryId?: string }
+
+export class ForkStarter {
+  constructor(private readonly runtime: RuntimeApi, private readonly session: CurrentChatSession, private readonly model: PanelModel) {}
+
+  get sessionId(): string | undefined {
+    return this.session.sessionId;
+  }
+
+  async start(request: StartRequest): Promise<ForkSummary> {
+    const sessionId = this.session.sessionId;
+    if (!sessionId) throw new Error(NO_SESSION_MESSAGE);
+    const directive = request.directive.trim();
+    if (directive === '') throw new Error('Say what the fork should do.');
+    const turns = parseForkTurns(request.forkTurns);
+    if (!turns.ok) throw new Error(turns.error);
+    const fork = await this.runtime.request(forkStart, {
+      sessionId, directive, forkTurns: forkTurnsToString(turns.value), isolation: request.isolation,
+      atEntryId: request.atEntryId, origin: request.atEntryId ? 'message' : 'user',
+    });
+    // fork/state may have overtaken this answer with a newer state: never go back to it.
+    this.model.addForkIfNew(fork);
+    return fork;
+  }
+}
+
+/** DESIGN §4.8: worktree in a git repository, shared elsewhere. */
+export function defaultIsolation(): Isolation {
+  const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+  if (!root || root.scheme !== 'file') return 'shared';
+  for (let dir = root.fsPath; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, '.git'))) return 'worktree';
+    if (path.dirname(dir) === dir) return 'shared';
+  }
+}

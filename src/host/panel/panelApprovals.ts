@@ -1,0 +1,68 @@
+// Fork approvals in the Forks panel (DESIGN §4.7): while the panel is visible, a fork's permission request
+// shows in its row with Approve / Deny and the fork waits. If the panel is hidden while one waits, a
+// notification asks too; whichever answers first decides. The modal stays for everything else.
+import * as vscode from 'vscode';
+import type { PermissionParams, PermissionResult } from '../../common/protocol/runtime';
+import { ALLOW, DENY, approvalAnswer, approvalDetail, approvalMessage } from '../approvalText';
+import type { ForkApprovalRoute } from '../approvals';
+import type { PanelModel } from './panelModel';
+
+interface Waiting { params: PermissionParams; resolve(result: PermissionResult): void; escalated: boolean }
+
+export class PanelApprovals implements ForkApprovalRoute {
+  private readonly waiting = new Map<string, Waiting>();
+
+  constructor(private readonly model: PanelModel, private readonly isVisible: () => boolean) {}
+
+  accepts(params: PermissionParams): boolean {
+    // Forks' sessions are the ones whose id starts with f- (the runtime's fork ids).
+    return params.sessionId.startsWith('f-') && this.isVisible();
+  }
+
+  ask(params: PermissionParams): Promise<PermissionResult> {
+    return new Promise(resolve => {
+      this.waiting.set(params.callId, { params, resolve, escalated: false });
+      this.model.addApproval({
+        callId: params.callId, forkId: params.sessionId, toolName: params.toolName, category: params.category,
+        description: params.description, detail: approvalDetail(params),
+      });
+    });
+  }
+
+  /** The panel's Approve / Deny; false when nothing waits for that call any more. */
+  answer(callId: string, approved: boolean): boolean {
+    return this.settle(callId, approved ? { approved: true } : { approved: false, reason: 'denied in the Forks panel' });
+  }
+
+  /** A fork that ended (stopped, failed) waits for nothing. */
+  forkEnded(forkId: string): void {
+    for (const [callId, waiting] of this.waiting) if (waiting.params.sessionId === forkId) this.settle(callId, { approved: false, reason: 'the fork ended' });
+  }
+
+  /** The panel was hidden: nobody may see the question there any more, so a notification asks as well. */
+  viewHidden(): void {
+    for (const [callId, waiting] of this.waiting) {
+      if (waiting.escalated) continue;
+      waiting.escalated = true;
+      const { params } = waiting;
+      const text = `${approvalMessage(params.description)}. ${approvalDetail(params).replace(/\n/g, '; ')}`;
+      void vscode.window.showWarningMessage(text, ALLOW, DENY).then(choice => {
+        // Closing the notification answers nothing: the panel still asks.
+        if (choice) this.settle(callId, approvalAnswer(choice));
+      });
+    }
+  }
+
+  dispose(): void {
+    for (const callId of [...this.waiting.keys()]) this.settle(callId, { approved: false, reason: 'the editor closed the panel' });
+  }
+
+  private settle(callId: string, result: PermissionResult): boolean {
+    const waiting = this.waiting.get(callId);
+    if (!waiting) return false;
+    this.waiting.delete(callId);
+    this.model.removeApproval(callId);
+    waiting.resolve(result);
+    return true;
+  }
+}

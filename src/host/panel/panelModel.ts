@@ -1,0 +1,121 @@
+// What the Forks panel shows, kept by the host (DESIGN §2: the webview owns no state): fork summaries,
+// their live output, pending approvals and the current chat's transcript. Updates go out as typed
+// messages, coalesced per fork — its output and its summary flush together, at most 20 times a second —
+// and a snapshot rebuilds a fresh webview.
+// Pure (no vscode): the benchmark drives it exactly as the extension does.
+import type { AgentEvent } from '../../common/agentEvents';
+import type { ForkSummary } from '../../common/forks';
+import { approvalsState, forkOutput, forksState, notificationMessage, sessionState } from '../../common/protocol/webview';
+import type { ForkRowView, OutputItem, OutputOp, PanelSnapshot, PendingApprovalView, SessionView, WireMessage } from '../../common/protocol/webview';
+import { Coalescer, DEFAULT_INTERVAL_MS, realClock } from './coalescer';
+import type { Clock } from './coalescer';
+import { OutputLog, compactOps } from './outputLog';
+
+/** What waits for a fork's next flush: output ops, or "the summary changed". */
+type Pending = { ops: OutputOp[] } | { summary: true };
+
+export interface PanelModelOptions {
+  post(message: WireMessage): void;
+  renderMarkdown(text: string): string;
+  intervalMs?: number;
+  clock?: Clock;
+}
+
+export class PanelModel {
+  private readonly rows = new Map<string, ForkRowView>();
+  private readonly logs = new Map<string, OutputLog>();
+  private readonly approvals = new Map<string, PendingApprovalView>();
+  private session?: SessionView;
+  private readonly pending: Coalescer<Pending>;
+
+  constructor(private readonly options: PanelModelOptions) {
+    this.pending = new Coalescer<Pending>((forkId, items) => this.flush(forkId, items), options.intervalMs ?? DEFAULT_INTERVAL_MS, options.clock ?? realClock);
+  }
+
+  forks(): ForkSummary[] {
+    return [...this.rows.values()].map(row => row.fork);
+  }
+
+  fork(forkId: string): ForkSummary | undefined {
+    return this.rows.get(forkId)?.fork;
+  }
+
+  currentSession(): SessionView | undefined {
+    return this.session;
+  }
+
+  setFork(fork: ForkSummary): void {
+    const before = this.rows.get(fork.id);
+    // The report is rendered once, when it first appears (or changes after a continue).
+    const reportHtml = !fork.report ? undefined : before?.fork.report === fork.report ? before.reportHtml : this.options.renderMarkdown(fork.report);
+    this.rows.set(fork.id, { fork, reportHtml });
+    if (before && before.fork.state !== fork.state) this.noteEnd(fork);
+    this.pending.add(fork.id, { summary: true });
+  }
+
+  /** A fork/start answer: ignored when fork/state already told us about the fork (it may be further along). */
+  addForkIfNew(fork: ForkSummary): void {
+    if (!this.rows.has(fork.id)) this.setFork(fork);
+  }
+
+  onForkEvent(forkId: string, event: AgentEvent): void {
+    const ops = this.logOf(forkId).apply(event);
+    if (ops.length > 0) this.pending.add(forkId, { ops });
+  }
+
+  addApproval(approval: PendingApprovalView): void {
+    this.approvals.set(approval.callId, approval);
+    this.postApprovals();
+  }
+
+  removeApproval(callId: string): void {
+    if (this.approvals.delete(callId)) this.postApprovals();
+  }
+
+  setSession(session: SessionView | undefined): void {
+    this.session = session;
+    this.options.post(notificationMessage(sessionState, { session }));
+  }
+
+  /** Everything a fresh webview needs; pending output batches are part of it, so they are dropped. */
+  snapshot(extra: Pick<PanelSnapshot, 'defaults' | 'worktreeActions'>): PanelSnapshot {
+    this.pending.discard();
+    const outputs: Record<string, OutputItem[]> = {};
+    for (const [forkId, log] of this.logs) outputs[forkId] = log.snapshot();
+    return { forks: [...this.rows.values()], outputs, approvals: [...this.approvals.values()], session: this.session, ...extra };
+  }
+
+  dispose(): void {
+    this.pending.dispose();
+  }
+
+  /** One render's worth for a fork: its output first, so a summary that ends the fork never overtakes it. */
+  private flush(forkId: string, items: readonly Pending[]): void {
+    const ops = items.flatMap(item => ('ops' in item ? item.ops : []));
+    if (ops.length > 0) this.options.post(notificationMessage(forkOutput, { forkId, ops: compactOps(ops) }));
+    const row = this.rows.get(forkId);
+    if (row && items.some(item => 'summary' in item)) this.options.post(notificationMessage(forksState, row));
+  }
+
+  private logOf(forkId: string): OutputLog {
+    let log = this.logs.get(forkId);
+    if (!log) {
+      log = new OutputLog();
+      this.logs.set(forkId, log);
+    }
+    return log;
+  }
+
+  /** The output says how a fork that streamed in this window ended, when it did not simply complete. */
+  private noteEnd(fork: ForkSummary): void {
+    if (!this.logs.has(fork.id)) return;
+    const ops = fork.state === 'cancelled' ? this.logOf(fork.id).note('info', 'Stopped.')
+      : fork.state === 'failed' ? this.logOf(fork.id).note('error', fork.error ?? 'Failed.')
+        : [];
+    if (ops.length > 0) this.pending.add(fork.id, { ops });
+  }
+
+  private postApprovals(): void {
+    this.options.post(notificationMessage(approvalsState, { approvals: [...this.approvals.values()] }));
+  }
+}

@@ -1,0 +1,106 @@
+// Wires the Forks panel (issue 4): the host-side model fed by the runtime's fork notifications, the
+// webview view, its request handlers, fork approvals, read-only documents and the Fork commands.
+import * as vscode from 'vscode';
+import { isTerminal } from '../../common/forks';
+import { forkTurnsToString } from '../../common/forkTurns';
+import { forkCancel, forkEvent, forkList, forkSend, forkState } from '../../common/protocol/forks';
+import { sessionTranscript } from '../../common/protocol/runtime';
+import {
+  approvalAnswer, openLink, panelForkAction, panelForkCancel, panelForkFromMessage, panelForkSend, panelForkStart,
+} from '../../common/protocol/webview';
+import { registerPanelCommands } from '../commands/forkPanelCommands';
+import { forkFromMessage } from '../commands/forkFromMessage';
+import type { ForkApprovalRoute } from '../approvals';
+import type { RuntimeApi } from '../runtimeApi';
+import type { HostSettings } from '../settings';
+import { CurrentChatSession } from './currentSession';
+import { openLinkAfterAsking, runForkAction } from './forkActions';
+import { ForkStarter, defaultIsolation } from './forkStarter';
+import { FORKS_VIEW_ID, ForksViewProvider, handler } from './forksView';
+import { renderUntrustedMarkdown } from './markdown';
+import { PanelApprovals } from './panelApprovals';
+import { PanelModel } from './panelModel';
+import { registerReadOnlyDocs } from './readOnlyDocs';
+import { buildSessionView } from './sessionView';
+
+/** Review / apply / keep / discard: the runtime's fork/review|apply|keep|discard behind the worktree commands. */
+const WORKTREE_ACTIONS = true;
+
+export interface ForksPanel {
+  /** Where fork approvals go while the panel is visible. */
+  approvals: ForkApprovalRoute;
+  /** The chat participant reports each response here. */
+  chatSession: CurrentChatSession;
+}
+
+export function registerForksPanel(context: vscode.ExtensionContext, runtime: RuntimeApi, settings: HostSettings, log: vscode.LogOutputChannel): ForksPanel {
+  const chatSession = new CurrentChatSession(context.workspaceState);
+  let provider: ForksViewProvider | undefined;
+  const model = new PanelModel({ post: message => provider?.post(message), renderMarkdown: renderUntrustedMarkdown });
+  const approvals = new PanelApprovals(model, () => provider?.visible === true);
+  const starter = new ForkStarter(runtime, chatSession, model);
+  const openDoc = registerReadOnlyDocs(context, runtime);
+  const known = (forkId: string) => {
+    const fork = model.fork(forkId);
+    if (!fork) throw new Error(`No fork ${forkId} in this window.`);
+    return fork;
+  };
+  const deps = { runtime, settings, starter, model, view: () => provider! };
+  provider = new ForksViewProvider({
+    extensionUri: context.extensionUri,
+    snapshot: () => model.snapshot({ defaults: { forkTurns: forkTurnsToString(settings.defaultTurns()), isolation: defaultIsolation() }, worktreeActions: WORKTREE_ACTIONS }),
+    onHidden: () => approvals.viewHidden(),
+    log,
+    handlers: new Map([
+      handler(panelForkStart, async params => ({ forkId: (await starter.start(params)).id })),
+      handler(panelForkFromMessage, async params => ({ forkId: (await forkFromMessage(deps, params.messageId, params.forkTurns, provider?.picker.isolation))?.id })),
+      handler(panelForkCancel, params => runtime.request(forkCancel, { forkId: params.forkId })),
+      // The new state arrives as fork/state; the answer could be older than it by the time it lands.
+      handler(panelForkSend, async params => {
+        await runtime.request(forkSend, params);
+        return {};
+      }),
+      handler(approvalAnswer, async params => {
+        if (!approvals.answer(params.callId, params.approved)) throw new Error('That approval is no longer pending.');
+        return {};
+      }),
+      handler(panelForkAction, async params => {
+        await runForkAction(openDoc, known(params.forkId), params.action);
+        return {};
+      }),
+      handler(openLink, async params => {
+        await openLinkAfterAsking(params.href);
+        return {};
+      }),
+    ]),
+  });
+
+  let generation = 0;
+  const refreshSession = async () => {
+    const mine = ++generation;
+    const sessionId = chatSession.sessionId;
+    try {
+      const view = sessionId ? await runtime.request(sessionTranscript, { sessionId }).then(t => buildSessionView(t.header, t.entries, renderUntrustedMarkdown)) : undefined;
+      if (mine === generation) model.setSession(view);
+    } catch (error) {
+      log.warn(`Forks panel: could not read the transcript of ${sessionId}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
+  context.subscriptions.push(
+    chatSession,
+    { dispose: () => model.dispose() },
+    { dispose: () => approvals.dispose() },
+    vscode.window.registerWebviewViewProvider(FORKS_VIEW_ID, provider),
+    runtime.listen(forkState, ({ fork }) => {
+      model.setFork(fork);
+      if (isTerminal(fork.state)) approvals.forkEnded(fork.id);
+    }),
+    runtime.listen(forkEvent, ({ forkId, event }) => model.onForkEvent(forkId, event)),
+    chatSession.onDidChange(() => void refreshSession()),
+  );
+  registerPanelCommands(context, deps);
+  runtime.request(forkList, {}).then(({ forks }) => forks.forEach(fork => model.addForkIfNew(fork)), () => undefined);
+  void refreshSession();
+  return { approvals, chatSession };
+}

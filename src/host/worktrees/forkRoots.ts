@@ -1,0 +1,122 @@
+// Each worktree fork's folder becomes a workspace root named after the fork (DESIGN §4.8, issue 5), once
+// per fork. A single-folder window reloads when it gains its first extra root, so the user is asked once
+// how to handle that; forks keep running through the reload because the runtime is detached (§2).
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import type { ForkSummary } from '../../common/forks';
+import { hasLiveWorktree, pendingToAdopt, rootsToAdd } from './rootPlan';
+import type { PendingRoot, RootTarget } from './rootPlan';
+import type { FolderUpdates } from './workspaceFolders';
+import { currentFolders, isSingleFolderWindow } from './workspaceFolders';
+
+const ATTEMPTED_KEY = 'forkAgents.worktreeRoots.added';
+const CHOICE_KEY = 'forkAgents.worktreeRoots.singleFolderChoice';
+/** Global: the saved workspace is another workspace, with its own workspace state. */
+const PENDING_KEY = 'forkAgents.worktreeRoots.afterSaveAs';
+
+type Choice = 'add' | 'saveAs' | 'newWindow' | 'skip';
+const LABELS = { add: 'Add to This Window', saveAs: 'Save Workspace As…', newWindow: 'Open in New Window' } as const;
+
+export class ForkRoots {
+  /** Forks whose root was added (or opened elsewhere) in this workspace: never added twice. */
+  private readonly attempted: Set<string>;
+  /** Forks already handled in this extension host, answered or not, so state updates do not ask again. */
+  private readonly handled = new Set<string>();
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly state: vscode.Memento,
+    private readonly global: vscode.Memento,
+    private readonly folders: FolderUpdates,
+    private readonly log: (message: string) => void,
+  ) {
+    this.attempted = new Set(state.get<string[]>(ATTEMPTED_KEY, []));
+  }
+
+  /** A `fork/state`: a live worktree gets its root; a discarded one (by the panel, the CLI) loses it. */
+  onFork(fork: ForkSummary): void {
+    if (fork.worktree?.discarded) void this.folders.remove([fork.worktree.path]);
+    else if (hasLiveWorktree(fork) && !this.handled.has(fork.id) && !this.attempted.has(fork.id)) this.ensure([fork]);
+  }
+
+  /** After activation (a reload included): roots for the forks the runtime lists that never got one. */
+  ensure(forks: readonly ForkSummary[]): void {
+    this.chain = this.chain.then(() => this.addRoots(forks)).catch(error => this.log(`adding fork roots failed: ${String(error)}`));
+  }
+
+  /**
+   * In the window that "Save Workspace As…" opened: the roots the single-folder window could not add.
+   * They are added from what was recorded then, since this workspace may reach another runtime store.
+   */
+  async adoptPendingAfterSave(): Promise<void> {
+    const pending = this.global.get<PendingRoot[]>(PENDING_KEY, []);
+    if (pending.length === 0 || isSingleFolderWindow()) return;
+    await this.global.update(PENDING_KEY, undefined);
+    const targets = pendingToAdopt(pending, currentFolders(), Date.now(), p => fs.existsSync(p));
+    for (const target of targets) this.handled.add(target.forkId);
+    if (targets.length === 0) return;
+    await this.remember(targets);
+    await this.folders.add(targets);
+  }
+
+  /** The command's "discard": the root goes now and is not brought back by a late state update. */
+  async removeRootOf(fork: ForkSummary): Promise<void> {
+    if (!fork.worktree) return;
+    this.handled.add(fork.id);
+    await this.folders.remove([fork.worktree.path]);
+  }
+
+  private async addRoots(forks: readonly ForkSummary[]): Promise<void> {
+    const targets = rootsToAdd(forks, currentFolders(), new Set([...this.attempted, ...this.handled]));
+    if (targets.length === 0) return;
+    for (const target of targets) this.handled.add(target.forkId);
+    const choice = isSingleFolderWindow() ? await this.singleFolderChoice(targets) : 'add';
+    switch (choice) {
+      case 'add':
+        // Remembered before the change: a window that reloads without the root must not add it again.
+        await this.remember(targets);
+        await this.folders.add(targets);
+        return;
+      case 'saveAs':
+        // Saving re-opens the window as the workspace; that activation adds the roots (adoptPendingAfterSave).
+        await this.global.update(PENDING_KEY, targets.map(t => ({ ...t, at: Date.now() })));
+        await vscode.commands.executeCommand('workbench.action.saveWorkspaceAs');
+        // Still here: the save was cancelled, or the editor kept this window as it was.
+        await this.global.update(PENDING_KEY, undefined);
+        if (!isSingleFolderWindow()) {
+          await this.remember(targets);
+          await this.folders.add(targets);
+        }
+        return;
+      case 'newWindow':
+        await this.remember(targets);
+        for (const target of targets) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(target.path), { forceNewWindow: true });
+        return;
+      case 'skip':
+        return;
+    }
+  }
+
+  /** Asked once per folder: the answer "add" or "new window" is remembered; "save as" changes the window anyway. */
+  private async singleFolderChoice(targets: readonly RootTarget[]): Promise<Choice> {
+    const remembered = this.state.get<Choice>(CHOICE_KEY);
+    // After "Open in New Window", later forks are left alone: opening a window per fork would be worse.
+    if (remembered === 'add') return 'add';
+    if (remembered === 'newWindow') return 'skip';
+    const name = targets[0].name.replace(/^Fork: /, '');
+    const more = targets.length > 1 ? ` (and ${targets.length - 1} more)` : '';
+    const answer = await vscode.window.showInformationMessage(
+      `Fork "${name}"${more} works in its own git worktree. Adding it to this window turns the window into a multi-root workspace, ` +
+      'which reloads it; running forks keep going. Fork Agents asks this once.',
+      LABELS.add, LABELS.saveAs, LABELS.newWindow,
+    );
+    const choice: Choice = answer === LABELS.add ? 'add' : answer === LABELS.saveAs ? 'saveAs' : answer === LABELS.newWindow ? 'newWindow' : 'skip';
+    if (choice === 'add' || choice === 'newWindow') await this.state.update(CHOICE_KEY, choice);
+    return choice;
+  }
+
+  private async remember(targets: readonly RootTarget[]): Promise<void> {
+    for (const target of targets) this.attempted.add(target.forkId);
+    await this.state.update(ATTEMPTED_KEY, [...this.attempted].slice(-500));
+  }
+}

@@ -1,0 +1,53 @@
+// Worktree forks in the editor (DESIGN §4.8, issue 5): their folders as workspace roots, the review /
+// apply / keep / discard commands, and the start-up pass that tidies roots and reports orphaned worktrees.
+import * as fs from 'node:fs';
+import * as vscode from 'vscode';
+import { forkList, forkState, worktreeList } from '../../common/protocol/forks';
+import type { WorktreeListing } from '../../common/protocol/forks';
+import type { RuntimeApi } from '../runtimeApi';
+import { ForkRoots } from './forkRoots';
+import { registerBaseContent } from './reviewFork';
+import { foldersToDrop, foldersToPrune, keptOrphansText } from './rootPlan';
+import { FolderUpdates, currentFolders } from './workspaceFolders';
+import { registerWorktreeCommands } from './worktreeCommands';
+
+const ANNOUNCED_ORPHANS_KEY = 'forkAgents.worktreeRoots.announcedOrphans';
+
+export function registerWorktrees(context: vscode.ExtensionContext, runtime: RuntimeApi, output: vscode.LogOutputChannel): void {
+  const folders = new FolderUpdates();
+  const roots = new ForkRoots(context.workspaceState, context.globalState, folders, message => output.warn(message));
+  registerWorktreeCommands(context, runtime, roots);
+  context.subscriptions.push(registerBaseContent(runtime), runtime.listen(forkState, params => roots.onFork(params.fork)));
+  startUp(context, runtime, folders, roots).catch(error => output.warn(`worktree start-up pass failed: ${error instanceof Error ? error.message : String(error)}`));
+}
+
+/** Runs after every activation, so also after the reload that adding the first root may cause. */
+async function startUp(context: vscode.ExtensionContext, runtime: RuntimeApi, folders: FolderUpdates, roots: ForkRoots): Promise<void> {
+  await roots.adoptPendingAfterSave();
+  const { forks } = await runtime.request(forkList, {});
+  const pruned = new Map<string, WorktreeListing>();
+  const kept = new Map<string, WorktreeListing>();
+  for (const root of new Set(foldersToPrune(currentFolders(), forks))) {
+    const listing = await runtime.request(worktreeList, { root });
+    for (const l of listing.pruned) pruned.set(l.path, l);
+    for (const l of listing.kept) kept.set(l.path, l);
+  }
+  const drop = foldersToDrop(currentFolders(), forks, { pruned: [...pruned.values()], exists: p => fs.existsSync(p) });
+  await folders.remove(drop.map(f => f.path));
+  roots.ensure(forks);
+  await announceKept(context.workspaceState, [...kept.values()].filter(l => !pruned.has(l.path)));
+}
+
+/** One notification for worktrees kept for their unapplied changes; each is reported once per workspace. */
+async function announceKept(state: vscode.Memento, kept: WorktreeListing[]): Promise<void> {
+  const announced = new Set(state.get<string[]>(ANNOUNCED_ORPHANS_KEY, []));
+  const fresh = kept.filter(l => !announced.has(`${l.path}@${l.branch}`));
+  if (fresh.length === 0) return;
+  for (const l of fresh) announced.add(`${l.path}@${l.branch}`);
+  await state.update(ANNOUNCED_ORPHANS_KEY, [...announced].slice(-200));
+  const { message, details } = keptOrphansText(fresh);
+  const show = 'Show Details';
+  if ((await vscode.window.showWarningMessage(message, show)) !== show) return;
+  const doc = await vscode.workspace.openTextDocument({ content: details, language: 'markdown' });
+  await vscode.window.showTextDocument(doc, { preview: true });
+}

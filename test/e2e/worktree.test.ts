@@ -1,0 +1,272 @@
+// Issue 5 in a real VS Code workbench (code-server + chromium): a fork started from the chat works in its
+// own git worktree, which appears in the Explorer as a workspace root named after the fork; its changes
+// are reviewed in the multi-diff editor; "Fork: Discard Fork Worktree" (palette, modal) removes the root,
+// the worktree and the branch. Windows opened on the plain folder (single-folder) ask once: "Add to This
+// Window" reloads the page (code-server drops the root again) and the fork survives the reload and
+// finishes; "Save Workspace As…" re-opens the window as a workspace that has the fork's root.
+// Screenshots: test-results/worktree-*.png.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Page } from 'playwright-core';
+import { openWorkbench } from '../../scripts/e2e/browser';
+import type { Workbench } from '../../scripts/e2e/browser';
+import { DEMO_API_KEY, startStack } from '../../scripts/e2e/stack';
+import type { Stack } from '../../scripts/e2e/stack';
+import { requireE2eTools } from '../../scripts/e2e/tools';
+import { connectOrStart } from '../../src/client/launch';
+import { connectRpc } from '../../src/client/rpcClient';
+import type { RuntimeClient } from '../../src/client/rpcClient';
+import type { ForkSummary } from '../../src/common/forks';
+import { sendRequest } from '../../src/common/protocol/endpoint';
+import { forkList, forkWait } from '../../src/common/protocol/forks';
+import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
+import { startFakeAnthropic } from '../fakes/anthropicServer';
+import type { FakeAnthropic } from '../fakes/anthropicServer';
+import { lastResponse, openChat, RESULTS_DIR, screenshot, typeInChat, waitForModelInPicker } from './workbenchUi';
+import {
+  addWorktreeContributions, explorerRoot, Gate, gitBranches, gitWorktrees, runCommandAndPick, setUserSettings, showExplorer, worktreeResponder,
+} from './worktreeSupport';
+
+interface Run { fake: FakeAnthropic; stack: Stack; workbench?: Workbench; observer?: RuntimeClient; gate: Gate }
+
+/** Fake, code-server and settings for one window; the fork writes files without asking (auto-edit). */
+async function startRun(label: string): Promise<Run> {
+  const tools = requireE2eTools();
+  const run = { gate: new Gate() } as Run;
+  run.fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, responder: worktreeResponder(() => run.gate), streamDelayMs: 40 });
+  run.stack = await startStack({ tools, extension: 'install', fake: false, label, env: { ANTHROPIC_BASE_URL: run.fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY } });
+  const added = addWorktreeContributions(run.stack.codeServer.extensionsDir);
+  if (added.length > 0) console.log(`      (package.json lacks ${added.join(', ')}: added to the installed copy for this run)`);
+  setUserSettings(run.stack.codeServer.userDataDir, { 'fork.approvalMode': 'auto-edit' });
+  return run;
+}
+
+async function stopRun(run: Run | undefined, failed: boolean, label: string): Promise<void> {
+  if (!run) return;
+  run.gate.release();
+  if (failed) console.log(`      logs: ${run.stack.collectLogs(path.join(RESULTS_DIR, 'logs', label)).length} files in test-results/logs/${label}`);
+  await run.observer?.close().catch(() => undefined);
+  await run.workbench?.close();
+  await run.stack?.stop();
+  await run.fake?.close();
+}
+
+/** A second client of the runtime the window uses: it watches forks independently of the window. */
+async function observe(run: Run): Promise<RuntimeClient> {
+  run.observer ??= await connectRpc(await connectOrStart({ storeDir: run.stack.storeDir, runtimeScript: path.join(run.stack.root, 'dist', 'runtime.js') }), 'worktree-e2e');
+  return run.observer;
+}
+
+/** Chats once (a fork needs a conversation), then starts a fork with the chat's /fork command. */
+async function startForkFromChat(page: Page, run: Run, directive: string): Promise<ForkSummary> {
+  await openChat(page);
+  await waitForModelInPicker(page, 'claude-sonnet-5-5');
+  await typeInChat(page, '@fork hello');
+  await page.keyboard.press('Enter');
+  await lastResponse(page).getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
+  await typeInChat(page, `@fork /fork ${directive}`);
+  await page.keyboard.press('Enter');
+  await page.locator('.interactive-response', { hasText: 'Started fork' }).waitFor({ timeout: 60_000 });
+  const { forks } = await sendRequest((await observe(run)).endpoint, forkList, {});
+  assert.equal(forks.length, 1);
+  return forks[0];
+}
+
+function runtimePidOf(storeDir: string): number {
+  return (JSON.parse(fs.readFileSync(runtimeInfoPath(storeDir), 'utf8')) as { pid: number }).pid;
+}
+
+describe('Worktree forks as workspace roots (code-server + chromium)', function () {
+  this.timeout(180_000);
+  let run: Run | undefined;
+  let failed = false;
+
+  before(async function () {
+    this.timeout(180_000);
+    run = await startRun('worktree');
+    // The harness opens a .code-workspace file (multi-root capable): adding a root does not reload here.
+    run.workbench = await openWorkbench({ chromium: requireE2eTools().chromium, runDir: run.stack.runDir, url: run.stack.codeServer.workbenchUrl(run.stack.workspace.workspaceFile) });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !run?.workbench) return;
+    failed = true;
+    console.log(`      screenshot of the failure: ${await screenshot(run.workbench.page, 'worktree-failed')}`);
+  });
+
+  after(async function () {
+    this.timeout(30_000);
+    await stopRun(run, failed, 'worktree');
+  });
+
+  it('adds the fork\'s worktree as a root, reviews its changes, and discard removes root, worktree and branch', async () => {
+    const page = run!.workbench!.page;
+    const repo = run!.stack.workspace.folder;
+    const fork = await startForkFromChat(page, run!, 'write NOTES.md');
+    assert.equal(fork.isolation, 'worktree', 'a fork in a git repository gets a worktree by default');
+    const worktree = fork.worktree!;
+    assert.ok(fs.existsSync(worktree.path));
+    assert.ok(gitWorktrees(repo).includes(worktree.path));
+
+    // The root appears while the fork is still running (its report waits for the gate).
+    await showExplorer(page);
+    const root = explorerRoot(page, `Fork: ${fork.name}`);
+    await root.waitFor({ timeout: 30_000 });
+    const workspaceFile = JSON.parse(fs.readFileSync(run!.stack.workspace.workspaceFile, 'utf8')) as { folders: { path: string; name?: string }[] };
+    // VS Code writes the folder relative to the .code-workspace file.
+    const written = workspaceFile.folders.at(-1)!;
+    assert.equal(written.name, `Fork: ${fork.name}`);
+    assert.equal(path.resolve(path.dirname(run!.stack.workspace.workspaceFile), written.path), worktree.path);
+    await screenshot(page, 'worktree-root');
+
+    run!.gate.release();
+    const done = await sendRequest(run!.observer!.endpoint, forkWait, { forkId: fork.id });
+    assert.equal(done.state, 'completed');
+    assert.equal(fs.readFileSync(path.join(worktree.path, 'NOTES.md'), 'utf8'), 'Notes written by a fork in its own worktree.\n');
+    assert.equal(fs.existsSync(path.join(repo, 'NOTES.md')), false, 'the main working tree is untouched');
+
+    // The finished notification offers Review: the multi-diff editor shows the fork's file.
+    const toast = page.locator('.notification-toast', { hasText: `Fork "${fork.name}" completed.` });
+    await toast.getByRole('button', { name: 'Review' }).click({ timeout: 60_000 });
+    await page.locator('.editor-group-container .tab', { hasText: `Fork changes: ${fork.name}` }).waitFor({ timeout: 30_000 });
+    await page.locator('.editor-group-container', { hasText: 'Notes written by a fork in its own worktree.' }).waitFor({ timeout: 30_000 });
+    await screenshot(page, 'worktree-review');
+
+    // Apply through the palette while the main tree has its own NOTES.md: nothing is overwritten; the
+    // user is offered conflict markers, and the file opens with both versions in it.
+    fs.writeFileSync(path.join(repo, 'NOTES.md'), 'My own notes.\n');
+    await runCommandAndPick(page, 'Fork: Apply Fork Changes', 'Which fork?', fork.name);
+    const conflict = page.locator('.notification-toast', { hasText: 'Not applied' });
+    await conflict.waitFor({ timeout: 30_000 });
+    assert.equal(fs.readFileSync(path.join(repo, 'NOTES.md'), 'utf8'), 'My own notes.\n', 'nothing written on a conflict');
+    await screenshot(page, 'worktree-apply-conflict');
+    await conflict.getByRole('button', { name: 'Apply with Conflict Markers' }).click();
+    await page.locator('.editor-group-container .tab', { hasText: 'NOTES.md' }).filter({ hasNotText: 'Fork changes' }).waitFor({ timeout: 30_000 });
+    const marked = fs.readFileSync(path.join(repo, 'NOTES.md'), 'utf8');
+    assert.match(marked, /^<<<<<<< [^\n]*\nMy own notes\.\n=======\nNotes written by a fork in its own worktree\.\n>>>>>>> /);
+    await screenshot(page, 'worktree-apply-markers');
+
+    // Discard through the palette: pick the fork, confirm the modal.
+    await runCommandAndPick(page, 'Fork: Discard Fork Worktree', 'Which fork?', fork.name);
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.filter({ hasText: `Discard fork "${fork.name}"?` }).waitFor({ timeout: 15_000 });
+    await screenshot(page, 'worktree-discard-confirm');
+    await dialog.getByRole('button', { name: 'Discard' }).click();
+    await page.locator('.notification-toast', { hasText: `Discarded fork "${fork.name}"` }).waitFor({ timeout: 30_000 });
+    await root.waitFor({ state: 'detached', timeout: 30_000 });
+    assert.equal(gitWorktrees(repo).includes(worktree.path), false, 'git worktree list no longer shows it');
+    assert.equal(gitBranches(repo).includes(worktree.branch), false, 'its branch is deleted');
+    assert.equal(fs.existsSync(worktree.path), false, 'its folder is gone');
+    const after = (await sendRequest(run!.observer!.endpoint, forkList, {})).forks[0];
+    assert.equal(after.worktree?.discarded, true);
+    await screenshot(page, 'worktree-discarded');
+  });
+});
+
+describe('A worktree fork in a single-folder window (code-server + chromium)', function () {
+  this.timeout(180_000);
+  let run: Run | undefined;
+  let failed = false;
+
+  before(async function () {
+    this.timeout(180_000);
+    run = await startRun('worktree-folder');
+    const url = `${run.stack.codeServer.origin}/?folder=${encodeURIComponent(run.stack.workspace.folder)}`;
+    run.workbench = await openWorkbench({ chromium: requireE2eTools().chromium, runDir: run.stack.runDir, url });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !run?.workbench) return;
+    failed = true;
+    console.log(`      screenshot of the failure: ${await screenshot(run.workbench.page, 'worktree-folder-failed')}`);
+  });
+
+  after(async function () {
+    this.timeout(30_000);
+    await stopRun(run, failed, 'worktree-folder');
+  });
+
+  it('asks once; "Add to This Window" reloads the window, and the fork survives the reload and finishes', async () => {
+    const page = run!.workbench!.page;
+    const fork = await startForkFromChat(page, run!, 'write TODO.md');
+    const runtimePid = runtimePidOf(run!.stack.storeDir);
+    const prompt = page.locator('.notification-toast', { hasText: 'works in its own git worktree' });
+    await prompt.waitFor({ timeout: 30_000 });
+    await screenshot(page, 'worktree-single-folder-prompt');
+
+    let navigations = 0;
+    page.on('framenavigated', frame => {
+      if (frame === page.mainFrame()) navigations++;
+    });
+    const reloaded = page.waitForEvent('load', { timeout: 60_000 });
+    await prompt.getByRole('button', { name: 'Add to This Window' }).click();
+    await reloaded;
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    const during = (await sendRequest(run!.observer!.endpoint, forkList, {})).forks[0];
+    assert.equal(during.state, 'running', 'the fork was still running when the window reloaded');
+
+    run!.gate.release();
+    const done = await sendRequest(run!.observer!.endpoint, forkWait, { forkId: fork.id });
+    assert.equal(done.state, 'completed');
+    assert.equal(runtimePidOf(run!.stack.storeDir), runtimePid, 'the same runtime finished it: it survived, not revived');
+    // The reloaded window's extension announces it, and it did not try to add the root again (no reload loop).
+    await page.locator('.notification-toast', { hasText: `Fork "${fork.name}" completed.` }).waitFor({ timeout: 60_000 });
+    assert.equal(navigations, 1, 'one reload');
+    assert.equal(await page.locator('.notification-toast', { hasText: 'works in its own git worktree' }).count(), 0, 'asked once');
+    await screenshot(page, 'worktree-single-folder-after-reload');
+  });
+});
+
+describe('"Save Workspace As…" before adding a worktree root (code-server + chromium)', function () {
+  this.timeout(180_000);
+  let run: Run | undefined;
+  let failed = false;
+
+  before(async function () {
+    this.timeout(180_000);
+    run = await startRun('worktree-saveas');
+    const url = `${run.stack.codeServer.origin}/?folder=${encodeURIComponent(run.stack.workspace.folder)}`;
+    run.workbench = await openWorkbench({ chromium: requireE2eTools().chromium, runDir: run.stack.runDir, url });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !run?.workbench) return;
+    failed = true;
+    console.log(`      screenshot of the failure: ${await screenshot(run.workbench.page, 'worktree-saveas-failed')}`);
+  });
+
+  after(async function () {
+    this.timeout(30_000);
+    await stopRun(run, failed, 'worktree-saveas');
+  });
+
+  it('saves the window as a .code-workspace; the re-opened workspace gets the fork\'s root', async () => {
+    const page = run!.workbench!.page;
+    const fork = await startForkFromChat(page, run!, 'write PLAN.md');
+    const prompt = page.locator('.notification-toast', { hasText: 'works in its own git worktree' });
+    await prompt.getByRole('button', { name: 'Save Workspace As…' }).click({ timeout: 30_000 });
+    // code-server's own save dialog is a quick input holding a path.
+    const saved = path.join(run!.stack.runDir, 'saved.code-workspace');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    // It fills in its own suggestion a moment after it opens; typing earlier is overwritten.
+    await page.waitForFunction(`document.querySelector('.quick-input-widget input')?.value.endsWith('.code-workspace')`, undefined, { timeout: 15_000 });
+    await input.fill(saved);
+    const reopened = page.waitForEvent('load', { timeout: 60_000 });
+    await input.press('Enter');
+    await reopened;
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    assert.equal(new URL(page.url()).searchParams.get('workspace'), saved);
+
+    await showExplorer(page);
+    await explorerRoot(page, `Fork: ${fork.name}`).waitFor({ timeout: 30_000 });
+    const folders = (JSON.parse(fs.readFileSync(saved, 'utf8')) as { folders: { path: string; name?: string }[] }).folders;
+    assert.deepEqual(folders.map(f => path.resolve(path.dirname(saved), f.path)), [run!.stack.workspace.folder, fork.worktree!.path]);
+    await screenshot(page, 'worktree-saved-workspace');
+
+    run!.gate.release();
+    const done = await sendRequest(run!.observer!.endpoint, forkWait, { forkId: fork.id });
+    assert.equal(done.state, 'completed');
+  });
+});

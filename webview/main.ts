@@ -1,0 +1,117 @@
+// The Forks panel page (issue 4): says `panel/ready`, rebuilds itself from the host's snapshot (after every
+// load — the view may have been hidden and its page discarded), then applies the host's updates. It owns
+// no data; only what the user is typing and which rows are open are remembered across reloads.
+import { isTerminal } from '../src/common/forks';
+import {
+  approvalsState, forkOutput, forkReveal, forksState, isWireMessage, openLink, panelForkFromMessage, panelReady, panelSnapshot, sessionState,
+} from '../src/common/protocol/webview';
+import type { PanelSnapshot } from '../src/common/protocol/webview';
+import type { ParamsOf } from '../src/common/protocol/descriptor';
+import { h, icon, setText } from './dom';
+import { ForkList } from './forkList';
+import { HostChannel } from './host';
+import { NewForkForm } from './newForkForm';
+import type { FormState } from './newForkForm';
+import { TranscriptView } from './transcriptView';
+
+interface UiState extends FormState { expanded: string[]; closed: string[]; seen: boolean }
+
+const channel = new HostChannel();
+const ui = channel.loadState<UiState>({ expanded: [], closed: [], seen: false, directive: '', turnsMode: 'all', turnsN: '' });
+const save = () => channel.saveState(ui);
+const status = h('div', { class: 'status-line', role: 'status', hidden: true });
+const report = (error: unknown) => {
+  setText(status, error instanceof Error ? error.message : String(error));
+  status.hidden = false;
+};
+let worktreeActions = false;
+
+const transcript = new TranscriptView(message => {
+  const forkTurns = form.turns();
+  if (forkTurns === undefined) return form.focusTurns();
+  channel.request(panelForkFromMessage, { messageId: message.id, forkTurns }).catch(report);
+});
+const list = new ForkList({
+  channel,
+  report,
+  worktreeActions: () => worktreeActions,
+  isExpanded: id => ui.expanded.includes(id),
+  setExpanded: (id, expanded) => {
+    ui.expanded = expanded ? [...new Set([...ui.expanded, id])] : ui.expanded.filter(x => x !== id);
+    save();
+  },
+  messageSnippet: entryId => transcript.snippet(entryId),
+});
+const form = new NewForkForm(channel, ui, save, forkId => list.reveal(forkId));
+const forksCount = h('span', { class: 'count' });
+list.onChange = () => {
+  const live = list.forks().filter(f => !isTerminal(f.state)).length;
+  setText(forksCount, live > 0 ? `${live} running` : '');
+};
+
+function section(id: string, title: string, ...content: HTMLElement[]): HTMLElement {
+  const details = h('details', { class: 'section', 'data-section': id, open: !ui.closed.includes(id) },
+    h('summary', {}, icon('chevron-right', 'twistie'), h('h2', {}, title), id === 'forks' ? forksCount : undefined), ...content);
+  details.addEventListener('toggle', () => {
+    ui.closed = details.open ? ui.closed.filter(x => x !== id) : [...new Set([...ui.closed, id])];
+    save();
+  });
+  return details;
+}
+
+const app = document.getElementById('app')!;
+app.replaceChildren(
+  status,
+  section('new', 'New fork', form.el),
+  section('forks', 'Forks', list.el, list.empty),
+  section('conversation', 'Conversation', transcript.el, transcript.empty),
+);
+
+function load(snapshot: PanelSnapshot): void {
+  worktreeActions = snapshot.worktreeActions;
+  transcript.set(snapshot.session);
+  form.setSession(snapshot.session);
+  form.setDefaults(snapshot.defaults, !ui.seen);
+  ui.seen = true;
+  save();
+  list.load(snapshot);
+  app.removeAttribute('aria-busy');
+}
+
+window.addEventListener('message', (event: MessageEvent) => {
+  const message = event.data;
+  if (!isWireMessage(message) || channel.settle(message) || message.kind !== 'notification') return;
+  const params = message.params as never;
+  switch (message.method) {
+    case panelSnapshot.method: return load(params);
+    case forksState.method: return list.upsert(params);
+    case forkOutput.method: {
+      const { forkId, ops } = params as ParamsOf<typeof forkOutput>;
+      return list.applyOutput(forkId, ops);
+    }
+    case approvalsState.method: return list.setApprovals((params as ParamsOf<typeof approvalsState>).approvals);
+    case sessionState.method: {
+      const { session } = params as ParamsOf<typeof sessionState>;
+      transcript.set(session);
+      return form.setSession(session);
+    }
+    case forkReveal.method: return list.reveal((params as ParamsOf<typeof forkReveal>).forkId);
+  }
+});
+
+// Links in model output carry no href (nothing follows them by itself): the host asks the user first.
+const followLink = (event: Event) => {
+  const link = (event.target as Element | null)?.closest?.('[data-href]');
+  if (!link) return;
+  event.preventDefault();
+  event.stopPropagation();
+  channel.request(openLink, { href: link.getAttribute('data-href') ?? '' }).catch(report);
+};
+document.addEventListener('click', followLink, true);
+document.addEventListener('keydown', event => {
+  if (event.key === 'Enter') followLink(event);
+}, true);
+status.addEventListener('click', () => (status.hidden = true));
+
+setInterval(() => list.tick(Date.now()), 1000);
+channel.notify(panelReady, {});

@@ -1,0 +1,135 @@
+// The New fork form (issue 4 §2): directive, the turn-count picker — All, or the last N real turns, N
+// checked by the one fork_turns parser with its message shown inline — isolation, and Start.
+import type { Isolation } from '../src/common/forks';
+import { windowSkipsSummary } from '../src/common/forkWindow';
+import { parseForkTurns } from '../src/common/forkTurns';
+import type { ForkTurnsResult } from '../src/common/forkTurns';
+import { panelForkStart, pickerChanged } from '../src/common/protocol/webview';
+import type { SessionView } from '../src/common/protocol/webview';
+import { h, icon, setText } from './dom';
+import type { HostChannel } from './host';
+
+export interface FormState { directive: string; turnsMode: 'all' | 'n'; turnsN: string; isolation?: Isolation }
+
+export class NewForkForm {
+  readonly el: HTMLFormElement;
+  private readonly directive = h('textarea', { id: 'directive', rows: 3, placeholder: 'What should the fork do?', 'aria-describedby': 'form-error' });
+  private readonly all = h('input', { type: 'radio', name: 'turns', id: 'turns-all', value: 'all' });
+  private readonly last = h('input', { type: 'radio', name: 'turns', id: 'turns-last', value: 'n' });
+  private readonly n = h('input', {
+    type: 'text', id: 'turns-n', inputmode: 'numeric', size: 4, autocomplete: 'off', spellcheck: 'false',
+    'aria-label': 'Number of recent real turns to inherit', 'aria-describedby': 'turns-hint turns-error turns-note',
+  });
+  private readonly hint = h('div', { class: 'hint', id: 'turns-hint' });
+  private readonly note = h('div', { class: 'note', id: 'turns-note' }, icon('info'), ' The summary is not included; use All.');
+  private readonly turnsError = h('div', { class: 'field-error', id: 'turns-error', role: 'alert' });
+  private readonly isolation = h('select', { id: 'isolation' },
+    h('option', { value: 'worktree' }, 'Worktree — its own branch'), h('option', { value: 'shared' }, 'Shared — this folder'));
+  private readonly start = h('button', { type: 'submit', class: 'button primary' }, icon('repo-forked'), h('span', { class: 'label' }, 'Start fork'));
+  private readonly formError = h('div', { class: 'field-error', id: 'form-error', role: 'alert' });
+  private session?: SessionView;
+  private isolationChosen: boolean;
+
+  constructor(private readonly channel: HostChannel, private readonly state: FormState, private readonly save: () => void, private readonly onStarted: (forkId: string) => void) {
+    this.directive.value = state.directive;
+    this.n.value = state.turnsN;
+    (state.turnsMode === 'n' ? this.last : this.all).checked = true;
+    this.isolationChosen = state.isolation !== undefined;
+    if (state.isolation) this.isolation.value = state.isolation;
+    const picker = h('fieldset', { class: 'turns' },
+      h('legend', {}, 'Inherit'),
+      h('label', { class: 'choice', for: 'turns-all' }, this.all, ' All turns'),
+      h('span', { class: 'choice' }, this.last, h('label', { for: 'turns-last' }, ' Last'), ' ', this.n, ' ', h('label', { for: 'turns-n' }, 'turns')),
+    );
+    this.el = h('form', { class: 'new-fork', 'aria-label': 'New fork', novalidate: true },
+      h('label', { for: 'directive', class: 'field-label' }, 'Directive'), this.directive,
+      picker, this.hint, this.note, this.turnsError,
+      h('label', { for: 'isolation', class: 'field-label' }, 'Isolation'), this.isolation,
+      h('div', { class: 'form-row' }, this.start), this.formError);
+    this.directive.addEventListener('input', () => this.changed());
+    this.directive.addEventListener('keydown', event => {
+      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) this.el.requestSubmit();
+    });
+    for (const radio of [this.all, this.last]) radio.addEventListener('change', () => this.changed());
+    // Typing a number means "Last N".
+    this.n.addEventListener('focus', () => this.select('n'));
+    this.n.addEventListener('input', () => this.select('n'));
+    this.isolation.addEventListener('change', () => {
+      this.isolationChosen = true;
+      this.changed();
+    });
+    this.el.addEventListener('submit', event => {
+      event.preventDefault();
+      void this.submit();
+    });
+    this.changed();
+  }
+
+  setSession(session: SessionView | undefined): void {
+    this.session = session;
+    this.changed();
+  }
+
+  setDefaults(defaults: { forkTurns: string; isolation: Isolation }, fresh: boolean): void {
+    if (!this.isolationChosen) this.isolation.value = defaults.isolation;
+    if (fresh && defaults.forkTurns !== 'all') {
+      this.n.value = defaults.forkTurns;
+      this.last.checked = true;
+    }
+    this.changed();
+  }
+
+  /** The picker's value when valid ("all" or N), else undefined (its error is on screen). */
+  turns(): string | undefined {
+    const parsed = this.parsed();
+    return parsed.ok ? String(parsed.value) : undefined;
+  }
+
+  focusTurns(): void {
+    this.n.focus();
+  }
+
+  private parsed(): ForkTurnsResult {
+    return this.all.checked ? parseForkTurns('all') : parseForkTurns(this.n.value);
+  }
+
+  private select(mode: 'all' | 'n'): void {
+    (mode === 'n' ? this.last : this.all).checked = true;
+    this.changed();
+  }
+
+  private changed(): void {
+    const parsed = this.parsed();
+    const realTurns = this.session?.realTurns;
+    setText(this.hint, realTurns === undefined ? 'Ask @fork something in the Chat view: the form forks that conversation.' : `This conversation has ${realTurns} real turn${realTurns === 1 ? '' : 's'}.`);
+    setText(this.turnsError, parsed.ok ? '' : parsed.error);
+    this.n.setAttribute('aria-invalid', String(!parsed.ok));
+    this.note.hidden = !(parsed.ok && this.session && windowSkipsSummary(this.session.messages, parsed.value));
+    this.start.disabled = !this.session;
+    Object.assign(this.state, { directive: this.directive.value, turnsMode: this.all.checked ? 'all' : 'n', turnsN: this.n.value, isolation: this.isolationChosen ? this.isolation.value : undefined });
+    this.save();
+    this.channel.notify(pickerChanged, { forkTurns: parsed.ok ? String(parsed.value) : null, isolation: this.isolation.value as Isolation });
+  }
+
+  private async submit(): Promise<void> {
+    const parsed = this.parsed();
+    const directive = this.directive.value.trim();
+    setText(this.formError, '');
+    if (!parsed.ok) return this.n.focus();
+    if (!directive) {
+      setText(this.formError, 'Say what the fork should do.');
+      return this.directive.focus();
+    }
+    this.start.disabled = true;
+    try {
+      const { forkId } = await this.channel.request(panelForkStart, { directive, forkTurns: String(parsed.value), isolation: this.isolation.value as Isolation });
+      this.directive.value = '';
+      this.changed();
+      this.onStarted(forkId);
+    } catch (error) {
+      setText(this.formError, error instanceof Error ? error.message : String(error));
+    } finally {
+      this.start.disabled = !this.session;
+    }
+  }
+}
