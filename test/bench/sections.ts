@@ -1,15 +1,16 @@
-// The benchmark's sections, in the order they run and print. To add one (issue 4: event-loop delay while
-// forks run), write a module exporting a `Section` and append it here; main.ts, the table and bench.json
-// pick it up with no other change.
+// The benchmark's sections, in the order they run and print. To add one, write a module exporting a
+// `Section` and append it here; main.ts, the table and bench.json pick it up with no other change.
 import { cacheShareSection } from './cacheShare';
 import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
 import { panelLoadSection } from './panelLoad';
 import type { Section } from './types';
+import { worktreeSection } from './worktree';
 
 export const SECTIONS: readonly Section[] = [
   forkStartSection,
   forkHeapSection,
   cacheShareSection,
   panelLoadSection,
+  worktreeSection,
 ];

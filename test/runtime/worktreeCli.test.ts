@@ -1,19 +1,15 @@
 // fork-agents review / apply / keep / discard as a user runs them: real CLI processes, the runtime, the
 // fake model server and a real git repository.
 import * as assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
+import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { forkBranches, initRepo, isForkRequest, read, worktreePaths } from './gitRepo';
 import { call, say } from './script';
 
-const CLI = path.resolve(__dirname, '../../../dist/cli.js');
-
-interface Run { code: number; stdout: string; stderr: string }
 
 describe('cli: worktree forks', function () {
   this.timeout(60_000);
@@ -21,13 +17,7 @@ describe('cli: worktree forks', function () {
   let store: string;
   let base: string;
 
-  const cli = (...args: string[]): Promise<Run> =>
-    new Promise(resolve => {
-      execFile(process.execPath, [CLI, ...args], {
-        env: { ...process.env, ANTHROPIC_API_KEY: 'k-cli', ANTHROPIC_BASE_URL: fake.url, FORK_AGENTS_HOME: store },
-      }, (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
-    });
-  const lastJson = (run: Run) => JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+  const cli = cliRunner({ apiKey: 'k-cli', baseUrl: () => fake.url, store: () => store });
 
   beforeEach(async () => {
     fake = await startFakeAnthropic({ apiKey: 'k-cli' });
@@ -40,11 +30,7 @@ describe('cli: worktree forks', function () {
     store = path.join(base, 'store');
   });
   afterEach(async () => {
-    try {
-      process.kill((JSON.parse(fs.readFileSync(runtimeInfoPath(store), 'utf8')) as { pid: number }).pid, 'SIGTERM');
-    } catch {
-      // No runtime was started.
-    }
+    stopStoreRuntime(store);
     await fake.close();
   });
 
