@@ -51,7 +51,7 @@ export function percentText(share: number): string {
 export interface UsageLine { text: string; title: string }
 
 /** "3 model turns · 12.3k in / 1.2k out · cache 94%" (the first request's share: the inherited prefix). */
-export function usageLine(fork: Pick<ForkSummary, 'modelTurns' | 'usage' | 'firstUsage'>): UsageLine {
+export function usageLine(fork: Pick<ForkSummary, 'modelTurns' | 'usage' | 'firstUsage' | 'context'>): UsageLine {
   const parts = [`${fork.modelTurns} model turn${fork.modelTurns === 1 ? '' : 's'}`];
   if (fork.modelTurns > 0) parts.push(`${tokenText(inputTokens(fork.usage))} in / ${tokenText(fork.usage.output_tokens)} out`);
   const title: string[] = [];
@@ -59,6 +59,11 @@ export function usageLine(fork: Pick<ForkSummary, 'modelTurns' | 'usage' | 'firs
     parts.push(`cache ${percentText(cacheReadShare(fork.firstUsage))}`);
     title.push(`First request: ${percentText(cacheReadShare(fork.firstUsage))} of ${tokenText(inputTokens(fork.firstUsage))} input tokens read from the prompt cache.`);
     title.push(`All requests: ${percentText(cacheReadShare(fork.usage))} of ${tokenText(inputTokens(fork.usage))}.`);
+  }
+  // Context accounting (issue 6): how full the fork's latest request was.
+  if (fork.context?.window) {
+    parts.push(`context ${percentText(fork.context.tokens / fork.context.window)}`);
+    title.push(`Latest request: ${tokenText(fork.context.tokens)} of a ${tokenText(fork.context.window)}-token context window.`);
   }
   return { text: parts.join(' · '), title: title.join(' ') };
 }
