@@ -103,12 +103,17 @@ export class RuntimeConnection implements RuntimeApi, vscode.Disposable {
 
   private async ready(): Promise<LanguageClient> {
     if (!this.client || this.client.state === State.StartFailed) this.replaceClient();
-    const client = this.client as LanguageClient;
-    if (client.state !== State.Running) {
+    let client = this.client as LanguageClient;
+    for (let attempt = 1; client.state !== State.Running; attempt++) {
       try {
         await client.start();
       } catch (error) {
-        throw this.unavailable(error);
+        // An idle runtime of another version stops when we connect; the next start launches ours.
+        if (!isMakingWay(error) || attempt >= REPLACE_ATTEMPTS) throw this.unavailable(error);
+        this.deps.log.info(`Runtime of another version is making way (attempt ${attempt}); starting a new one.`);
+        await new Promise(resolve => setTimeout(resolve, 250 * attempt));
+        this.replaceClient();
+        client = this.client as LanguageClient;
       }
     }
     this.configured ??= this.configure(client);
@@ -159,10 +164,17 @@ export class RuntimeConnection implements RuntimeApi, vscode.Disposable {
       const who = runtime ? ` (pid ${runtime.pid}, version ${runtime.version})` : '';
       return new RuntimeUnavailableError(
         `The Fork Agents runtime serving this workspace${who} belongs to another version of the extension. ${message} ` +
-          'It stops by itself after 10 idle minutes; then reload the window (or end that process now).',
+          'It is still running a turn or forks; when they are done and it has been idle for 10 minutes it stops by itself — then reload the window (or end that process now).',
         true,
       );
     }
     return new RuntimeUnavailableError(`The Fork Agents runtime could not be started: ${message}`);
   }
+}
+
+const REPLACE_ATTEMPTS = 5;
+
+function isMakingWay(error: unknown): boolean {
+  const failure = error as { code?: unknown; data?: { replacing?: unknown } };
+  return failure?.code === RuntimeErrorCode.protocolMismatch && failure.data?.replacing === true;
 }

@@ -14,6 +14,8 @@ export interface RuntimeContext {
   approvals: ApprovalRouter;
   clients: Set<ClientConnection>;
   info: RuntimeInfo;
+  /** Stops this runtime (sockets closed, files flushed). */
+  stop(why: string): void;
 }
 
 /** The model access a client configured, for the turns and forks it starts. */

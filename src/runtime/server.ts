@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   const clients = new Set<ClientConnection>();
   const approvals = new ApprovalRouter(clients);
   const forks = new ForkManager(store, clients, approvals);
-  const ctx: RuntimeContext = { store, turns: new TurnRegistry(), forks, approvals, clients, info };
+  const ctx: RuntimeContext = { store, turns: new TurnRegistry(), forks, approvals, clients, info, stop: why => shutdown(why) };
   forks.loadAll();
   let nextId = 1;
   let idleTimer: NodeJS.Timeout | undefined;

@@ -210,6 +210,11 @@ export class ForkManager {
     }
   }
 
+  /** A fork is queued or running. */
+  get busy(): boolean {
+    return this.running > 0 || this.queue.length > 0;
+  }
+
   /** Resolves when no fork is queued or running. */
   whenIdle(): Promise<void> {
     if (this.running === 0 && this.queue.length === 0) return Promise.resolve();
