@@ -253,8 +253,10 @@ describe('"Save Workspace As…" before adding a worktree root (code-server + ch
     // It fills in its own suggestion a moment after it opens; typing earlier is overwritten.
     await page.waitForFunction(`document.querySelector('.quick-input-widget input')?.value.endsWith('.code-workspace')`, undefined, { timeout: 15_000 });
     await input.fill(saved);
+    // The dialog validates the typed path before it accepts; its OK button is the reliable way to accept.
+    await page.waitForFunction(`document.querySelector('.quick-input-widget input')?.value === ${JSON.stringify(saved)}`, undefined, { timeout: 15_000 });
     const reopened = page.waitForEvent('load', { timeout: 60_000 });
-    await input.press('Enter');
+    await page.locator('.quick-input-widget .monaco-button', { hasText: /^OK$/ }).click({ timeout: 15_000 });
     await reopened;
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     assert.equal(new URL(page.url()).searchParams.get('workspace'), saved);
