@@ -142,7 +142,7 @@ describe('Forks panel UI (code-server + chromium)', function () {
     const report = row.locator('.report');
     assert.equal(await report.locator('li').count(), 3, 'the report is rendered markdown (a list)');
     assert.equal(await report.locator('strong', { hasText: 'greet(name)' }).count(), 1);
-    assert.match(await row.locator('.fork-usage').innerText(), /^2 model turns · [\d.]+k? in \/ \d+ out · cache \d+%$/);
+    assert.match(await row.locator('.fork-usage').innerText(), /^2 model turns · [\d.]+k? in \/ \d+ out · cache \d+% · context \d+%$/);
   });
 
   it('right-click › Fork from here on an earlier message starts a fork whose transcript ends there', async () => {

@@ -253,10 +253,18 @@ describe('"Save Workspace As…" before adding a worktree root (code-server + ch
     // It fills in its own suggestion a moment after it opens; typing earlier is overwritten.
     await page.waitForFunction(`document.querySelector('.quick-input-widget input')?.value.endsWith('.code-workspace')`, undefined, { timeout: 15_000 });
     await input.fill(saved);
-    // The dialog validates the typed path before it accepts; its OK button is the reliable way to accept.
-    await page.waitForFunction(`document.querySelector('.quick-input-widget input')?.value === ${JSON.stringify(saved)}`, undefined, { timeout: 15_000 });
-    const reopened = page.waitForEvent('load', { timeout: 60_000 });
-    await page.locator('.quick-input-widget .monaco-button', { hasText: /^OK$/ }).click({ timeout: 15_000 });
+    // The dialog checks the typed path against the remote file system before it accepts, and under load
+    // ignores an OK that comes too early: accept until the window re-opens (bounded), as a user would retry.
+    const reopened = page.waitForEvent('load', { timeout: 90_000 });
+    let loaded = false;
+    void reopened.then(() => (loaded = true), () => undefined);
+    for (let attempt = 0; attempt < 6 && !loaded; attempt++) {
+      const stillOpen = await input.isVisible().catch(() => false);
+      if (!stillOpen) break;
+      if ((await input.inputValue().catch(() => saved)) !== saved) await input.fill(saved);
+      await page.locator('.quick-input-widget .monaco-button', { hasText: /^OK$/ }).click({ timeout: 5_000 }).catch(() => undefined);
+      await Promise.race([reopened.catch(() => undefined), input.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined)]);
+    }
     await reopened;
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     assert.equal(new URL(page.url()).searchParams.get('workspace'), saved);
