@@ -1,6 +1,6 @@
 // How a fork's numbers read in the Forks panel (and anywhere else that lists forks). Pure.
 import type { ForkState, ForkSummary } from './forks';
-import { cacheReadShare } from './transcript';
+import { cacheReadShare, inputTokens } from './transcript';
 import type { Usage } from './transcript';
 
 export function stateLabel(state: ForkState): string {
@@ -39,10 +39,6 @@ export function tokenText(n: number): string {
   return `${(n / 1_000_000).toFixed(2).replace(/\.?0+$/, '')}M`;
 }
 
-/** Every input token of a request: uncached, read from the cache and written to it. */
-export function inputTokens(usage: Usage): number {
-  return usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
-}
 
 export function percentText(share: number): string {
   return `${Math.round(share * 100)}%`;

@@ -95,9 +95,23 @@ export function zeroUsage(): Usage {
   return { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
 }
 
+/** Every input token of a request: uncached, read from the cache and written to it. */
+export function inputTokens(usage: Usage): number {
+  return usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
+    cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens,
+  };
+}
+
 /** Share of a request's input read from the prompt cache, 0..1. */
 export function cacheReadShare(usage: Usage): number {
-  const total = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+  const total = inputTokens(usage);
   return total === 0 ? 0 : usage.cache_read_input_tokens / total;
 }
 

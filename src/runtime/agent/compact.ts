@@ -2,7 +2,7 @@
 // and the request view restarts from it. Nothing is deleted: the transcript stays append-only.
 import type { ErrorInfo } from '../../common/agentEvents';
 import type { Entry, Usage } from '../../common/transcript';
-import { isRealUserTurn } from '../../common/transcript';
+import { inputTokens, isRealUserTurn } from '../../common/transcript';
 import type { ModelClient } from '../model/modelClient';
 import { ModelError } from '../model/modelClient';
 import type { Session } from '../session/session';
@@ -58,7 +58,7 @@ export async function compactSession(
       role: 'user',
       content: [{ type: 'text', text: `<system-reminder>\nThis conversation was compacted; the summary of its earlier part follows.\n\n${text}\n</system-reminder>` }],
     }, { replacesUpTo: last.id, usage: response.usage });
-    const tokensBefore = response.usage.input_tokens + response.usage.cache_read_input_tokens + response.usage.cache_creation_input_tokens;
+    const tokensBefore = inputTokens(response.usage);
     return { ok: true, entry, tokensBefore, usage: response.usage };
   } catch (error) {
     const info = error instanceof ModelError ? error.info : { kind: 'internal' as const, message: String(error) };
@@ -82,7 +82,7 @@ export function estimateContextTokens(session: Session): number {
     return Math.ceil((fixed + charsAfter) / 4);
   }
   const usage = view[lastUsageAt].usage!;
-  return usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens + usage.output_tokens + Math.ceil(charsAfter / 4);
+  return inputTokens(usage) + usage.output_tokens + Math.ceil(charsAfter / 4);
 }
 
 /** Where an automatic compaction cuts: before the current turn's prompt, so that turn stays whole. */

@@ -5,7 +5,7 @@ import type { AgentEvent, ErrorInfo, TurnStopReason } from '../../common/agentEv
 import type { ApprovalMode } from '../../common/approval';
 import { needsApproval } from '../../common/approval';
 import type { ToolResultBlock, ToolUseBlock, Usage } from '../../common/transcript';
-import { zeroUsage } from '../../common/transcript';
+import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
 import type { ModelClient } from '../model/modelClient';
 import { ModelError } from '../model/modelClient';
 import type { Session } from '../session/session';
@@ -48,7 +48,7 @@ export const CANCELLED_RESULT = 'The user cancelled this tool call before it fin
 
 /** Runs model requests until the model stops asking for tools. The session must end with a user entry. */
 export async function runLoop(deps: LoopDeps): Promise<LoopOutcome> {
-  const total = zeroUsage();
+  let total = zeroUsage();
   const maxRequests = deps.maxRequests ?? 200;
   let text = '';
   for (let index = 0; index < maxRequests; index++) {
@@ -61,8 +61,8 @@ export async function runLoop(deps: LoopDeps): Promise<LoopOutcome> {
       const cancelled = response.error.kind === 'cancelled';
       return { stopReason: cancelled ? 'cancelled' : 'error', error: cancelled ? undefined : response.error, text, usage: total };
     }
-    addUsage(total, response.usage);
-    const contextTokens = response.usage.input_tokens + response.usage.cache_read_input_tokens + response.usage.cache_creation_input_tokens;
+    total = addUsage(total, response.usage);
+    const contextTokens = inputTokens(response.usage);
     deps.emit({ type: 'usage', usage: response.usage, contextTokens, contextWindow: deps.compaction?.contextWindow });
     const toolUses = response.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
     text = response.message.content.map(b => (b.type === 'text' ? b.text : '')).join('');
@@ -149,13 +149,6 @@ async function runToolCall(deps: LoopDeps, call: ToolUseBlock): Promise<ToolResu
   }
   const output = await runTool(tool, call.input, { ...deps.toolContext, callId: call.id, signal: deps.signal });
   return result(output.content, output.isError === true, output.files ?? []);
-}
-
-function addUsage(total: Usage, usage: Usage): void {
-  total.input_tokens += usage.input_tokens;
-  total.output_tokens += usage.output_tokens;
-  total.cache_read_input_tokens += usage.cache_read_input_tokens;
-  total.cache_creation_input_tokens += usage.cache_creation_input_tokens;
 }
 
 function firstLine(text: string): string {

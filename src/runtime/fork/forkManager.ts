@@ -6,7 +6,7 @@ import type { ApprovalMode } from '../../common/approval';
 import type { ForkSummary, ForkState, ForkWorktree, Isolation } from '../../common/forks';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
-import { zeroUsage } from '../../common/transcript';
+import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import type { CompactionSettings } from '../agent/compact';
@@ -326,7 +326,7 @@ function summarize(session: Session): ForkSummary {
     summary.modelTurns++;
     summary.usage = addUsage(summary.usage, entry.usage);
     summary.firstUsage ??= entry.usage;
-    summary.context = { tokens: entry.usage.input_tokens + entry.usage.cache_read_input_tokens + entry.usage.cache_creation_input_tokens };
+    summary.context = { tokens: inputTokens(entry.usage) };
   }
   if (summary.worktree) summary.worktree = worktreeNow(summary.worktree);
   const status = session.status;
@@ -344,13 +344,4 @@ function worktreeNow(worktree: ForkWorktree): ForkWorktree {
   if (!fs.existsSync(worktree.path)) return { ...worktree, discarded: true };
   const meta = readWorktreeMeta(worktree.path);
   return { ...worktree, appliedAt: meta?.appliedAt, keptAt: meta?.keptAt };
-}
-
-function addUsage(a: ForkSummary['usage'], b: ForkSummary['usage']): ForkSummary['usage'] {
-  return {
-    input_tokens: a.input_tokens + b.input_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
-    cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens,
-  };
 }
