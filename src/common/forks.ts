@@ -55,6 +55,8 @@ export interface ForkSummary {
   context?: { tokens: number; window?: number };
   report?: string;
   error?: string;
+  /** A window already told the user that this run ended (fork/announce). */
+  announced?: boolean;
 }
 
 export function isTerminal(state: ForkState): boolean {

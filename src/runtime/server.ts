@@ -14,6 +14,7 @@ import { registerLifecycle } from './handlers/lifecycle';
 import { registerList } from './handlers/list';
 import { registerSend } from './handlers/send';
 import { registerTranscript } from './handlers/transcript';
+import { registerForkAnnounce } from './handlers/forkAnnounce';
 import { registerForkCancel } from './handlers/forkCancel';
 import { registerForkList } from './handlers/forkList';
 import { registerForkSend } from './handlers/forkSend';
@@ -35,7 +36,7 @@ import { TurnRegistry } from './turns';
 
 const HANDLERS = [
   registerLifecycle, registerConfigure, registerSend, registerCompact, registerCancel, registerList, registerTranscript,
-  registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait,
+  registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait, registerForkAnnounce,
   registerForkReview, registerForkBaseFile, registerForkApply, registerForkKeep, registerForkDiscard, registerWorktreeList,
 ];
 

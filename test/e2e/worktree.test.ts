@@ -211,7 +211,11 @@ describe('A worktree fork in a single-folder window (code-server + chromium)', f
     assert.equal(done.state, 'completed');
     assert.equal(runtimePidOf(run!.stack.storeDir), runtimePid, 'the same runtime finished it: it survived, not revived');
     // The reloaded window's extension announces it, and it did not try to add the root again (no reload loop).
-    await page.locator('.notification-toast', { hasText: `Fork "${fork.name}" completed.` }).waitFor({ timeout: 60_000 });
+    await page.locator('.notification-toast', { hasText: `Fork "${fork.name}" completed.` }).waitFor({ timeout: 60_000 }).catch(async (error: Error) => {
+      // CI shows only the end of the output: say what the window showed instead.
+      const toasts = await page.locator('.notification-toast').allInnerTexts().catch(() => []);
+      throw new Error(`${error.message.split('\n')[0]}\n(page loads: ${navigations}; toasts: ${JSON.stringify(toasts)})`);
+    });
     assert.equal(navigations, 1, 'one reload');
     assert.equal(await page.locator('.notification-toast', { hasText: 'works in its own git worktree' }).count(), 0, 'asked once');
     await screenshot(page, 'worktree-single-folder-after-reload');

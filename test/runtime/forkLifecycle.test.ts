@@ -3,10 +3,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { onNotification, sendRequest } from '../../src/common/protocol/endpoint';
-import { forkCancel, forkList, forkStart, forkState, forkWait } from '../../src/common/protocol/forks';
+import { forkAnnounce, forkCancel, forkList, forkSend, forkStart, forkState, forkWait } from '../../src/common/protocol/forks';
 import type { ForkSummary } from '../../src/common/forks';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
-import { startHarness } from './harness';
+import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
 
@@ -87,5 +87,44 @@ describe('runtime: fork lifecycle', function () {
     assert.match(h.approvals[0].description, /^write a file: /, 'the prompt names the fork');
     assert.equal(seenWhileWaiting, 'waiting-for-approval');
     assert.equal(fs.readFileSync(path.join(h.root, 'fork.txt'), 'utf8'), 'from the fork');
+  });
+
+  it('lets exactly one client announce each finished run, and remembers it across a runtime restart', async () => {
+    const sessionId = await parentSession();
+    let release!: () => void;
+    const gate = new Promise<void>(resolve => (release = resolve));
+    forkScript = async () => {
+      await gate;
+      return say('Scope: announced');
+    };
+    const fork = await start(sessionId, 'announce me');
+    const announce = (endpoint = h.client.endpoint) => sendRequest(endpoint, forkAnnounce, { forkId: fork.id });
+    assert.deepEqual(await announce(), { first: false }, 'nothing to announce while it runs');
+    release();
+    await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    const other = await h.connectAnother();
+    try {
+      // Two windows ask at once: one wins.
+      const answers = await Promise.all([announce(), announce(other.endpoint)]);
+      assert.deepEqual(answers.map(a => a.first).sort(), [false, true]);
+    } finally {
+      await other.close();
+    }
+    const listed = (await sendRequest(h.client.endpoint, forkList, {})).forks.find(f => f.id === fork.id)!;
+    assert.equal(listed.announced, true);
+
+    await killRuntime(h.runtimePid());
+    await h.reconnect();
+    const revived = (await sendRequest(h.client.endpoint, forkList, {})).forks.find(f => f.id === fork.id)!;
+    assert.equal(revived.announced, true, 'read back from the fork\'s status record');
+    assert.equal(revived.endedAt, listed.endedAt, 'announcing does not move the end time');
+    assert.deepEqual(await announce(), { first: false });
+
+    // Continuing the fork makes a new run, announced once again.
+    await sendRequest(h.client.endpoint, forkSend, { forkId: fork.id, message: 'once more' });
+    const again = await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    assert.equal(again.announced, undefined);
+    assert.deepEqual(await announce(), { first: true });
+    await assert.rejects(sendRequest(h.client.endpoint, forkAnnounce, { forkId: 'f-missing' }), /No fork with id f-missing/);
   });
 });

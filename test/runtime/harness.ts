@@ -33,6 +33,8 @@ export interface Harness {
   runtimePid(): number;
   /** Disconnects and connects again (a window reload), starting a runtime if none runs. */
   reconnect(): Promise<void>;
+  /** A second client of the same runtime (another window), configured like the first. */
+  connectAnother(): Promise<RuntimeClient>;
   dispose(): Promise<void>;
 }
 
@@ -96,6 +98,9 @@ export async function startHarness(options: { fake?: FakeAnthropicOptions; confi
     async reconnect() {
       await harness.client.close().catch(() => undefined);
       harness.client = await connect();
+    },
+    connectAnother() {
+      return connect();
     },
     async dispose() {
       await harness.client.close().catch(() => undefined);

@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import { SocketMessageReader, SocketMessageWriter, createMessageConnection } from 'vscode-jsonrpc/node';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
-import { RuntimeErrorCode } from '../../src/common/protocol/runtime';
+import { PROTOCOL_VERSION, RuntimeErrorCode } from '../../src/common/protocol/runtime';
 import { socketPathFor } from '../../src/runtime/ipc/socketPath';
 import { startHarness } from './harness';
 import type { Harness } from './harness';
@@ -55,7 +55,7 @@ describe('runtime: protocol version', function () {
     const refused = await initializeAs(h.storeDir, 999);
     assert.equal(refused.code, RuntimeErrorCode.protocolMismatch);
     assert.equal(refused.data?.replacing, true);
-    assert.match(refused.message, /speaks version 1, the client 999.*stops now/);
+    assert.match(refused.message, new RegExp(`speaks version ${PROTOCOL_VERSION}, the client 999.*stops now`));
     await exited(pid);
   });
 

@@ -24,6 +24,12 @@ export const forkSend = request<{ forkId: string; message: string }, ForkSummary
 /** Resolves once the fork is completed, failed or cancelled. */
 export const forkWait = request<{ forkId: string }, ForkSummary>('fork/wait');
 
+/**
+ * Claims the announcement of a finished run: `first` is true for exactly one caller per run, whichever
+ * window (or reload of one) asks first; false while the fork still runs. Recorded on disk.
+ */
+export const forkAnnounce = request<{ forkId: string }, { first: boolean }>('fork/announce');
+
 /** Streaming output of a fork, to every connected client. */
 export const forkEvent = notification<{ forkId: string; event: AgentEvent }>('fork/event');
 /** A fork's summary whenever its state, turns or usage change. */

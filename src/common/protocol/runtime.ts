@@ -6,7 +6,7 @@ import type { Entry, SessionHeader, Usage } from '../transcript';
 import { notification, request } from './descriptor';
 
 /** Bumped on any incompatible change; checked in `initialize`. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** JSON-RPC error codes the runtime answers with, beyond the standard ones. */
 export const RuntimeErrorCode = {

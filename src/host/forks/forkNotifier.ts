@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { isTerminal } from '../../common/forks';
 import type { ForkSummary } from '../../common/forks';
-import { forkList, forkState } from '../../common/protocol/forks';
+import { forkAnnounce, forkList, forkState } from '../../common/protocol/forks';
 import type { RuntimeApi } from '../runtimeApi';
 import { WORKTREE_COMMANDS } from '../worktrees/rootPlan';
 
@@ -19,15 +19,18 @@ export function registerForkNotifier(context: vscode.ExtensionContext, runtime: 
     if (running > 0) status.show();
     else status.hide();
   };
-  // Announced reports are remembered per workspace, so a fork that finished while the window was
-  // reloading is announced once afterwards, and nothing is announced twice.
-  const announced = new Set(context.workspaceState.get<string[]>(ANNOUNCED_KEY, []));
+  // The runtime decides who announces a finished run (fork/announce), so a fork that ended while the
+  // window reloaded is announced once afterwards, nothing is announced twice, and of several windows on
+  // one store only one speaks. Nothing here depends on workspace storage surviving a reload.
+  const claiming = new Set<string>();
   const announceOnce = (fork: ForkSummary) => {
     const key = `${fork.id}@${fork.endedAt ?? ''}`;
-    if (announced.has(key)) return;
-    announced.add(key);
-    void context.workspaceState.update(ANNOUNCED_KEY, [...announced].slice(-500));
-    void announce(fork);
+    if (fork.announced || claiming.has(key)) return;
+    claiming.add(key);
+    runtime.request(forkAnnounce, { forkId: fork.id }).then(
+      ({ first }) => (first ? announce(fork) : undefined),
+      () => claiming.delete(key),
+    ).catch(() => undefined);
   };
   const onState = (fork: ForkSummary) => {
     forks.set(fork.id, fork);
@@ -36,19 +39,14 @@ export function registerForkNotifier(context: vscode.ExtensionContext, runtime: 
   };
   context.subscriptions.push(status, runtime.listen(forkState, params => onState(params.fork)));
   runtime.request(forkList, {}).then(({ forks: all }) => {
-    const firstRun = !context.workspaceState.get(ANNOUNCED_KEY);
     for (const fork of all) {
       if (forks.has(fork.id)) continue;
       forks.set(fork.id, fork);
-      // On a first activation, old history is not news.
-      if (isTerminal(fork.state) && !firstRun) announceOnce(fork);
+      if (isTerminal(fork.state)) announceOnce(fork);
     }
-    if (firstRun) void context.workspaceState.update(ANNOUNCED_KEY, [...announced, ...all.map(f => `${f.id}@${f.endedAt ?? ''}`)]);
     refresh();
   }, () => undefined);
 }
-
-const ANNOUNCED_KEY = 'forkAgents.announcedForks';
 
 async function announce(fork: ForkSummary): Promise<void> {
   const text = fork.state === 'completed' ? `Fork "${fork.name}" completed.` : `Fork "${fork.name}" ${fork.state}${fork.error ? `: ${fork.error}` : '.'}`;

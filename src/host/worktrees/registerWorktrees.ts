@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { forkList, forkState, worktreeList } from '../../common/protocol/forks';
 import type { WorktreeListing } from '../../common/protocol/forks';
+import { durableMemento } from '../fileMemento';
 import type { RuntimeApi } from '../runtimeApi';
 import { ForkRoots } from './forkRoots';
 import { registerBaseContent } from './reviewFork';
@@ -12,17 +13,23 @@ import { FolderUpdates, currentFolders } from './workspaceFolders';
 import { registerWorktreeCommands } from './worktreeCommands';
 
 const ANNOUNCED_ORPHANS_KEY = 'forkAgents.worktreeRoots.announcedOrphans';
+/** Roots added, the single-folder answer, orphans reported: written before the reload a new root causes. */
+const WORKSPACE_STATE_FILE = 'worktree-roots.json';
+/** Roots waiting for the window that "Save Workspace As…" opens (another workspace). */
+const GLOBAL_STATE_FILE = 'worktree-roots-pending.json';
 
 export function registerWorktrees(context: vscode.ExtensionContext, runtime: RuntimeApi, output: vscode.LogOutputChannel): void {
   const folders = new FolderUpdates();
-  const roots = new ForkRoots(context.workspaceState, context.globalState, folders, message => output.warn(message));
+  const workspaceState = durableMemento(context.storageUri, WORKSPACE_STATE_FILE, context.workspaceState);
+  const globalState = durableMemento(context.globalStorageUri, GLOBAL_STATE_FILE, context.globalState);
+  const roots = new ForkRoots(workspaceState, globalState, folders, message => output.warn(message));
   registerWorktreeCommands(context, runtime, roots);
   context.subscriptions.push(registerBaseContent(runtime), runtime.listen(forkState, params => roots.onFork(params.fork)));
-  startUp(context, runtime, folders, roots).catch(error => output.warn(`worktree start-up pass failed: ${error instanceof Error ? error.message : String(error)}`));
+  startUp(workspaceState, runtime, folders, roots).catch(error => output.warn(`worktree start-up pass failed: ${error instanceof Error ? error.message : String(error)}`));
 }
 
 /** Runs after every activation, so also after the reload that adding the first root may cause. */
-async function startUp(context: vscode.ExtensionContext, runtime: RuntimeApi, folders: FolderUpdates, roots: ForkRoots): Promise<void> {
+async function startUp(workspaceState: vscode.Memento, runtime: RuntimeApi, folders: FolderUpdates, roots: ForkRoots): Promise<void> {
   await roots.adoptPendingAfterSave();
   const { forks } = await runtime.request(forkList, {});
   const pruned = new Map<string, WorktreeListing>();
@@ -35,7 +42,7 @@ async function startUp(context: vscode.ExtensionContext, runtime: RuntimeApi, fo
   const drop = foldersToDrop(currentFolders(), forks, { pruned: [...pruned.values()], exists: p => fs.existsSync(p) });
   await folders.remove(drop.map(f => f.path));
   roots.ensure(forks);
-  await announceKept(context.workspaceState, [...kept.values()].filter(l => !pruned.has(l.path)));
+  await announceKept(workspaceState, [...kept.values()].filter(l => !pruned.has(l.path)));
 }
 
 /** One notification for worktrees kept for their unapplied changes; each is reported once per workspace. */

@@ -171,16 +171,27 @@ export class ForkManager {
       if (run.summary.parentSessionId !== parentSessionId || run.summary.origin !== 'agent') continue;
       if (!isTerminal(run.summary.state) || !status || status.delivered) continue;
       texts.push(renderForkNotification(run.summary));
-      run.session.writeStatus({ ...status, delivered: true, time: new Date().toISOString() });
+      run.session.writeStatus({ ...status, delivered: true });
     }
     return texts;
+  }
+
+  /** True once per finished run: the caller is the one window that tells the user. */
+  claimAnnouncement(forkId: string): boolean {
+    const run = this.forks.get(forkId);
+    if (!run) throw new ForkNotFoundError(`No fork with id ${forkId}.`);
+    const status = run.session.status;
+    if (!isTerminal(run.summary.state) || !status || status.announced) return false;
+    run.session.writeStatus({ ...status, announced: true });
+    run.summary.announced = true;
+    return true;
   }
 
   /** A foreground subagent's report went back as its tool result: do not deliver it again. */
   takeNotificationOf(forkId: string): void {
     const run = this.forks.get(forkId);
     const status = run?.session.status;
-    if (run && status && !status.delivered) run.session.writeStatus({ ...status, delivered: true, time: new Date().toISOString() });
+    if (run && status && !status.delivered) run.session.writeStatus({ ...status, delivered: true });
   }
 
   /** Loads every fork on disk; unfinished ones wait for model access (the first configured key). */
@@ -224,6 +235,7 @@ export class ForkManager {
   private enqueue(run: ForkRun): void {
     // On disk too: a runtime that dies from here on finds the fork unfinished and revives it.
     run.session.writeStatus({ state: 'queued', time: new Date().toISOString() });
+    run.summary.announced = undefined;
     this.setState(run, 'queued');
     this.queue.push(run);
     this.pump();
@@ -294,6 +306,7 @@ export class ForkManager {
     run.summary.report = report;
     run.summary.error = error;
     run.summary.endedAt = new Date().toISOString();
+    run.summary.announced = undefined;
     run.session.writeStatus({ state, time: run.summary.endedAt, report, error });
     this.setState(run, state);
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
@@ -335,6 +348,7 @@ function summarize(session: Session): ForkSummary {
     summary.report = status.report;
     summary.error = status.error;
     summary.endedAt = isTerminal(status.state) ? status.time : undefined;
+    summary.announced = status.announced;
   }
   return summary;
 }

@@ -34,4 +34,6 @@ export interface ForkStatus {
   error?: string;
   /** The report was delivered into the parent's next request. */
   delivered?: boolean;
+  /** A window showed the user that this run ended (fork/announce), so no window shows it again. */
+  announced?: boolean;
 }

@@ -1,0 +1,12 @@
+// fork/announce: the one window that asks first tells the user a fork's run ended; later askers stay quiet.
+import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { forkAnnounce } from '../../common/protocol/forks';
+import type { ClientConnection } from '../clientConnection';
+import type { RuntimeContext } from '../runtimeContext';
+
+export function registerForkAnnounce(ctx: RuntimeContext, client: ClientConnection): void {
+  client.rpc.onRequest(forkAnnounce.method, (params: { forkId: string }) => {
+    if (!ctx.forks.get(params?.forkId)) throw new ResponseError(ErrorCodes.InvalidParams, `No fork with id ${params?.forkId}.`);
+    return { first: ctx.forks.claimAnnouncement(params.forkId) };
+  });
+}
