@@ -16,7 +16,7 @@ export class OutputView {
     this.el.replaceChildren();
     this.nodes.clear();
     this.texts.clear();
-    if (items.length === 0) this.el.append(h('div', { class: 'output-empty' }, 'No output in this window yet.'));
+    if (items.length === 0) this.el.append(h('div', { class: 'output-empty' }, 'No output yet.'));
     for (const item of items) this.upsert(item);
   }
 

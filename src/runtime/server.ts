@@ -15,6 +15,7 @@ import { registerList } from './handlers/list';
 import { registerSend } from './handlers/send';
 import { registerTranscript } from './handlers/transcript';
 import { registerForkAnnounce } from './handlers/forkAnnounce';
+import { registerForkHistory } from './handlers/forkHistory';
 import { registerForkCancel } from './handlers/forkCancel';
 import { registerForkList } from './handlers/forkList';
 import { registerForkSend } from './handlers/forkSend';
@@ -36,7 +37,7 @@ import { TurnRegistry } from './turns';
 
 const HANDLERS = [
   registerLifecycle, registerConfigure, registerSend, registerCompact, registerCancel, registerList, registerTranscript,
-  registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait, registerForkAnnounce,
+  registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait, registerForkAnnounce, registerForkHistory,
   registerForkReview, registerForkBaseFile, registerForkApply, registerForkKeep, registerForkDiscard, registerWorktreeList,
 ];
 

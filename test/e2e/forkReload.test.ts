@@ -1,6 +1,6 @@
 // Issue 3: forks outlive a window reload. Two forks started from the chat keep running in the detached
 // runtime while the window reloads (the extension host restarts); both finish and their reports are
-// announced in the reloaded window.
+// announced in the reloaded window, whose Forks view also shows what they did before the reload.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -8,14 +8,16 @@ import { connectOrStart } from '../../src/client/launch';
 import { connectRpc } from '../../src/client/rpcClient';
 import type { RuntimeClient } from '../../src/client/rpcClient';
 import { isTerminal } from '../../src/common/forks';
-import { sendRequest } from '../../src/common/protocol/endpoint';
-import { forkList, forkWait } from '../../src/common/protocol/forks';
+import type { ForkSummary } from '../../src/common/forks';
+import { onNotification, sendRequest } from '../../src/common/protocol/endpoint';
+import { forkList, forkState, forkWait } from '../../src/common/protocol/forks';
 import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
 import { openWorkbench } from '../../scripts/e2e/browser';
 import type { Workbench } from '../../scripts/e2e/browser';
 import { startStack } from '../../scripts/e2e/stack';
 import type { Stack } from '../../scripts/e2e/stack';
 import { repoRoot, requireE2eTools } from '../../scripts/e2e/tools';
+import { openForksView, rowOf } from './forksViewUi';
 import { RESULTS_DIR, lastResponse, openChat, screenshot, typeInChat, widenChat } from './workbenchUi';
 
 describe('Forks across a window reload (code-server + chromium)', function () {
@@ -66,8 +68,8 @@ describe('Forks across a window reload (code-server + chromium)', function () {
 
     // A second client of the same runtime watches the forks independently of the window.
     observer = await connectRpc(await connectOrStart({ storeDir: stack!.storeDir, runtimeScript: path.join(repoRoot(), 'dist', 'runtime.js') }), 'e2e-observer');
-    const before = (await sendRequest(observer.endpoint, forkList, {})).forks;
-    assert.equal(before.length, 2);
+    // Reload once the first fork has made its first tool call: the reloaded window learns of it only from its transcript.
+    const before = await waitForForks(observer, forks => forks.length === 2 && forks[0].modelTurns >= 1);
     assert.ok(before.some(fork => !isTerminal(fork.state)), `a fork is still running at the reload: ${before.map(f => f.state).join(', ')}`);
     const runtimePid = runtimePidOf(stack!.storeDir);
 
@@ -83,8 +85,37 @@ describe('Forks across a window reload (code-server + chromium)', function () {
       await page.locator('.notification-toast', { hasText: `Fork "${fork.name}" completed.` }).waitFor({ timeout: 60_000 });
     }
     await screenshot(page, 'fork-reload-reports');
+
+    // The Forks view shows each fork's output from before the reload: its tool calls and its answer.
+    const panel = await openForksView(page);
+    const row = rowOf(panel, 'list the files and read README.md');
+    await row.locator('.fork-toggle').click();
+    await row.locator('.output-details > summary').click();
+    await row.locator('.out-tool.ok', { hasText: 'List' }).waitFor({ timeout: 30_000 });
+    await row.locator('.out-text', { hasText: 'Here is what I found' }).waitFor({ timeout: 30_000 });
+    await screenshot(page, 'fork-reload-panel-history');
   });
 });
+
+/** Resolves with the forks (oldest first) once `ready` holds, following the runtime's fork/state notifications. */
+async function waitForForks(client: RuntimeClient, ready: (forks: ForkSummary[]) => boolean): Promise<ForkSummary[]> {
+  const known = new Map<string, ForkSummary>();
+  const sorted = () => [...known.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  let check = () => false;
+  const done = new Promise<ForkSummary[]>(resolve => (check = () => ready(sorted()) && (resolve(sorted()), true)));
+  // Subscribed before listing, so no change falls between the two.
+  const subscription = onNotification(client.endpoint, forkState, ({ fork }) => {
+    known.set(fork.id, fork);
+    check();
+  });
+  for (const fork of (await sendRequest(client.endpoint, forkList, {})).forks) if (!known.has(fork.id)) known.set(fork.id, fork);
+  check();
+  try {
+    return await done;
+  } finally {
+    subscription.dispose();
+  }
+}
 
 function runtimePidOf(storeDir: string): number {
   return (JSON.parse(fs.readFileSync(runtimeInfoPath(storeDir), 'utf8')) as { pid: number }).pid;

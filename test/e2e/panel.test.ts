@@ -20,6 +20,7 @@ import { sessionTranscript } from '../../src/common/protocol/runtime';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { panelResponder } from '../fakes/panelScript';
+import { forkIds, openForksView, paletteCommand, rowOf, widenSideBar } from './forksViewUi';
 import { lastResponse, openChat, RESULTS_DIR, screenshot, typeInChat, waitForModelInPicker } from './workbenchUi';
 
 describe('Forks panel UI (code-server + chromium)', function () {
@@ -271,58 +272,3 @@ describe('Forks panel UI (code-server + chromium)', function () {
     await screenshot(page, 'panel-worktree');
   });
 });
-
-// ── Driving the Forks view ──────────────────────────────────────────────────────────────────────────
-
-/** Opens the view by its command and returns the webview's frame (nested iframes: found by content). */
-async function openForksView(page: Page): Promise<Frame> {
-  await paletteCommand(page, 'Fork: Show Forks');
-  const deadline = Date.now() + 30_000;
-  for (let delay = 50; Date.now() < deadline; delay = Math.min(delay * 2, 500)) {
-    for (const frame of page.frames()) {
-      if (frame.isDetached()) continue;
-      if (await frame.locator('#app .section').count().catch(() => 0)) return frame;
-    }
-    await page.waitForTimeout(delay);
-  }
-  throw new Error('the Forks view did not load within 30 s');
-}
-
-/** Runs a palette command; with `nextTitle`, waits for the quick input that command opens and returns its input. */
-async function paletteCommand(page: Page, title: string, nextTitle?: string): Promise<Locator> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(`>${title}`);
-  const label = page.locator('.label-name', { hasText: new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
-  await page.locator('.quick-input-list .monaco-list-row').filter({ has: label }).first().click({ timeout: 15_000 });
-  if (nextTitle) await page.locator('.quick-input-title', { hasText: nextTitle }).waitFor({ timeout: 15_000 });
-  else await input.waitFor({ state: 'hidden', timeout: 15_000 });
-  return input;
-}
-
-/** A fork's row, by its directive. */
-function rowOf(frame: Frame, directive: string): Locator {
-  return frame.locator('.fork').filter({ has: frame.locator('.fork-directive', { hasText: directive }) });
-}
-
-async function forkIds(frame: Frame): Promise<(string | null)[]> {
-  const rows = frame.locator('.fork');
-  const ids: (string | null)[] = [];
-  for (let i = 0, n = await rows.count(); i < n; i++) ids.push(await rows.nth(i).getAttribute('data-fork-id'));
-  return ids;
-}
-
-/** Widens the primary side bar (where the Forks view lives) by dragging its sash. */
-async function widenSideBar(page: Page, width: number): Promise<void> {
-  const box = await page.locator('.part.sidebar').boundingBox();
-  if (!box || box.width >= width) return;
-  const x = box.x + box.width;
-  const y = box.y + box.height / 2;
-  await page.mouse.move(x + 1, y);
-  await page.mouse.down();
-  await page.mouse.move(x + (width - box.width), y, { steps: 8 });
-  await page.mouse.up();
-  // Off the sash, or its highlight stays in every screenshot.
-  await page.mouse.move(x + width / 2, box.y + 4);
-}

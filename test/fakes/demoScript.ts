@@ -29,6 +29,11 @@ function promptText(message: Msg): string {
     .trim();
 }
 
+function directiveOf(prompt: string): string {
+  const directive = /\bDIRECTIVE:\s*([\s\S]*)$/.exec(prompt);
+  return directive ? directive[1].trim() : prompt;
+}
+
 export function planFor(prompt: string): Step[] {
   const steps: Step[] = [];
   if (/\blist\b/i.test(prompt)) steps.push({ name: 'list_files', input: { pattern: '**/*' } });
@@ -68,7 +73,8 @@ export function demoTurn(body: { messages: Msg[]; tools?: { name: string }[] }):
   const tools = new Set((body.tools ?? []).map(t => t.name));
   let promptAt = -1;
   for (let i = messages.length - 1; i >= 0 && promptAt < 0; i--) if (promptText(messages[i]) !== '') promptAt = i;
-  const prompt = promptAt >= 0 ? promptText(messages[promptAt]) : '';
+  // A fork's prompt is its boilerplate ("Re-read files …") ending in the directive: only the directive is the ask.
+  const prompt = directiveOf(promptAt >= 0 ? promptText(messages[promptAt]) : '');
   const plan = planFor(prompt);
   const outcomes = outcomesSince(messages, promptAt);
   const next = plan.find(step => !outcomes.some(o => o.step.name === step.name));

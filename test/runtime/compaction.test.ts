@@ -5,7 +5,7 @@ import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import { RuntimeErrorCode, sessionCompact } from '../../src/common/protocol/runtime';
 import { buildRequestBody } from '../../src/runtime/agent/request';
 import { requestViewOf } from '../../src/runtime/session/session';
-import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
+import type { Fault, ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { say } from './script';
@@ -17,7 +17,7 @@ const PADDING = 'lorem ipsum dolor sit amet '.repeat(120);
 describe('runtime: compaction', function () {
   this.timeout(30_000);
   let h: Harness;
-  let summaries: (ScriptedTurn | { fault: 'server_error' })[];
+  let summaries: (ScriptedTurn | Fault)[];
 
   beforeEach(async () => {
     // A small window so a few turns cross the 80% threshold.
@@ -95,15 +95,28 @@ describe('runtime: compaction', function () {
   it('leaves the session usable and uncompacted when the summary request fails', async () => {
     await h.configure({ contextWindow: 1_000_000 });
     const sessionId = await ask(undefined, 1);
-    summaries.push({ fault: 'server_error' }, { fault: 'server_error' }, { fault: 'server_error' }, { fault: 'server_error' }, { fault: 'server_error' });
+    // Rate limited on the first attempt and all four retries (retry-after: 0, so no waiting here).
+    summaries.push(...Array.from({ length: 5 }, (): Fault => ({ fault: 'rate_limit', retryAfterSeconds: 0 })));
     await assert.rejects(sendRequest(h.client.endpoint, sessionCompact, { sessionId }), (e: { code?: number; message: string }) =>
-      e.code === RuntimeErrorCode.compactFailed && /Compaction failed; the session is unchanged and still usable/.test(e.message));
+      e.code === RuntimeErrorCode.compactFailed && /Compaction failed; the session is unchanged and still usable\. Rate limited \(429\)/.test(e.message));
+    assert.equal(h.fake.requests.filter(isSummaryRequest).length, 5, 'retried like any model request');
     const { entries } = await h.transcript(sessionId);
     assert.ok(!entries.some(e => e.kind === 'summary'));
     await ask(sessionId, 2);
     assert.ok(JSON.stringify(h.fake.requests.at(-1)!.body.messages).includes('answer to: question 1'));
   });
+
+  it('retries a summary request that was rate limited or hit a server error, then compacts', async () => {
+    await h.configure({ contextWindow: 1_000_000 });
+    const sessionId = await ask(undefined, 1);
+    summaries.push({ fault: 'rate_limit', retryAfterSeconds: 0 }, { fault: 'overloaded', retryAfterSeconds: 0 });
+    await sendRequest(h.client.endpoint, sessionCompact, { sessionId });
+    assert.equal(h.fake.requests.filter(isSummaryRequest).length, 3);
+    const { entries } = await h.transcript(sessionId);
+    assert.equal(entries.filter(e => e.kind === 'summary').length, 1);
+  });
 });
+
 
 function lastText(r: ReceivedRequest): string {
   const last = r.body.messages[r.body.messages.length - 1];

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { onNotification, sendRequest } from '../../src/common/protocol/endpoint';
-import { forkAnnounce, forkCancel, forkList, forkSend, forkStart, forkState, forkWait } from '../../src/common/protocol/forks';
+import { forkAnnounce, forkCancel, forkHistory, forkList, forkSend, forkStart, forkState, forkWait } from '../../src/common/protocol/forks';
 import type { ForkSummary } from '../../src/common/forks';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { killRuntime, startHarness } from './harness';
@@ -126,5 +126,22 @@ describe('runtime: fork lifecycle', function () {
     assert.equal(again.announced, undefined);
     assert.deepEqual(await announce(), { first: true });
     await assert.rejects(sendRequest(h.client.endpoint, forkAnnounce, { forkId: 'f-missing' }), /No fork with id f-missing/);
+  });
+
+  it('gives a fork\'s output so far as the events of its run, for a window that opens late', async () => {
+    const sessionId = await parentSession();
+    let calls = 0;
+    forkScript = () => (calls++ === 0 ? call(['list_files', {}], ['read_file', { path: 'missing.txt' }]) : say('Scope: files.\nResult: listed.'));
+    const fork = await start(sessionId, 'list the files');
+    await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    const history = await sendRequest(h.client.endpoint, forkHistory, { forkId: fork.id });
+    const shown = history.events.map(e =>
+      e.type === 'text_delta' ? `text ${e.text}` : e.type === 'tool_call' ? `call ${e.description}` : e.type === 'tool_result' ? `result ${e.name} ${e.isError ? 'error' : 'ok'}` : e.type);
+    assert.deepEqual(shown, [
+      'request_start', 'call List **/*', 'call Read missing.txt', 'result list_files ok', 'result read_file error', 'request_start', 'text Scope: files.\nResult: listed.',
+    ]);
+    const { entries } = await h.transcript(fork.id);
+    assert.equal(history.lastEntryId, entries.at(-1)!.id);
+    await assert.rejects(sendRequest(h.client.endpoint, forkHistory, { forkId: 'f-missing' }), /No fork with id f-missing/);
   });
 });

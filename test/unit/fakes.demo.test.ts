@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { Anthropic } from '@anthropic-ai/sdk';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
+import { renderDirective } from '../../src/runtime/fork/directive';
 import { demoResponder } from '../fakes/demoScript';
 import { MODEL } from '../fakes/testHttp';
 
@@ -96,6 +97,12 @@ describe('demo responder', () => {
     const fork = await converse(client, messages, TOOLS, { thinking: { type: 'enabled', budget_tokens: 1024 } });
     assert.deepEqual(fork.calls, [{ name: 'list_files', input: { pattern: '**/*' } }]);
     assert.match(fork.answer, /\*\*3\*\* files/);
+  });
+
+  it('acts on the directive of a worktree fork\'s boilerplate, not on its advice ("Re-read files")', async () => {
+    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: renderDirective('list the files and read README.md', { parentRoot: '/work/app', forkRoot: '/work/app.forks/f-1' }) }];
+    const fork = await converse(client, messages);
+    assert.deepEqual(fork.calls, [{ name: 'list_files', input: { pattern: '**/*' } }, { name: 'read_file', input: { path: 'README.md' } }]);
   });
 });
 

@@ -30,6 +30,13 @@ export const forkWait = request<{ forkId: string }, ForkSummary>('fork/wait');
  */
 export const forkAnnounce = request<{ forkId: string }, { first: boolean }>('fork/announce');
 
+/**
+ * A fork's output so far, rebuilt from its transcript as the events its run emitted (one text event per
+ * response): for a window that opens while forks run. `fork/event`s up to the `entry` event of
+ * `lastEntryId` are already included.
+ */
+export const forkHistory = request<{ forkId: string }, { events: AgentEvent[]; lastEntryId?: string }>('fork/history');
+
 /** Streaming output of a fork, to every connected client. */
 export const forkEvent = notification<{ forkId: string; event: AgentEvent }>('fork/event');
 /** A fork's summary whenever its state, turns or usage change. */

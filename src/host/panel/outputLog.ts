@@ -10,12 +10,20 @@ export const DEFAULT_LIMITS: OutputLimits = { maxItems: 300, maxChars: 60_000, m
 
 export class OutputLog {
   private items: OutputItem[] = [];
-  private nextSeq = 1;
+  private nextSeq: number;
   /** The text item the current response streams into. */
   private openText?: Extract<OutputItem, { kind: 'text' }>;
   private chars = 0;
 
-  constructor(private readonly limits: OutputLimits = DEFAULT_LIMITS) {}
+  /** `firstSeq`: a log that replaces another continues its numbering, so the webview can tell old items from new. */
+  constructor(private readonly limits: OutputLimits = DEFAULT_LIMITS, firstSeq = 1) {
+    this.nextSeq = firstSeq;
+  }
+
+  /** The seq the next item gets. */
+  get upcomingSeq(): number {
+    return this.nextSeq;
+  }
 
   snapshot(): OutputItem[] {
     return this.items.map(item => ({ ...item }));

@@ -25,6 +25,8 @@ export class PanelModel {
   private readonly rows = new Map<string, ForkRowView>();
   private readonly logs = new Map<string, OutputLog>();
   private readonly approvals = new Map<string, PendingApprovalView>();
+  /** Live events of forks whose history is being fetched (beginHistory … endHistory). */
+  private readonly loading = new Map<string, AgentEvent[]>();
   private session?: SessionView;
   private readonly pending: Coalescer<Pending>;
 
@@ -59,8 +61,41 @@ export class PanelModel {
   }
 
   onForkEvent(forkId: string, event: AgentEvent): void {
+    const held = this.loading.get(forkId);
+    if (held) {
+      held.push(event);
+      return;
+    }
     const ops = this.logOf(forkId).apply(event);
     if (ops.length > 0) this.pending.add(forkId, { ops });
+  }
+
+  /** Call before asking the runtime for a fork's history (fork/history): its live events wait for it. */
+  beginHistory(forkId: string): void {
+    if (!this.loading.has(forkId)) this.loading.set(forkId, []);
+  }
+
+  /**
+   * The fork's output so far replaces what this window showed of it; the live events that arrived while
+   * it was fetched follow, except those the history already covers (up to its last entry's `entry` event).
+   * Without a history (the request failed) the held events are simply applied.
+   */
+  endHistory(forkId: string, history?: { events: readonly AgentEvent[]; lastEntryId?: string }): void {
+    const held = this.loading.get(forkId) ?? [];
+    this.loading.delete(forkId);
+    if (!history) {
+      for (const event of held) this.onForkEvent(forkId, event);
+      return;
+    }
+    const covered = history.lastEntryId === undefined ? -1 : held.findIndex(e => e.type === 'entry' && e.entry.id === history.lastEntryId);
+    const firstSeq = this.logs.get(forkId)?.upcomingSeq ?? 1;
+    const log = new OutputLog(undefined, firstSeq);
+    this.logs.set(forkId, log);
+    for (const event of [...history.events, ...held.slice(covered + 1)]) log.apply(event);
+    const fork = this.rows.get(forkId)?.fork;
+    if (fork) endNote(log, fork);
+    // Everything older than the new log goes; its items arrive whole.
+    this.pending.add(forkId, { ops: [{ op: 'trim', beforeSeq: firstSeq }, ...log.snapshot().map(item => ({ op: 'put' as const, item }))] });
   }
 
   addApproval(approval: PendingApprovalView): void {
@@ -108,14 +143,18 @@ export class PanelModel {
 
   /** The output says how a fork that streamed in this window ended, when it did not simply complete. */
   private noteEnd(fork: ForkSummary): void {
-    if (!this.logs.has(fork.id)) return;
-    const ops = fork.state === 'cancelled' ? this.logOf(fork.id).note('info', 'Stopped.')
-      : fork.state === 'failed' ? this.logOf(fork.id).note('error', fork.error ?? 'Failed.')
-        : [];
+    if (!this.logs.has(fork.id) || this.loading.has(fork.id)) return;
+    const ops = endNote(this.logOf(fork.id), fork);
     if (ops.length > 0) this.pending.add(fork.id, { ops });
   }
 
   private postApprovals(): void {
     this.options.post(notificationMessage(approvalsState, { approvals: [...this.approvals.values()] }));
   }
+}
+
+function endNote(log: OutputLog, fork: ForkSummary): OutputOp[] {
+  if (fork.state === 'cancelled') return log.note('info', 'Stopped.');
+  if (fork.state === 'failed') return log.note('error', fork.error ?? 'Failed.');
+  return [];
 }

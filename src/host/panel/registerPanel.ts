@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { isTerminal } from '../../common/forks';
 import { forkTurnsToString } from '../../common/forkTurns';
-import { forkCancel, forkEvent, forkList, forkSend, forkState } from '../../common/protocol/forks';
+import { forkCancel, forkEvent, forkHistory, forkList, forkSend, forkState } from '../../common/protocol/forks';
 import { sessionTranscript } from '../../common/protocol/runtime';
 import {
   approvalAnswer, openLink, panelForkAction, panelForkCancel, panelForkFromMessage, panelForkSend, panelForkStart,
@@ -25,6 +25,8 @@ import { buildSessionView } from './sessionView';
 
 /** Review / apply / keep / discard: the runtime's fork/review|apply|keep|discard behind the worktree commands. */
 const WORKTREE_ACTIONS = true;
+/** How many of the latest forks get their earlier output loaded when the window opens. */
+const HISTORY_FORKS = 20;
 
 export interface ForksPanel {
   /** Where fork approvals go while the panel is visible. */
@@ -100,7 +102,19 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
     chatSession.onDidChange(() => void refreshSession()),
   );
   registerPanelCommands(context, deps);
-  runtime.request(forkList, {}).then(({ forks }) => forks.forEach(fork => model.addForkIfNew(fork)), () => undefined);
+  // Forks that ran before this window opened show what they did so far (the most recent few: output is
+  // kept in memory and goes into every snapshot of the view).
+  const loadHistory = (forkId: string) => {
+    model.beginHistory(forkId);
+    runtime.request(forkHistory, { forkId }).then(history => model.endHistory(forkId, history), error => {
+      log.warn(`Forks panel: could not read the output of ${forkId}: ${error instanceof Error ? error.message : String(error)}`);
+      model.endHistory(forkId);
+    });
+  };
+  runtime.request(forkList, {}).then(({ forks }) => {
+    forks.forEach(fork => model.addForkIfNew(fork));
+    forks.filter(fork => fork.modelTurns > 0).slice(-HISTORY_FORKS).forEach(fork => loadHistory(fork.id));
+  }, () => undefined);
   void refreshSession();
   return { approvals, chatSession };
 }

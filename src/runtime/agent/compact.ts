@@ -4,9 +4,10 @@ import type { ErrorInfo } from '../../common/agentEvents';
 import type { Entry, Usage } from '../../common/transcript';
 import { inputTokens, isRealUserTurn } from '../../common/transcript';
 import type { ModelClient } from '../model/modelClient';
-import { ModelError } from '../model/modelClient';
 import type { Session } from '../session/session';
 import { buildRequestBody } from './request';
+import { streamWithRetries } from './retry';
+import type { RetryOptions } from './retry';
 
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
 export const DEFAULT_AUTO_COMPACT_AT = 0.8;
@@ -37,7 +38,7 @@ export function compactInstruction(focus?: string): string {
  * The summary request reuses the session's system prompt and tools, so it reads the cached prefix.
  */
 export async function compactSession(
-  session: Session, model: ModelClient, signal: AbortSignal, options: { focus?: string; upTo?: Entry } = {},
+  session: Session, model: ModelClient, signal: AbortSignal, options: { focus?: string; upTo?: Entry; retry?: RetryOptions } = {},
 ): Promise<CompactOutcome> {
   const view = session.entries();
   const end = options.upTo ? view.indexOf(options.upTo) + 1 : view.length;
@@ -49,21 +50,21 @@ export async function compactSession(
     id: 'compact-instruction', kind: 'prompt', time: new Date(0).toISOString(),
     message: { role: 'user', content: [{ type: 'text', text: compactInstruction(options.focus) }] },
   };
-  try {
-    const response = await model.stream(buildRequestBody(session.header, [...covered, instruction]), signal, { onText: () => undefined, onThinking: () => undefined });
-    const text = response.message.content.map(block => (block.type === 'text' ? block.text : '')).join('').trim();
-    if (text === '') return { ok: false, error: { kind: 'bad_request', message: 'The model returned an empty summary.' } };
-    const last = covered[covered.length - 1];
-    const entry = session.commit('summary', {
-      role: 'user',
-      content: [{ type: 'text', text: `<system-reminder>\nThis conversation was compacted; the summary of its earlier part follows.\n\n${text}\n</system-reminder>` }],
-    }, { replacesUpTo: last.id, usage: response.usage });
-    const tokensBefore = inputTokens(response.usage);
-    return { ok: true, entry, tokensBefore, usage: response.usage };
-  } catch (error) {
-    const info = error instanceof ModelError ? error.info : { kind: 'internal' as const, message: String(error) };
-    return { ok: false, error: { ...info, message: `Compaction failed; the session is unchanged and still usable. ${info.message}` } };
+  const response = await streamWithRetries(
+    model, () => buildRequestBody(session.header, [...covered, instruction]), signal, { onText: () => undefined, onThinking: () => undefined }, options.retry,
+  );
+  if ('error' in response) {
+    return { ok: false, error: { ...response.error, message: `Compaction failed; the session is unchanged and still usable. ${response.error.message}` } };
   }
+  const text = response.message.content.map(block => (block.type === 'text' ? block.text : '')).join('').trim();
+  if (text === '') return { ok: false, error: { kind: 'bad_request', message: 'The model returned an empty summary.' } };
+  const last = covered[covered.length - 1];
+  const entry = session.commit('summary', {
+    role: 'user',
+    content: [{ type: 'text', text: `<system-reminder>\nThis conversation was compacted; the summary of its earlier part follows.\n\n${text}\n</system-reminder>` }],
+  }, { replacesUpTo: last.id, usage: response.usage });
+  const tokensBefore = inputTokens(response.usage);
+  return { ok: true, entry, tokensBefore, usage: response.usage };
 }
 
 /** Input tokens the next request will carry: the last request's (from usage) plus what came after it. */

@@ -7,14 +7,13 @@ import { needsApproval } from '../../common/approval';
 import type { ToolResultBlock, ToolUseBlock, Usage } from '../../common/transcript';
 import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
 import type { ModelClient } from '../model/modelClient';
-import { ModelError } from '../model/modelClient';
 import type { Session } from '../session/session';
 import type { Tool, ToolContext } from '../tools/types';
 import { runTool } from '../tools/registry';
 import { autoCompactionPoint, compactSession, estimateContextTokens } from './compact';
 import type { CompactionSettings } from './compact';
 import { buildRequestBody } from './request';
-import { retryDelayMs, sleepUnlessAborted } from './retry';
+import { streamWithRetries } from './retry';
 
 export interface ApprovalRequest { callId: string; tool: Tool; input: unknown; description: string }
 
@@ -83,7 +82,10 @@ export async function runLoop(deps: LoopDeps): Promise<LoopOutcome> {
 async function compactIfNeeded(deps: LoopDeps): Promise<void> {
   const settings = deps.compaction;
   if (!settings || estimateContextTokens(deps.session) < settings.contextWindow * settings.autoCompactAt) return;
-  const outcome = await compactSession(deps.session, deps.model, deps.signal, { upTo: autoCompactionPoint(deps.session) });
+  const outcome = await compactSession(deps.session, deps.model, deps.signal, {
+    upTo: autoCompactionPoint(deps.session),
+    retry: { maxRetries: deps.maxRetries, onRetry: (attempt, delayMs, error) => deps.emit({ type: 'retry', attempt, delayMs, error }) },
+  });
   if (outcome.ok) {
     deps.emit({ type: 'entry', entry: outcome.entry });
     deps.emit({ type: 'compaction', auto: true, summaryEntryId: outcome.entry.id, tokensBefore: outcome.tokensBefore });
@@ -92,25 +94,14 @@ async function compactIfNeeded(deps: LoopDeps): Promise<void> {
   }
 }
 
-async function requestWithRetries(deps: LoopDeps) {
-  const maxRetries = deps.maxRetries ?? 4;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const body = buildRequestBody(deps.session.header, deps.session.entries(), deps.session.inheritedBreakpointsEnd());
-      return await deps.model.stream(body, deps.signal, {
-        onText: text => deps.emit({ type: 'text_delta', text }),
-        onThinking: text => deps.emit({ type: 'thinking_delta', text }),
-      });
-    } catch (error) {
-      const modelError = error instanceof ModelError ? error : new ModelError({ kind: 'internal', message: String(error) });
-      // An endpoint that refuses connections rarely recovers within seconds: give up sooner.
-      const limit = modelError.info.kind === 'network' ? Math.min(2, maxRetries) : maxRetries;
-      if (!modelError.retryable || attempt >= limit || deps.signal.aborted) return { error: modelError.info };
-      const delayMs = retryDelayMs(attempt, modelError.retryAfterMs);
-      deps.emit({ type: 'retry', attempt: attempt + 1, delayMs, error: modelError.info });
-      if (!(await sleepUnlessAborted(delayMs, deps.signal))) return { error: { kind: 'cancelled' as const, message: 'Cancelled.' } };
-    }
-  }
+function requestWithRetries(deps: LoopDeps) {
+  return streamWithRetries(
+    deps.model,
+    () => buildRequestBody(deps.session.header, deps.session.entries(), deps.session.inheritedBreakpointsEnd()),
+    deps.signal,
+    { onText: text => deps.emit({ type: 'text_delta', text }), onThinking: text => deps.emit({ type: 'thinking_delta', text }) },
+    { maxRetries: deps.maxRetries, onRetry: (attempt, delayMs, error) => deps.emit({ type: 'retry', attempt, delayMs, error }) },
+  );
 }
 
 /** Every tool_use gets exactly one tool_result, whatever happens (denied, cancelled, failed). */
@@ -124,7 +115,7 @@ async function runToolCalls(deps: LoopDeps, calls: ToolUseBlock[]): Promise<Tool
 
 async function runToolCall(deps: LoopDeps, call: ToolUseBlock): Promise<ToolResultBlock> {
   const result = (content: string, isError: boolean, files: string[] = []): ToolResultBlock => {
-    deps.emit({ type: 'tool_result', callId: call.id, name: call.name, isError, summary: firstLine(content), files });
+    deps.emit({ type: 'tool_result', callId: call.id, name: call.name, isError, summary: toolResultSummary(content), files });
     return { type: 'tool_result', tool_use_id: call.id, content: content === '' ? '(no output)' : content, ...(isError ? { is_error: true } : {}) };
   };
   const tool = deps.tools.get(call.name);
@@ -151,7 +142,8 @@ async function runToolCall(deps: LoopDeps, call: ToolUseBlock): Promise<ToolResu
   return result(output.content, output.isError === true, output.files ?? []);
 }
 
-function firstLine(text: string): string {
+/** The one line a tool result shows as in the chat and the Forks panel. */
+export function toolResultSummary(text: string): string {
   const line = text.split('\n', 1)[0];
   return line.length > 200 ? line.slice(0, 200) + '…' : line;
 }

@@ -1,4 +1,35 @@
-// Backoff for retryable model errors: the server's retry-after when given, else exponential with jitter.
+// Model requests retried on retryable errors (rate limits, overload, 5xx, network): the server's
+// retry-after when given, else exponential backoff with jitter. Used by turns and by compaction alike.
+import type { ErrorInfo } from '../../common/agentEvents';
+import type { ModelClient, ModelResponse, StreamHandlers } from '../model/modelClient';
+import { ModelError } from '../model/modelClient';
+import type { MessagesRequestBody } from './request';
+
+export interface RetryOptions {
+  /** Retries after the first attempt (default 4; at most 2 for an unreachable endpoint). */
+  maxRetries?: number;
+  onRetry?(attempt: number, delayMs: number, error: ErrorInfo): void;
+}
+
+/** The response, or the error that ended the attempts (`cancelled` when the signal aborted a wait). */
+export async function streamWithRetries(
+  model: ModelClient, body: () => MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers, options: RetryOptions = {},
+): Promise<ModelResponse | { error: ErrorInfo }> {
+  const maxRetries = options.maxRetries ?? 4;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await model.stream(body(), signal, handlers);
+    } catch (error) {
+      const modelError = error instanceof ModelError ? error : new ModelError({ kind: 'internal', message: String(error) });
+      // An endpoint that refuses connections rarely recovers within seconds: give up sooner.
+      const limit = modelError.info.kind === 'network' ? Math.min(2, maxRetries) : maxRetries;
+      if (!modelError.retryable || attempt >= limit || signal.aborted) return { error: modelError.info };
+      const delayMs = retryDelayMs(attempt, modelError.retryAfterMs);
+      options.onRetry?.(attempt + 1, delayMs, modelError.info);
+      if (!(await sleepUnlessAborted(delayMs, signal))) return { error: { kind: 'cancelled', message: 'Cancelled.' } };
+    }
+  }
+}
 
 export function retryDelayMs(attempt: number, retryAfterMs?: number): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, 60_000);

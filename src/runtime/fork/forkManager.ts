@@ -24,6 +24,8 @@ import { placeFork } from './isolation';
 import { snapshotUpTo } from './select';
 import { WorktreeJanitor } from './worktreeJanitor';
 import { renderForkNotification } from './notification';
+import { outputHistory } from './outputHistory';
+import type { OutputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { refusingSubagentHost } from './subagentHost';
 
@@ -174,6 +176,13 @@ export class ForkManager {
       run.session.writeStatus({ ...status, delivered: true });
     }
     return texts;
+  }
+
+  /** What the fork has done so far, as the events of its run (see outputHistory). */
+  history(forkId: string): OutputHistory {
+    const run = this.forks.get(forkId);
+    if (!run) throw new ForkNotFoundError(`No fork with id ${forkId}.`);
+    return outputHistory(run.session.ownEntries());
   }
 
   /** True once per finished run: the caller is the one window that tells the user. */

@@ -1,0 +1,57 @@
+// A fork's output rebuilt from its own transcript entries, as the AgentEvents its run emitted: a window
+// that opens (or reloads) while a fork runs shows what the fork did before, not only what comes next.
+// Streaming detail is gone (one text event per response), and the fork's prompts are not output.
+import type { AgentEvent } from '../../common/agentEvents';
+import type { Entry, ToolResultBlock } from '../../common/transcript';
+import { inputTokens } from '../../common/transcript';
+import { toolResultSummary } from '../agent/loop';
+import { findTool } from '../tools/registry';
+
+export interface OutputHistory {
+  events: AgentEvent[];
+  /** The last entry the events cover: live `entry` events up to this one are already included. */
+  lastEntryId?: string;
+}
+
+/** Events for the last `maxEntries` of `own` (the panel keeps only the tail of a long run anyway). */
+export function outputHistory(own: readonly Entry[], maxEntries = 200): OutputHistory {
+  const entries = own.slice(-maxEntries);
+  const events: AgentEvent[] = [];
+  const names = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.kind === 'response') events.push(...responseEvents(entry, names));
+    else if (entry.kind === 'tool_results') events.push(...resultEvents(entry, names));
+    else if (entry.kind === 'summary') events.push({ type: 'compaction', auto: true, summaryEntryId: entry.id, tokensBefore: entry.usage ? inputTokens(entry.usage) : 0 });
+  }
+  return { events, lastEntryId: own.at(-1)?.id };
+}
+
+function responseEvents(entry: Entry, names: Map<string, string>): AgentEvent[] {
+  const events: AgentEvent[] = [{ type: 'request_start', index: 0 }];
+  for (const block of entry.message.content) {
+    if (block.type === 'text' && block.text !== '') events.push({ type: 'text_delta', text: block.text });
+    if (block.type !== 'tool_use') continue;
+    names.set(block.id, block.name);
+    const tool = findTool(block.name);
+    events.push({ type: 'tool_call', callId: block.id, name: block.name, category: tool?.category ?? 'read', description: describe(block.name, block.input) });
+  }
+  return events;
+}
+
+function resultEvents(entry: Entry, names: ReadonlyMap<string, string>): AgentEvent[] {
+  return entry.message.content
+    .filter((block): block is ToolResultBlock => block.type === 'tool_result')
+    .map(block => ({
+      type: 'tool_result', callId: block.tool_use_id, name: names.get(block.tool_use_id) ?? '', isError: block.is_error === true,
+      summary: toolResultSummary(typeof block.content === 'string' ? block.content : block.content.map(b => b.text).join('')), files: [],
+    }));
+}
+
+function describe(name: string, input: unknown): string {
+  try {
+    return findTool(name)?.describe(input) ?? name;
+  } catch {
+    // A malformed input the tool refused at the time: its name is description enough.
+    return name;
+  }
+}
