@@ -66,6 +66,41 @@ describe('runtime: forks', function () {
     assert.ok(first.usage!.cache_read_input_tokens > 0, 'the fork reads the parent\'s prefix from the cache');
   });
 
+  it('a fork started while the parent\'s request after tool results is in flight repeats that request byte for byte', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>(resolve => (release = resolve));
+    let parentRequests = 0;
+    h.fake.setResponder(async r => {
+      if (isForkRequest(r)) return say('Scope: in flight.');
+      if (parentRequests++ === 0) return call(['read_file', { path: 'notes.md' }]);
+      await gate;
+      return say('The word is pelican.');
+    });
+    const inFlight = new Promise<ReceivedRequest>(resolve => h.fake.onRequest(r => {
+      if (!isForkRequest(r) && r.body.messages.length === 3) resolve(r);
+    }));
+    const sending = h.send('read notes.md');
+    const parentRequest = await inFlight;
+    const sessionId = h.events[0].sessionId;
+    const fork = await start({ sessionId, directive: 'check the notes' });
+    await wait(fork.id);
+    release();
+    await sending;
+    const first = h.fake.requests.find(isForkRequest)!;
+    const parentMessages = parentRequest.body.messages;
+    const n = parentMessages.length;
+    assert.equal(JSON.stringify(first.body.messages.slice(0, n - 1)), JSON.stringify(parentMessages.slice(0, n - 1)));
+    // The tool results (with their breakpoint) open the fork's last message; the directive follows them.
+    const parentLast = parentMessages[n - 1].content;
+    const forkLast = first.body.messages[n - 1].content;
+    assert.equal(JSON.stringify(forkLast.slice(0, parentLast.length)), JSON.stringify(parentLast));
+    assert.ok(parentLast.at(-1).cache_control, 'the parent\'s request ends in a breakpoint, kept by the fork');
+    assert.match(forkLast.at(-1).text, /DIRECTIVE: check the notes$/);
+    for (const key of ['model', 'max_tokens', 'system', 'tools']) {
+      assert.equal(JSON.stringify(first.body[key]), JSON.stringify(parentRequest.body[key]), `${key} is the same`);
+    }
+  });
+
   it('sibling forks from one point differ only after the directive', async () => {
     parentScript.push(say('Here is the plan.'));
     const parent = await h.send('plan the work');

@@ -17,7 +17,7 @@ function forkFirst(h: SessionHeader, snapshot: readonly Entry[], turns: ForkTurn
   const { inherited, closing } = closeBoundary(selectHistory(snapshot, turns), renderDirective(directive));
   const end = parentRequestEnd(inherited);
   const body = buildRequestBody(h, [...inherited, closingEntry(closing)], end < 0 ? undefined : end);
-  return { body, inherited, end };
+  return { body, inherited, end, closingBlocks: closing.content.length };
 }
 
 /** The parent's latest request, as its loop sent it: every entry up to the last user entry before the last response. */
@@ -35,6 +35,19 @@ function breakpoints(body: MessagesRequestBody): string[] {
 
 const countCacheControls = (body: unknown) => (JSON.stringify(body).match(/"cache_control"/g) ?? []).length;
 const lastBlock = (body: MessagesRequestBody, i: number) => `messages.${i}.content.${body.messages[i].content.length - 1}`;
+
+/** The block that ends the inherited history: just before the closing's blocks, which end the request. */
+function inheritedEnd(body: MessagesRequestBody, closingBlocks: number): string {
+  const last = body.messages.length - 1;
+  const own = body.messages[last].content.length;
+  return own > closingBlocks ? `messages.${last}.content.${own - closingBlocks - 1}` : lastBlock(body, last - 1);
+}
+
+/** A parent whose current turn's tool results are committed and whose next request is still in flight. */
+function inFlightParent(): Entry[] {
+  const entries = finishedParent();
+  return entries.slice(0, -1);
+}
 
 function firstDifference(a: string, b: string): string {
   let i = 0;
@@ -88,11 +101,13 @@ function withTrailingPrompt(): { snapshot: Entry[]; entries: Entry[] } {
 }
 
 describe('fork: request body and breakpoints (DESIGN §4.6)', () => {
-  it('parentRequestEnd is the last user entry before the last response (-1 when there is none)', () => {
+  it('parentRequestEnd: the last user entry before the last response, or the last entry when it is a user entry (its request was sent)', () => {
     const parent = richParent();
     assert.equal(parentRequestEnd(parent.entries), parent.entries.length - 2);
     assert.equal(parent.entries[parent.entries.length - 2].kind, 'tool_results');
-    assert.equal(parentRequestEnd(parent.entries.slice(0, 3)), -1);
+    assert.equal(parentRequestEnd(parent.entries.slice(0, -1)), parent.entries.length - 2, 'tool results whose request is in flight');
+    assert.equal(parentRequestEnd(parent.entries.slice(0, 3)), 2, 'the first prompt, before any answer');
+    assert.equal(parentRequestEnd([]), -1);
   });
 
   it('a parent request marks the end of system, the final message and the user message before the last assistant', () => {
@@ -171,6 +186,7 @@ describe('fork: the first request shares the parent\'s prefix byte for byte (DES
     { name: 'after a finished turn', entries: finishedParent },
     { name: 'a turn with many parallel tool calls', entries: wideParent },
     { name: 'with extended thinking and a 1h TTL', entries: () => richParent().entries, settings: { thinkingBudget: 4000, cacheTtl: '1h' } },
+    { name: 'tool results committed, their request in flight', entries: inFlightParent },
   ];
 
   for (const scenario of scenarios) {
@@ -181,20 +197,22 @@ describe('fork: the first request shares the parent\'s prefix byte for byte (DES
       assert.ok(end > 0);
       assert.equal(inherited.length, entries.length);
       const parent = parentLatest(h, inherited);
-      assertSamePrefix(parent, body);
+      // After tool results the directive joins their user message: the parent's last message is then
+      // a prefix of the fork's last message, block for block.
+      assertSamePrefix(parent, body, inherited[inherited.length - 1].message.role === 'user');
       validateRequest(JSON.parse(JSON.stringify(body)), 'messages');
     });
   }
 
   it('keeps every breakpoint of the parent\'s latest request (so the parent\'s cache entries are read)', () => {
-    for (const entries of [richParent().entries, wideParent(), finishedParent()]) {
-      const { body, inherited } = forkFirst(header(), entries, 'all', 'x');
+    for (const entries of [richParent().entries, wideParent(), finishedParent(), inFlightParent()]) {
+      const { body, inherited, closingBlocks } = forkFirst(header(), entries, 'all', 'x');
       const parent = breakpoints(parentLatest(header(), inherited));
       const fork = breakpoints(body);
       for (const at of parent) assert.ok(fork.includes(at), `${at} kept: ${fork.join(' ')}`);
-      // Siblings share everything before their directives: the last inherited message carries the
+      // Siblings share everything before their directives: the end of the inherited history carries the
       // breakpoint (the directive itself is written by the fork's next request).
-      assert.equal(fork[fork.length - 1], lastBlock(body, body.messages.length - 2), 'and one at the end of the inherited history');
+      assert.equal(fork[fork.length - 1], inheritedEnd(body, closingBlocks), 'and one at the end of the inherited history');
     }
   });
 
@@ -209,6 +227,16 @@ describe('fork: the first request shares the parent\'s prefix byte for byte (DES
     }
   });
 
+  it('Fork from here at every tool-results entry equals the request that carried those results', () => {
+    for (const entries of [richParent().entries, finishedParent()]) {
+      for (const results of entries.filter(e => e.kind === 'tool_results')) {
+        const { body, inherited } = forkFirst(header(), snapshotUpTo(entries, results.id), 'all', 'x');
+        assert.equal(inherited[inherited.length - 1], results);
+        assertSamePrefix(parentLatest(header(), inherited), body, true);
+      }
+    }
+  });
+
   it('a dropped trailing prompt: equals the request that produced the last answer, through that answer', () => {
     const { snapshot, entries } = withTrailingPrompt();
     const { body, inherited } = forkFirst(header(), snapshot, 'all', 'x');
@@ -217,7 +245,7 @@ describe('fork: the first request shares the parent\'s prefix byte for byte (DES
   });
 
   it('two sibling forks from one point differ only in the directive text', () => {
-    for (const entries of [richParent().entries, wideParent(), finishedParent()]) {
+    for (const entries of [richParent().entries, wideParent(), finishedParent(), inFlightParent()]) {
       const a = forkFirst(header(), entries, 'all', 'Sibling A: cover the error paths.').body;
       const b = forkFirst(header(), entries, 'all', 'Sibling B: benchmark parse().').body;
       const ja = JSON.stringify(a);

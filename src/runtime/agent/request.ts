@@ -27,10 +27,12 @@ export function entriesToMessages(entries: readonly Entry[]): Message[] {
 }
 
 /**
- * Breakpoints: the end of the system prompt (covers tools + system), the last block of the final
- * message, and the last block of the user message just before the last assistant message — where the
- * previous request (or, for a fork, the parent's latest request) ended. That second one keeps the cache
- * read within the provider's 20-block lookback after turns with many parallel tool calls.
+ * Breakpoints: the end of the system prompt (covers tools + system), the end of the final entry, and the
+ * end of the user entry just before the last assistant entry — where the previous request (or, for a
+ * fork, the parent's latest request) ended. That second one keeps the cache read within the provider's
+ * 20-block lookback after turns with many parallel tool calls. Breakpoints belong to entries, not to
+ * messages: when a fork's directive joins the last inherited user entry in one message, the breakpoint
+ * stays on that entry's last block, exactly where the parent's request had it.
  */
 export function buildRequestBody(
   header: SessionHeader,
@@ -39,16 +41,15 @@ export function buildRequestBody(
   keepBreakpointsOf?: number,
 ): MessagesRequestBody {
   const cache: CacheControl = header.settings.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
-  const messages = entriesToMessages(entries);
-  let marked = breakpointsOf(messages);
+  let marked = breakpointsOf(entries);
   if (keepBreakpointsOf !== undefined) {
-    // A fork's first request: the parent's latest request's breakpoints (its messages are a prefix of
-    // ours: it ends at a user entry followed by an assistant one), so the bytes match the parent's, plus
-    // the end of the inherited history instead of the directive, so sibling forks read all of it.
-    marked = breakpointsOf(entriesToMessages(entries.slice(0, keepBreakpointsOf + 1)));
-    const lastInherited = messages.length - 2;
-    if (lastInherited >= 0 && canCarryBreakpoint(messages[lastInherited])) marked.add(lastInherited);
-    else marked.add(messages.length - 1);
+    // A fork's first request: the parent's latest request's breakpoints (its entries are a prefix of
+    // ours), so the bytes match the parent's, plus the end of the inherited history instead of the
+    // directive, so sibling forks read all of it.
+    marked = breakpointsOf(entries.slice(0, keepBreakpointsOf + 1));
+    const lastInherited = entries.length - 2;
+    if (lastInherited >= 0 && canCarryBreakpoint(entries[lastInherited].message)) marked.add(lastInherited);
+    else marked.add(entries.length - 1);
   }
   // Three message breakpoints plus the system one is the API's limit of four; the oldest go first.
   while (marked.size > MAX_MESSAGE_BREAKPOINTS) marked.delete(Math.min(...marked));
@@ -57,7 +58,7 @@ export function buildRequestBody(
     max_tokens: header.settings.maxTokens,
     system: [{ type: 'text', text: header.systemPrompt, cache_control: cache }],
     tools: header.tools.map(tool => ({ ...tool })),
-    messages: messages.map((message, index) => (marked.has(index) ? withBreakpoint(message, cache) : message)),
+    messages: entriesToMessages(marked.size === 0 ? entries : entries.map((entry, index) => (marked.has(index) ? withBreakpoint(entry, cache) : entry))),
   };
   if (header.settings.thinkingBudget) body.thinking = { type: 'enabled', budget_tokens: header.settings.thinkingBudget };
   return body;
@@ -65,11 +66,13 @@ export function buildRequestBody(
 
 const MAX_MESSAGE_BREAKPOINTS = 3;
 
-function breakpointsOf(messages: readonly Message[]): Set<number> {
+/** Entry indexes whose last block gets a breakpoint: the final entry, and the user entry before the last assistant run. */
+function breakpointsOf(entries: readonly Entry[]): Set<number> {
   const marked = new Set<number>();
-  if (messages.length > 0) marked.add(messages.length - 1);
-  const lastAssistant = findLastIndex(messages, m => m.role === 'assistant');
-  if (lastAssistant > 0 && messages[lastAssistant - 1].role === 'user') marked.add(lastAssistant - 1);
+  if (entries.length > 0) marked.add(entries.length - 1);
+  let runStart = findLastIndex(entries, e => e.message.role === 'assistant');
+  while (runStart > 0 && entries[runStart - 1].message.role === 'assistant') runStart--;
+  if (runStart > 0) marked.add(runStart - 1);
   return marked;
 }
 
@@ -78,12 +81,12 @@ function canCarryBreakpoint(message: Message): boolean {
   return last !== undefined && last.type !== 'thinking' && last.type !== 'redacted_thinking';
 }
 
-function withBreakpoint(message: Message, cache: CacheControl): Message {
-  const content = message.content.slice();
+function withBreakpoint(entry: Entry, cache: CacheControl): Entry {
+  const content = entry.message.content.slice();
   const last = content.length - 1;
-  if (last < 0) return message;
+  if (last < 0) return entry;
   content[last] = { ...content[last], cache_control: cache } as ContentBlock;
-  return { role: message.role, content };
+  return { ...entry, message: { role: entry.message.role, content } };
 }
 
 function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {

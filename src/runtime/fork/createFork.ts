@@ -98,10 +98,16 @@ function persist(
   return session;
 }
 
-/** The last user entry before the last response: where the parent's latest request ended. */
+/**
+ * Where the parent's latest request ended: at the last inherited entry when that is a user entry (a
+ * prompt or tool results whose request was sent, perhaps still in flight), else at the last user entry
+ * before the last response. -1 when there is none.
+ */
 export function parentRequestEnd(inherited: readonly Entry[]): number {
+  const last = inherited.length - 1;
+  if (last >= 0 && inherited[last].message.role === 'user') return last;
   let lastResponse = -1;
-  for (let i = inherited.length - 1; i >= 0; i--) {
+  for (let i = last; i >= 0; i--) {
     if (inherited[i].kind === 'response') {
       lastResponse = i;
       break;
