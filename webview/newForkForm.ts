@@ -101,7 +101,10 @@ export class NewForkForm {
   private changed(): void {
     const parsed = this.parsed();
     const realTurns = this.session?.realTurns;
-    setText(this.hint, realTurns === undefined ? 'Ask @fork something in the Chat view: the form forks that conversation.' : `This conversation has ${realTurns} real turn${realTurns === 1 ? '' : 's'}.`);
+    const compacted = this.session?.messages.some(m => m.kind === 'summary') === true;
+    const turnsText = `${realTurns} real turn${realTurns === 1 ? '' : 's'}`;
+    setText(this.hint, realTurns === undefined ? 'Ask @fork something in the Chat view: the form forks that conversation.'
+      : compacted ? `${turnsText} since this conversation was compacted.` : `This conversation has ${turnsText}.`);
     setText(this.turnsError, parsed.ok ? '' : parsed.error);
     this.n.setAttribute('aria-invalid', String(!parsed.ok));
     this.note.hidden = !(parsed.ok && this.session && windowSkipsSummary(this.session.messages, parsed.value));

@@ -11,9 +11,10 @@ export function originLabel(origin: ForkSummary['origin']): string {
   return origin === 'user' ? 'you' : origin === 'agent' ? 'the agent' : 'from message';
 }
 
-export function turnsLabel(forkTurns: string): string {
+export function turnsLabel(forkTurns: string, summaryExcluded = false): string {
   if (forkTurns === 'all') return 'all turns';
-  return forkTurns === '1' ? 'last turn' : `last ${forkTurns} turns`;
+  const window = forkTurns === '1' ? 'last turn' : `last ${forkTurns} turns`;
+  return summaryExcluded ? `${window}, no summary` : window;
 }
 
 /** 5s, 1m 05s, 2h 03m. */

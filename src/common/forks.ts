@@ -37,6 +37,8 @@ export interface ForkSummary {
   parentEntryId?: string;
   origin: ForkOrigin;
   forkTurns: string;
+  /** A numeric window over a compacted conversation: the summary was left out (DESIGN §4.3). */
+  summaryExcluded?: boolean;
   isolation: Isolation;
   /** The fork's tools work here: the parent's root, or its counterpart inside the fork's worktree. */
   root: string;

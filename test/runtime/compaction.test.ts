@@ -4,7 +4,7 @@ import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import { RuntimeErrorCode, sessionCompact } from '../../src/common/protocol/runtime';
 import { buildRequestBody } from '../../src/runtime/agent/request';
-import { requestViewOf } from '../../src/runtime/session/session';
+import { requestViewOf } from '../../src/common/requestView';
 import type { Fault, ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
@@ -69,6 +69,8 @@ describe('runtime: compaction', function () {
     const sentTwo = JSON.stringify(h.fake.requests.find(r => isForkRequest(r) && r.rawBody.includes('DIRECTIVE: two turns'))!.body.messages);
     assert.ok(sentAll.includes('SUMMARY: the user asked') && sentAll.includes('question 3') && !sentAll.includes('"question 1"'));
     assert.ok(!sentTwo.includes('SUMMARY'), 'a numeric window never includes the summary');
+    assert.equal(two.summaryExcluded, true, 'and its summary says so, for the editor to tell the user');
+    assert.equal(all.summaryExcluded, undefined);
     assert.ok(sentTwo.includes('question 4') && sentTwo.includes('question 5') && !sentTwo.includes('question 3'));
   });
 

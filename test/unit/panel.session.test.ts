@@ -47,6 +47,23 @@ describe('panel: transcript view of the chat', () => {
     assert.equal(windowSkipsSummary(compacted.messages, 'all'), false);
     assert.equal(windowSkipsSummary(view.messages, 2), false);
   });
+
+  it('counts only the turns after the latest summary: those a numeric window can reach', () => {
+    const t = new Transcript();
+    t.startup();
+    for (const ask of ['one', 'two', 'three']) {
+      t.prompt(ask);
+      t.response(text(`answer to ${ask}`));
+    }
+    const cut = t.entries[t.entries.length - 1];
+    t.add('summary', 'user', [text('SUMMARY')]);
+    t.entries[t.entries.length - 1] = { ...t.entries[t.entries.length - 1], replacesUpTo: cut.id };
+    t.prompt('four');
+    t.response(text('answer to four'));
+    const view = buildSessionView(HEADER, t.entries, md);
+    assert.equal(view.realTurns, 1);
+    assert.deepEqual(view.messages.filter(m => m.role === 'user').map(m => m.text), ['one', 'two', 'three', 'four'], 'the transcript still shows everything');
+  });
 });
 
 describe('panel: the palette\'s turn count', () => {

@@ -56,6 +56,7 @@ export interface MessageView {
 export interface SessionView {
   sessionId: string;
   title: string;
+  /** Real user turns a numeric window can reach: those after the latest compaction summary. */
   realTurns: number;
   messages: MessageView[];
 }

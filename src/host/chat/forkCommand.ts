@@ -2,7 +2,6 @@
 import type * as vscode from 'vscode';
 import { forkTurnsToString } from '../../common/forkTurns';
 import { forkStart } from '../../common/protocol/forks';
-import { sessionTranscript } from '../../common/protocol/runtime';
 import { parseForkCommand } from '../forks/forkDirective';
 import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
@@ -31,16 +30,11 @@ export async function forkCommand(
       `Started fork **${fork.name}** in the background (inherits ${turns === 'all' ? 'the whole conversation' : `the last ${turns} turn(s)`}). ` +
       'You will get a notification with its report when it finishes.',
     ));
-    if (turns !== 'all' && (await hasSummary(deps.runtime, sessionId))) {
+    if (fork.summaryExcluded) {
       stream.markdown(untrusted('\n\n_This conversation was compacted: the summary is not included in a numeric window; use `--turns all` to inherit it._'));
     }
     return { metadata };
   } catch (error) {
     return finishResponse(stream, metadata, requestErrorView(error));
   }
-}
-
-async function hasSummary(runtime: RuntimeApi, sessionId: string): Promise<boolean> {
-  const { entries } = await runtime.request(sessionTranscript, { sessionId }).catch(() => ({ entries: [] }));
-  return entries.some(entry => entry.kind === 'summary');
 }

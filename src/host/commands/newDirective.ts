@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { ForkSummary, Isolation } from '../../common/forks';
 import { countRealTurns } from '../../common/forkWindow';
+import { requestViewOf } from '../../common/requestView';
 import { forkTurnsToString } from '../../common/forkTurns';
 import { sessionTranscript } from '../../common/protocol/runtime';
 import { NO_SESSION_MESSAGE, defaultIsolation } from '../panel/forkStarter';
@@ -47,7 +48,8 @@ export async function newDirective(deps: PanelDeps): Promise<ForkSummary | undef
 async function realTurnsOf(deps: PanelDeps, sessionId: string): Promise<number> {
   const shown = deps.model.currentSession();
   if (shown?.sessionId === sessionId) return shown.realTurns;
-  return countRealTurns((await deps.runtime.request(sessionTranscript, { sessionId })).entries);
+  // Only turns after the latest compaction summary count: a numeric window cannot reach the others.
+  return countRealTurns(requestViewOf((await deps.runtime.request(sessionTranscript, { sessionId })).entries));
 }
 
 async function pickTurns(realTurns: number, preferred: string): Promise<string | undefined> {

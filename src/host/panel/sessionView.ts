@@ -2,6 +2,7 @@
 // under their answer. Each message names the entry a fork "from here" ends at: a prompt its own entry,
 // an answer its last entry (its final text, or the tool results that complete its calls). Pure.
 import { countRealTurns } from '../../common/forkWindow';
+import { requestViewOf } from '../../common/requestView';
 import type { MessageView, SessionView, ToolCallView } from '../../common/protocol/webview';
 import type { Entry, SessionHeader, ToolResultBlock } from '../../common/transcript';
 import { isPureReminderText } from '../../common/transcript';
@@ -67,7 +68,7 @@ export function buildSessionView(header: Pick<SessionHeader, 'id' | 'title'>, en
     }
   }
   for (const [message, parts] of texts) if (parts.length > 0) message.html = renderMarkdown(parts.join('\n\n'));
-  return { sessionId: header.id, title: header.title, realTurns: countRealTurns(entries), messages };
+  return { sessionId: header.id, title: header.title, realTurns: countRealTurns(requestViewOf(entries)), messages };
 }
 
 function userText(entry: Entry, keepReminders = false): string {

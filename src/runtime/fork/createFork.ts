@@ -42,10 +42,13 @@ export function createForkSession(store: SessionStore, spec: ForkSpec, worktree?
   const entries = spec.snapshot ?? spec.parent.entries();
   const root = worktree ? forkRootIn(worktree, spec.parent.header.root) : spec.parent.header.root;
   if (spec.kind === 'fork') {
-    const selected = selectHistory(snapshotUpTo(entries, spec.atEntryId), spec.turns);
+    const snapshot = snapshotUpTo(entries, spec.atEntryId);
+    const selected = selectHistory(snapshot, spec.turns);
     const notice = worktree && { parentRoot: spec.parent.header.root, forkRoot: root };
     const closed = closeBoundary(selected, renderDirective(spec.directive, notice));
-    return persist(store, spec, entries, { root, worktree }, closed.inherited, closed.closing.content);
+    // DESIGN §4.3: a numeric window never carries the compaction summary; the UIs say so.
+    const summaryExcluded = spec.turns !== 'all' && snapshot.some(entry => entry.kind === 'summary');
+    return persist(store, spec, entries, { root, worktree, summaryExcluded }, closed.inherited, closed.closing.content);
   }
   // Regular subagents see no conversation, only the environment facts and their own prompt.
   const startup = entries.filter(entry => entry.kind === 'startup');
@@ -59,7 +62,7 @@ export function forkRootIn(worktree: ForkWorktree, parentRoot: string): string {
   return path.join(worktree.path, rel);
 }
 
-interface Placement { root: string; worktree?: ForkWorktree }
+interface Placement { root: string; worktree?: ForkWorktree; summaryExcluded?: boolean }
 
 function persist(
   store: SessionStore, spec: ForkSpec, entries: readonly Entry[], placement: Placement, inherited: Entry[], closingContent: Entry['message']['content'],
@@ -83,6 +86,7 @@ function persist(
     parentEntryId: spec.atEntryId ?? entries[entries.length - 1]?.id,
     origin: spec.origin,
     forkTurns: spec.kind === 'fork' ? forkTurnsToString(spec.turns) : 'none',
+    ...(placement.summaryExcluded ? { summaryExcluded: true } : {}),
     isolation: spec.isolation,
     root: placement.root,
     ...(placement.worktree ? { worktree: placement.worktree } : {}),

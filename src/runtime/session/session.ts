@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Entry, EntryKind, Message, SessionHeader, Usage } from '../../common/transcript';
 import { deepFreeze } from '../../common/transcript';
+import { requestViewOf } from '../../common/requestView';
 import type { JsonlWriter } from './jsonl';
 import type { ForkBootstrap, ForkStatus, SessionRecord } from './records';
 
@@ -15,7 +16,7 @@ export class Session {
   /** Everything in the active history, summaries and what they replaced included. */
   private view: Entry[] = [];
   /** The request view (DESIGN §4.1, issue 6), derived from `view` and cached until it changes. */
-  private requestView?: Entry[];
+  private requestView?: readonly Entry[];
   /** Forks only: the launch record without its inherited entries (those live in the view, shared). */
   bootstrap?: LoadedBootstrap;
   status?: ForkStatus;
@@ -127,24 +128,4 @@ export class Session {
     for (let i = 0; i < this.bootstrap.inheritedCount; i++) this.view[i] = intern(this.view[i]);
     this.requestView = undefined;
   }
-}
-
-/**
- * Startup entries, the latest summary, then the entries after the point it replaces up to (a summary
- * made mid-turn keeps that turn's entries after it); the whole history when there is no summary.
- */
-export function requestViewOf(history: Entry[]): Entry[] {
-  let summaryAt = -1;
-  for (let i = history.length - 1; i >= 0; i--) {
-    if (history[i].kind === 'summary') {
-      summaryAt = i;
-      break;
-    }
-  }
-  if (summaryAt < 0) return history;
-  const summary = history[summaryAt];
-  const replaced = summary.replacesUpTo === undefined ? summaryAt - 1 : history.findIndex(e => e.id === summary.replacesUpTo);
-  const startup = history.slice(0, replaced + 1).filter(entry => entry.kind === 'startup');
-  const kept = history.slice(replaced + 1).filter(entry => entry.kind !== 'summary');
-  return [...startup, summary, ...kept];
 }

@@ -1,0 +1,23 @@
+// The request view of a session (DESIGN §4.1, issue 6): what the model is sent after compaction. Pure:
+// the runtime builds requests from it, the editor counts the turns a numeric fork window can reach.
+import type { Entry } from './transcript';
+
+/**
+ * Startup entries, the latest summary, then the entries after the point it replaces up to (a summary
+ * made mid-turn keeps that turn's entries after it); the whole history when there is no summary.
+ */
+export function requestViewOf<T extends Pick<Entry, 'id' | 'kind' | 'replacesUpTo'>>(history: readonly T[]): readonly T[] {
+  let summaryAt = -1;
+  for (let i = history.length - 1; i >= 0; i--) {
+    if (history[i].kind === 'summary') {
+      summaryAt = i;
+      break;
+    }
+  }
+  if (summaryAt < 0) return history;
+  const summary = history[summaryAt];
+  const replaced = summary.replacesUpTo === undefined ? summaryAt - 1 : history.findIndex(e => e.id === summary.replacesUpTo);
+  const startup = history.slice(0, replaced + 1).filter(entry => entry.kind === 'startup');
+  const kept = history.slice(replaced + 1).filter(entry => entry.kind !== 'summary');
+  return [...startup, summary, ...kept];
+}
