@@ -14,6 +14,8 @@ import {
   openChat,
   RESULTS_DIR,
   screenshot,
+  sendInChat,
+  submitChat,
   typeInChat,
   waitForModelInPicker,
   watchResponseLines,
@@ -85,7 +87,7 @@ describe('Chat view UI (code-server + chromium)', function () {
     const seen = await watchResponseLines(page, line => {
       if (!progressShot && /^(List|Read) /.test(line)) progressShot = screenshot(page, 'chat-tool-progress');
     });
-    await page.keyboard.press('Enter');
+    await submitChat(page);
 
     const response = lastResponse(page);
     await response.filter({ hasText: 'Here is what I found' }).waitFor({ timeout: 60_000 });
@@ -108,8 +110,7 @@ describe('Chat view UI (code-server + chromium)', function () {
     const page = workbench!.page;
     // Same endpoint, different key: the extension's key is now one the server rejects (HTTP 401).
     await stack!.restartFake('sk-ant-a-key-the-extension-does-not-have');
-    await typeInChat(page, '@fork read README.md');
-    await page.keyboard.press('Enter');
+    await sendInChat(page, '@fork read README.md');
     const error = page.locator('.interactive-response', { hasText: 'rejected the API key' });
     await error.waitFor({ timeout: 60_000 });
     await screenshot(page, 'chat-bad-key');

@@ -18,7 +18,7 @@ import { startStack } from '../../scripts/e2e/stack';
 import type { Stack } from '../../scripts/e2e/stack';
 import { repoRoot, requireE2eTools } from '../../scripts/e2e/tools';
 import { openForksView, rowOf } from './forksViewUi';
-import { RESULTS_DIR, lastResponse, openChat, screenshot, typeInChat, widenChat } from './workbenchUi';
+import { RESULTS_DIR, lastResponse, openChat, screenshot, sendInChat, widenChat } from './workbenchUi';
 
 describe('Forks across a window reload (code-server + chromium)', function () {
   this.timeout(180_000);
@@ -55,13 +55,11 @@ describe('Forks across a window reload (code-server + chromium)', function () {
     await openChat(page);
     await widenChat(page, 560);
     await page.locator('.interactive-input-part', { hasText: 'claude' }).first().waitFor({ timeout: 60_000 });
-    await typeInChat(page, '@fork hello');
-    await page.keyboard.press('Enter');
+    await sendInChat(page, '@fork hello');
     await lastResponse(page).getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
 
     for (const directive of ['/fork list the files and read README.md', '/fork --turns 1 list the files and read src/greet.js']) {
-      await typeInChat(page, `@fork ${directive}`);
-      await page.keyboard.press('Enter');
+      await sendInChat(page, `@fork ${directive}`);
       await page.locator('.interactive-response', { hasText: 'Started fork' }).nth(directive.includes('--turns') ? 1 : 0).waitFor({ timeout: 60_000 });
     }
     await screenshot(page, 'fork-reload-started');

@@ -21,7 +21,7 @@ import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { panelResponder } from '../fakes/panelScript';
 import { forkIds, openForksView, paletteCommand, rowOf, widenSideBar } from './forksViewUi';
-import { lastResponse, openChat, RESULTS_DIR, screenshot, typeInChat, waitForModelInPicker } from './workbenchUi';
+import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
 
 describe('Forks panel UI (code-server + chromium)', function () {
   this.timeout(120_000);
@@ -71,8 +71,7 @@ describe('Forks panel UI (code-server + chromium)', function () {
 
   async function chat(page: Page, prompt: string, expected: string): Promise<void> {
     const before = await page.locator('.interactive-response').count();
-    await typeInChat(page, prompt);
-    await page.keyboard.press('Enter');
+    await sendInChat(page, prompt);
     await page.locator('.interactive-response').nth(before).waitFor({ timeout: 30_000 });
     const response = lastResponse(page);
     await response.filter({ hasText: expected }).waitFor({ timeout: 60_000 });

@@ -41,12 +41,64 @@ export async function waitForModelInPicker(page: Page, modelName: string): Promi
   await page.locator('.interactive-input-part', { hasText: modelName }).first().waitFor({ state: 'visible', timeout: 60_000 });
 }
 
-/** Replaces the input's content: @fork is sticky, so after a response the input already starts with it. */
+/**
+ * Replaces the input's content (@fork is sticky, so after a response the input already starts with it)
+ * and waits until the editor shows exactly `text`: on a busy machine the first keystrokes can land
+ * before the editor has focus.
+ */
 export async function typeInChat(page: Page, text: string): Promise<void> {
-  await page.locator('.interactive-input-part .monaco-editor').first().click();
-  await page.keyboard.press('ControlOrMeta+A');
-  await page.keyboard.press('Backspace');
-  await page.keyboard.type(text);
+  for (let attempt = 1; ; attempt++) {
+    await page.locator('.interactive-input-part .monaco-editor').first().click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type(text);
+    try {
+      await page.waitForFunction(INPUT_SHOWS, text, { timeout: 5_000 });
+      return;
+    } catch (error) {
+      if (attempt === 3) throw new Error(`the chat input shows "${await chatInputText(page)}", not "${text}": ${String(error)}`);
+      console.log(`      (the chat input showed "${await chatInputText(page)}" instead of "${text}"; typing again)`);
+    }
+  }
+}
+
+/**
+ * Sends what the input holds and waits until the chat lists the request. An Enter that an open
+ * suggestion widget took is repeated; one that was taken (the input emptied) is never sent twice.
+ */
+export async function submitChat(page: Page): Promise<void> {
+  const requests = page.locator('.interactive-request');
+  const before = await requests.count();
+  const typed = await chatInputText(page);
+  for (let attempt = 1; ; attempt++) {
+    if (await page.locator('.interactive-input-part .suggest-widget.visible').count()) await page.keyboard.press('Escape');
+    await page.keyboard.press('Enter');
+    try {
+      await requests.nth(before).waitFor({ state: 'attached', timeout: 15_000 });
+      return;
+    } catch (error) {
+      if (attempt === 3 || (await chatInputText(page)) !== typed) throw new Error(`the chat did not list the request "${typed}": ${String(error)}`);
+      console.log(`      (the chat did not take Enter for "${typed}"; pressing it again)`);
+    }
+  }
+}
+
+/** Types into the chat input and sends it. */
+export async function sendInChat(page: Page, text: string): Promise<void> {
+  await typeInChat(page, text);
+  await submitChat(page);
+}
+
+/** Runs in the page: the chat input's text (spaces render as no-break spaces) equals `expected`. */
+const INPUT_SHOWS = (expected: string): boolean => {
+  // This project's Node tsconfig has no DOM lib: the page's document, typed as much as used.
+  const doc = (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document;
+  return (doc.querySelector('.interactive-input-part .view-lines')?.textContent ?? '').replace(/\u00a0/g, ' ').trim() === expected.trim();
+};
+
+async function chatInputText(page: Page): Promise<string> {
+  const raw = await page.locator('.interactive-input-part .view-lines').first().textContent().catch(() => '');
+  return (raw ?? '').replace(/\u00a0/g, ' ').trim();
 }
 
 export function lastResponse(page: Page): Locator {

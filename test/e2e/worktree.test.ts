@@ -23,7 +23,7 @@ import { forkList, forkWait } from '../../src/common/protocol/forks';
 import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
-import { lastResponse, openChat, RESULTS_DIR, screenshot, typeInChat, waitForModelInPicker } from './workbenchUi';
+import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
 import {
   addWorktreeContributions, explorerRoot, Gate, gitBranches, gitWorktrees, runCommandAndPick, setUserSettings, showExplorer, worktreeResponder,
 } from './worktreeSupport';
@@ -62,11 +62,9 @@ async function observe(run: Run): Promise<RuntimeClient> {
 async function startForkFromChat(page: Page, run: Run, directive: string): Promise<ForkSummary> {
   await openChat(page);
   await waitForModelInPicker(page, 'claude-sonnet-5-5');
-  await typeInChat(page, '@fork hello');
-  await page.keyboard.press('Enter');
+  await sendInChat(page, '@fork hello');
   await lastResponse(page).getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
-  await typeInChat(page, `@fork /fork ${directive}`);
-  await page.keyboard.press('Enter');
+  await sendInChat(page, `@fork /fork ${directive}`);
   await page.locator('.interactive-response', { hasText: 'Started fork' }).waitFor({ timeout: 60_000 });
   const { forks } = await sendRequest((await observe(run)).endpoint, forkList, {});
   assert.equal(forks.length, 1);
