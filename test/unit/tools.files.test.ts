@@ -190,6 +190,13 @@ describe('tools: file tools', () => {
       assert.equal(out.content, ['a.md', 'b.ts', 'lib/x.js', 'src/.hidden.ts', 'src/a.tsx', 'src/deep/y.ts', 'src/z.ts'].join('\n'));
     });
 
+    it('skips a .git file too (a worktree\'s or a submodule\'s pointer to its repository)', async () => {
+      await write('vendor/lib/.git', 'gitdir: ../../.git/modules/lib\n');
+      await write('vendor/lib/index.js', 'x\n');
+      const out = await run(listFilesTool, { path: 'vendor' });
+      assert.equal(out.content, 'vendor/lib/index.js');
+    });
+
     it('matches globs relative to path, printing root-relative paths', async () => {
       assert.equal((await run(listFilesTool, { pattern: '*.ts' })).content, 'b.ts');
       assert.equal((await run(listFilesTool, { pattern: '**/*.ts' })).content, 'b.ts\nsrc/.hidden.ts\nsrc/deep/y.ts\nsrc/z.ts');

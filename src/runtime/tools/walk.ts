@@ -1,4 +1,4 @@
-// Directory walk shared by list_files and the grep fallback: skips .git and node_modules, never
+// Directory walk shared by list_files and the grep fallback: skips .git (folder or file) and node_modules, never
 // follows symlinked folders (no loops, no escapes from the root), yields in a stable sorted order.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -29,6 +29,8 @@ export async function* walkFiles(base: string, signal: AbortSignal, rel = ''): A
   for (const entry of entries) {
     const abs = path.join(base, entry.name);
     const entryRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+    // In a worktree or a submodule, .git is a file pointing at the repository: as internal as the folder.
+    if (entry.name === '.git') continue;
     if (entry.isDirectory()) {
       if (!SKIPPED_DIRS.includes(entry.name)) yield* walkFiles(abs, signal, entryRel);
     } else if (entry.isFile() || entry.isSymbolicLink()) {
