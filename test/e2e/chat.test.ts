@@ -21,6 +21,7 @@ import {
   watchResponseLines,
   widenChat,
 } from './workbenchUi';
+import { forksViewFrame } from './forksViewUi';
 
 const PROMPT = '@fork list the files and read README.md';
 
@@ -117,5 +118,14 @@ describe('Chat view UI (code-server + chromium)', function () {
     const text = await error.last().innerText();
     assert.match(text, /Fork: Set Anthropic API Key/);
     assert.ok(await error.last().getByRole('button', { name: 'Set API Key' }).isVisible(), 'the error offers Set API Key');
+  });
+
+  it('has a Show Forks button in the Chat view\'s title that opens the Forks view', async () => {
+    const page = workbench!.page;
+    const button = page.locator('.part.auxiliarybar .title-actions, .part.auxiliarybar .pane-header .actions').getByRole('button', { name: /Show Forks/ });
+    await button.first().click({ timeout: 30_000 });
+    const panel = await forksViewFrame(page);
+    await panel.locator('.section', { hasText: 'Forks' }).first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'chat-title-show-forks');
   });
 });

@@ -5,15 +5,28 @@ import type { Frame, Locator, Page } from 'playwright-core';
 /** Opens the view by its command and returns the webview's frame (nested iframes: found by content). */
 export async function openForksView(page: Page): Promise<Frame> {
   await paletteCommand(page, 'Fork: Show Forks');
-  const deadline = Date.now() + 30_000;
-  for (let delay = 50; Date.now() < deadline; delay = Math.min(delay * 2, 500)) {
-    for (const frame of page.frames()) {
-      if (frame.isDetached()) continue;
-      if (await frame.locator('#app .section').count().catch(() => 0)) return frame;
+  return forksViewFrame(page);
+}
+
+/** The Forks view's webview frame, once its content has rendered: each frame present or attached later is watched. */
+export function forksViewFrame(page: Page, timeoutMs = 30_000): Promise<Frame> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      page.off('frameattached', watch);
+      clearTimeout(deadline);
+      outcome();
+    };
+    function watch(frame: Frame): void {
+      // A frame that goes away rejects its wait; only the one that shows the view counts.
+      frame.locator('#app .section').first().waitFor({ timeout: timeoutMs }).then(() => settle(() => resolve(frame)), () => undefined);
     }
-    await page.waitForTimeout(delay);
-  }
-  throw new Error('the Forks view did not load within 30 s');
+    const deadline = setTimeout(() => settle(() => reject(new Error(`the Forks view did not load within ${timeoutMs / 1000} s`))), timeoutMs);
+    page.on('frameattached', watch);
+    for (const frame of page.frames()) if (!frame.isDetached()) watch(frame);
+  });
 }
 
 /** Runs a palette command; with `nextTitle`, waits for the quick input that command opens and returns its input. */
