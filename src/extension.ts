@@ -27,7 +27,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<ForkAg
   const runtime = createRuntimeConnection(context, settings, output, storeDir);
   registerForkFromHere(context, runtime, settings);
   registerForkNotifier(context, runtime);
-  registerWorktrees(context, runtime, output);
+  registerWorktrees(context, runtime, output, storeDir);
   const panel = registerForksPanel(context, runtime, settings, output);
   registerApprovals(context, runtime, panel.approvals);
   registerChatParticipant(context, runtime, settings, panel.chatSession);

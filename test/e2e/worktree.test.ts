@@ -215,6 +215,9 @@ describe('A worktree fork in a single-folder window (code-server + chromium)', f
       throw new Error(`${error.message.split('\n')[0]}\n(page loads: ${navigations}; toasts: ${JSON.stringify(toasts)})`);
     });
     assert.equal(navigations, 1, 'one reload');
+    // What made it one: the fork's root was recorded on disk, beside the store, before the reload.
+    const recorded = JSON.parse(fs.readFileSync(path.join(run!.stack.storeDir, 'editor', 'worktree-roots.json'), 'utf8')) as Record<string, unknown>;
+    assert.deepEqual(recorded['forkAgents.worktreeRoots.added'], [fork.id]);
     assert.equal(await page.locator('.notification-toast', { hasText: 'works in its own git worktree' }).count(), 0, 'asked once');
     await screenshot(page, 'worktree-single-folder-after-reload');
   });

@@ -5,6 +5,7 @@ import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import { RuntimeErrorCode, sessionCompact } from '../../src/common/protocol/runtime';
 import { buildRequestBody } from '../../src/runtime/agent/request';
 import { requestViewOf } from '../../src/common/requestView';
+import { MANUAL_COMPACT_RETRIES } from '../../src/runtime/handlers/compact';
 import type { Fault, ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
@@ -97,11 +98,11 @@ describe('runtime: compaction', function () {
   it('leaves the session usable and uncompacted when the summary request fails', async () => {
     await h.configure({ contextWindow: 1_000_000 });
     const sessionId = await ask(undefined, 1);
-    // Rate limited on the first attempt and all four retries (retry-after: 0, so no waiting here).
-    summaries.push(...Array.from({ length: 5 }, (): Fault => ({ fault: 'rate_limit', retryAfterSeconds: 0 })));
+    // Rate limited on the first attempt and every retry (retry-after: 0, so no waiting here).
+    summaries.push(...Array.from({ length: MANUAL_COMPACT_RETRIES + 1 }, (): Fault => ({ fault: 'rate_limit', retryAfterSeconds: 0 })));
     await assert.rejects(sendRequest(h.client.endpoint, sessionCompact, { sessionId }), (e: { code?: number; message: string }) =>
       e.code === RuntimeErrorCode.compactFailed && /Compaction failed; the session is unchanged and still usable\. Rate limited \(429\)/.test(e.message));
-    assert.equal(h.fake.requests.filter(isSummaryRequest).length, 5, 'retried like any model request');
+    assert.equal(h.fake.requests.filter(isSummaryRequest).length, MANUAL_COMPACT_RETRIES + 1, 'retried like a model request');
     const { entries } = await h.transcript(sessionId);
     assert.ok(!entries.some(e => e.kind === 'summary'));
     await ask(sessionId, 2);

@@ -31,14 +31,14 @@ export const forkWait = request<{ forkId: string }, ForkSummary>('fork/wait');
 export const forkAnnounce = request<{ forkId: string }, { first: boolean }>('fork/announce');
 
 /**
- * A fork's output so far, rebuilt from its transcript as the events its run emitted (one text event per
- * response): for a window that opens while forks run. `fork/event`s up to the `entry` event of
- * `lastEntryId` are already included.
+ * A fork's output so far, for a window that opens while forks run: its committed entries as the events
+ * its run emitted (one text event per response), then what it emitted since its last commit. `seq` is
+ * that of the latest `fork/event` included: later ones (seq > it) are not.
  */
-export const forkHistory = request<{ forkId: string }, { events: AgentEvent[]; lastEntryId?: string }>('fork/history');
+export const forkHistory = request<{ forkId: string }, { events: AgentEvent[]; seq: number }>('fork/history');
 
-/** Streaming output of a fork, to every connected client. */
-export const forkEvent = notification<{ forkId: string; event: AgentEvent }>('fork/event');
+/** Streaming output of a fork, to every connected client; `seq` counts a fork's events in this runtime. */
+export const forkEvent = notification<{ forkId: string; event: AgentEvent; seq: number }>('fork/event');
 /** A fork's summary whenever its state, turns or usage change. */
 export const forkState = notification<{ fork: ForkSummary }>('fork/state');
 

@@ -38,6 +38,8 @@ export class OutputLog {
       case 'text_delta':
         return event.text === '' ? [] : this.appendText(event.text);
       case 'tool_call':
+        // A history (fork/history) can name a call twice: from its response entry and from the live run.
+        if (this.items.some(item => item.kind === 'tool' && item.callId === event.callId)) return [];
         this.openText = undefined;
         return this.push({ seq: 0, kind: 'tool', callId: event.callId, name: event.name, description: event.description, status: 'running' });
       case 'tool_result':

@@ -25,8 +25,8 @@ export class PanelModel {
   private readonly rows = new Map<string, ForkRowView>();
   private readonly logs = new Map<string, OutputLog>();
   private readonly approvals = new Map<string, PendingApprovalView>();
-  /** Live events of forks whose history is being fetched (beginHistory … endHistory). */
-  private readonly loading = new Map<string, AgentEvent[]>();
+  /** Live events (with their seq) of forks whose history is being fetched (beginHistory … endHistory). */
+  private readonly loading = new Map<string, { event: AgentEvent; seq?: number }[]>();
   private session?: SessionView;
   private readonly pending: Coalescer<Pending>;
 
@@ -60,10 +60,10 @@ export class PanelModel {
     if (!this.rows.has(fork.id)) this.setFork(fork);
   }
 
-  onForkEvent(forkId: string, event: AgentEvent): void {
+  onForkEvent(forkId: string, event: AgentEvent, seq?: number): void {
     const held = this.loading.get(forkId);
     if (held) {
-      held.push(event);
+      held.push({ event, seq });
       return;
     }
     const ops = this.logOf(forkId).apply(event);
@@ -77,22 +77,23 @@ export class PanelModel {
 
   /**
    * The fork's output so far replaces what this window showed of it; the live events that arrived while
-   * it was fetched follow, except those the history already covers (up to its last entry's `entry` event).
-   * Without a history (the request failed) the held events are simply applied.
+   * it was fetched follow, except those it already includes (seq ≤ the history's). Without a history
+   * (the request failed) the held events are simply applied.
    */
-  endHistory(forkId: string, history?: { events: readonly AgentEvent[]; lastEntryId?: string }): void {
+  endHistory(forkId: string, history?: { events: readonly AgentEvent[]; seq: number }): void {
     const held = this.loading.get(forkId) ?? [];
     this.loading.delete(forkId);
+    const fork = this.rows.get(forkId)?.fork;
     if (!history) {
-      for (const event of held) this.onForkEvent(forkId, event);
+      for (const { event } of held) this.onForkEvent(forkId, event);
+      if (fork) this.noteEnd(fork);
       return;
     }
-    const covered = history.lastEntryId === undefined ? -1 : held.findIndex(e => e.type === 'entry' && e.entry.id === history.lastEntryId);
     const firstSeq = this.logs.get(forkId)?.upcomingSeq ?? 1;
     const log = new OutputLog(undefined, firstSeq);
     this.logs.set(forkId, log);
-    for (const event of [...history.events, ...held.slice(covered + 1)]) log.apply(event);
-    const fork = this.rows.get(forkId)?.fork;
+    const newer = held.filter(h => h.seq === undefined || h.seq > history.seq).map(h => h.event);
+    for (const event of [...history.events, ...newer]) log.apply(event);
     if (fork) endNote(log, fork);
     // Everything older than the new log goes; its items arrive whole.
     this.pending.add(forkId, { ops: [{ op: 'trim', beforeSeq: firstSeq }, ...log.snapshot().map(item => ({ op: 'put' as const, item }))] });

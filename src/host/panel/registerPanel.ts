@@ -98,7 +98,7 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
       model.setFork(fork);
       if (isTerminal(fork.state)) approvals.forkEnded(fork.id);
     }),
-    runtime.listen(forkEvent, ({ forkId, event }) => model.onForkEvent(forkId, event)),
+    runtime.listen(forkEvent, ({ forkId, event, seq }) => model.onForkEvent(forkId, event, seq)),
     chatSession.onDidChange(() => void refreshSession()),
   );
   registerPanelCommands(context, deps);

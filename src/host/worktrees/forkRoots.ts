@@ -81,12 +81,11 @@ export class ForkRoots {
         // Saving re-opens the window as the workspace; that activation adds the roots (adoptPendingAfterSave).
         await this.global.update(PENDING_KEY, targets.map(t => ({ ...t, at: Date.now() })));
         await vscode.commands.executeCommand('workbench.action.saveWorkspaceAs');
-        // Still here: the save was cancelled, or the editor kept this window as it was.
-        await this.global.update(PENDING_KEY, undefined);
-        if (!isSingleFolderWindow()) {
-          await this.remember(targets);
-          await this.folders.add(targets);
-        }
+        // The pending roots are left for the re-opened window, which adopts and remembers them; this
+        // extension host is usually shutting down by now (entering a workspace restarts it), and what it
+        // wrote could hide the roots from that window. Unused (the save was cancelled), they expire.
+        // An editor that kept this extension host gets them here; adopting skips roots already present.
+        if (!isSingleFolderWindow()) await this.folders.add(targets);
         return;
       case 'newWindow':
         await this.remember(targets);

@@ -1,10 +1,11 @@
 // Worktree forks in the editor (DESIGN §4.8, issue 5): their folders as workspace roots, the review /
 // apply / keep / discard commands, and the start-up pass that tidies roots and reports orphaned worktrees.
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { forkList, forkState, worktreeList } from '../../common/protocol/forks';
 import type { WorktreeListing } from '../../common/protocol/forks';
-import { durableMemento } from '../fileMemento';
+import { FileMemento, durableMemento } from '../fileMemento';
 import type { RuntimeApi } from '../runtimeApi';
 import { ForkRoots } from './forkRoots';
 import { registerBaseContent } from './reviewFork';
@@ -13,14 +14,16 @@ import { FolderUpdates, currentFolders } from './workspaceFolders';
 import { registerWorktreeCommands } from './worktreeCommands';
 
 const ANNOUNCED_ORPHANS_KEY = 'forkAgents.worktreeRoots.announcedOrphans';
-/** Roots added, the single-folder answer, orphans reported: written before the reload a new root causes. */
+/** Roots added, the single-folder answer, orphans reported (per first folder): written before the reload a new root causes. */
 const WORKSPACE_STATE_FILE = 'worktree-roots.json';
 /** Roots waiting for the window that "Save Workspace As…" opens (another workspace). */
 const GLOBAL_STATE_FILE = 'worktree-roots-pending.json';
 
-export function registerWorktrees(context: vscode.ExtensionContext, runtime: RuntimeApi, output: vscode.LogOutputChannel): void {
+export function registerWorktrees(context: vscode.ExtensionContext, runtime: RuntimeApi, output: vscode.LogOutputChannel, storeDir: string): void {
   const folders = new FolderUpdates();
-  const workspaceState = durableMemento(context.storageUri, WORKSPACE_STATE_FILE, context.workspaceState);
+  // Beside the runtime's store, which is keyed by the first folder: a single-folder window that becomes a
+  // workspace keeps its folder but gets a new storageUri, and must find what it recorded before.
+  const workspaceState = new FileMemento(path.join(storeDir, 'editor', WORKSPACE_STATE_FILE));
   const globalState = durableMemento(context.globalStorageUri, GLOBAL_STATE_FILE, context.globalState);
   const roots = new ForkRoots(workspaceState, globalState, folders, message => output.warn(message));
   registerWorktreeCommands(context, runtime, roots);

@@ -59,12 +59,16 @@ export async function compactSession(
   const text = response.message.content.map(block => (block.type === 'text' ? block.text : '')).join('').trim();
   if (text === '') return { ok: false, error: { kind: 'bad_request', message: 'The model returned an empty summary.' } };
   const last = covered[covered.length - 1];
-  const entry = session.commit('summary', {
-    role: 'user',
-    content: [{ type: 'text', text: `<system-reminder>\nThis conversation was compacted; the summary of its earlier part follows.\n\n${text}\n</system-reminder>` }],
-  }, { replacesUpTo: last.id, usage: response.usage });
-  const tokensBefore = inputTokens(response.usage);
-  return { ok: true, entry, tokensBefore, usage: response.usage };
+  try {
+    const entry = session.commit('summary', {
+      role: 'user',
+      content: [{ type: 'text', text: `<system-reminder>\nThis conversation was compacted; the summary of its earlier part follows.\n\n${text}\n</system-reminder>` }],
+    }, { replacesUpTo: last.id, usage: response.usage });
+    return { ok: true, entry, tokensBefore: inputTokens(response.usage), usage: response.usage };
+  } catch (error) {
+    // The summary could not be written (disk full, file gone): nothing changed, say so.
+    return { ok: false, error: { kind: 'internal', message: `Compaction failed; the session is unchanged and still usable. The summary could not be saved: ${String(error)}` } };
+  }
 }
 
 /** Input tokens the next request will carry: the last request's (from usage) plus what came after it. */

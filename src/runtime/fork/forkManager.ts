@@ -24,8 +24,7 @@ import { placeFork } from './isolation';
 import { snapshotUpTo } from './select';
 import { WorktreeJanitor } from './worktreeJanitor';
 import { renderForkNotification } from './notification';
-import { outputHistory } from './outputHistory';
-import type { OutputHistory } from './outputHistory';
+import { UncommittedOutput, outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { refusingSubagentHost } from './subagentHost';
 
@@ -46,6 +45,9 @@ export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot'> & { isol
 interface ForkRun {
   session: Session;
   summary: ForkSummary;
+  /** Numbers the fork's `fork/event`s, so a history can say which it includes. */
+  eventSeq: number;
+  uncommitted: UncommittedOutput;
   access?: ModelAccess;
   controller?: AbortController;
   waiters: ((summary: ForkSummary) => void)[];
@@ -91,7 +93,7 @@ export class ForkManager {
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
         throw error;
       }
-      const run: ForkRun = { session, summary: { ...session.bootstrap!.fork }, access, waiters: [] };
+      const run: ForkRun = { session, summary: { ...session.bootstrap!.fork }, access, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
       this.forks.set(session.id, run);
       this.enqueue(run);
       return { ...run.summary };
@@ -178,11 +180,11 @@ export class ForkManager {
     return texts;
   }
 
-  /** What the fork has done so far, as the events of its run (see outputHistory). */
-  history(forkId: string): OutputHistory {
+  /** What the fork has done so far, as the events of its run: its entries, then what is not committed yet. */
+  history(forkId: string): { events: AgentEvent[]; seq: number } {
     const run = this.forks.get(forkId);
     if (!run) throw new ForkNotFoundError(`No fork with id ${forkId}.`);
-    return outputHistory(run.session.ownEntries());
+    return { events: [...outputHistory(run.session.ownEntries()), ...run.uncommitted.list()], seq: run.eventSeq };
   }
 
   /** True once per finished run: the caller is the one window that tells the user. */
@@ -210,7 +212,7 @@ export class ForkManager {
       const session = this.store.get(id);
       if (!session.bootstrap) continue;
       const summary = summarize(session);
-      const run: ForkRun = { session, summary, waiters: [] };
+      const run: ForkRun = { session, summary, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
       this.forks.set(id, run);
       if (!isTerminal(summary.state)) run.summary.state = 'interrupted';
     }
@@ -245,6 +247,7 @@ export class ForkManager {
     // On disk too: a runtime that dies from here on finds the fork unfinished and revives it.
     run.session.writeStatus({ state: 'queued', time: new Date().toISOString() });
     run.summary.announced = undefined;
+    run.uncommitted.clear();
     this.setState(run, 'queued');
     this.queue.push(run);
     this.pump();
@@ -308,7 +311,9 @@ export class ForkManager {
       run.summary.context = { tokens: event.contextTokens, window: event.contextWindow };
       this.broadcastState(run);
     }
-    for (const client of this.clients) client.notify(forkEvent, { forkId: run.session.id, event });
+    run.uncommitted.add(event);
+    const seq = ++run.eventSeq;
+    for (const client of this.clients) client.notify(forkEvent, { forkId: run.session.id, event, seq });
   }
 
   private finish(run: ForkRun, state: ForkState, report?: string, error?: string): void {

@@ -1,20 +1,15 @@
 // A fork's output rebuilt from its own transcript entries, as the AgentEvents its run emitted: a window
 // that opens (or reloads) while a fork runs shows what the fork did before, not only what comes next.
 // Streaming detail is gone (one text event per response), and the fork's prompts are not output.
+// What the run emitted since its last commit is kept by the fork manager (UncommittedOutput).
 import type { AgentEvent } from '../../common/agentEvents';
 import type { Entry, ToolResultBlock } from '../../common/transcript';
 import { inputTokens } from '../../common/transcript';
 import { toolResultSummary } from '../agent/loop';
 import { findTool } from '../tools/registry';
 
-export interface OutputHistory {
-  events: AgentEvent[];
-  /** The last entry the events cover: live `entry` events up to this one are already included. */
-  lastEntryId?: string;
-}
-
 /** Events for the last `maxEntries` of `own` (the panel keeps only the tail of a long run anyway). */
-export function outputHistory(own: readonly Entry[], maxEntries = 200): OutputHistory {
+export function outputHistory(own: readonly Entry[], maxEntries = 200): AgentEvent[] {
   const entries = own.slice(-maxEntries);
   const events: AgentEvent[] = [];
   const names = new Map<string, string>();
@@ -23,7 +18,7 @@ export function outputHistory(own: readonly Entry[], maxEntries = 200): OutputHi
     else if (entry.kind === 'tool_results') events.push(...resultEvents(entry, names));
     else if (entry.kind === 'summary') events.push({ type: 'compaction', auto: true, summaryEntryId: entry.id, tokensBefore: entry.usage ? inputTokens(entry.usage) : 0 });
   }
-  return { events, lastEntryId: own.at(-1)?.id };
+  return events;
 }
 
 function responseEvents(entry: Entry, names: Map<string, string>): AgentEvent[] {
@@ -53,5 +48,30 @@ function describe(name: string, input: unknown): string {
   } catch {
     // A malformed input the tool refused at the time: its name is description enough.
     return name;
+  }
+}
+
+/** A run's output events since its last committed entry (text deltas merged): what its entries do not hold yet. */
+export class UncommittedOutput {
+  private events: AgentEvent[] = [];
+
+  add(event: AgentEvent): void {
+    if (event.type === 'entry') {
+      this.events = [];
+      return;
+    }
+    // Usage and reasoning are not output; everything else the panel shows is.
+    if (event.type === 'usage' || event.type === 'thinking_delta') return;
+    const last = this.events[this.events.length - 1];
+    if (event.type === 'text_delta' && last?.type === 'text_delta') this.events[this.events.length - 1] = { type: 'text_delta', text: last.text + event.text };
+    else this.events.push(event);
+  }
+
+  list(): AgentEvent[] {
+    return this.events.slice();
+  }
+
+  clear(): void {
+    this.events = [];
   }
 }

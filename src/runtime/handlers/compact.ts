@@ -27,8 +27,12 @@ export function registerCompact(ctx: RuntimeContext, client: ClientConnection): 
       throw new ResponseError(ErrorCodes.InvalidRequest, 'A turn is running in this session; compact after it ends.');
     }
     const model = createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl });
-    const outcome = await ctx.turns.run(session.id, signal => compactSession(session, model, signal, { focus: params.focus?.trim() || undefined }));
+    // Someone waits on this answer: fewer retries than a turn makes (which shows each one).
+    const retry = { maxRetries: MANUAL_COMPACT_RETRIES };
+    const outcome = await ctx.turns.run(session.id, signal => compactSession(session, model, signal, { focus: params.focus?.trim() || undefined, retry }));
     if (!outcome.ok) throw new ResponseError(RuntimeErrorCode.compactFailed, outcome.error.message, { kind: outcome.error.kind });
     return { summaryEntryId: outcome.entry.id, tokensBefore: outcome.tokensBefore, usage: outcome.usage };
   });
 }
+
+export const MANUAL_COMPACT_RETRIES = 2;
