@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   const approvals = new ApprovalRouter(clients);
   const forks = new ForkManager(store, clients, approvals);
   const ctx: RuntimeContext = { store, turns: new TurnRegistry(), forks, approvals, clients, info, stop: why => shutdown(why) };
-  forks.loadAll();
+  for (const problem of forks.loadAll()) log(`skipped a fork: ${problem}`);
   let nextId = 1;
   let idleTimer: NodeJS.Timeout | undefined;
 

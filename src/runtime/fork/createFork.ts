@@ -98,7 +98,10 @@ function persist(
   };
   const closing: Entry = { id: newEntryId(), kind: 'prompt', time: now, message: { role: 'user', content: closingContent } };
   const session = store.create(header);
-  session.writeBootstrap({ fork, inherited, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId });
+  // Entries the parent committed are written by id; boundary closing never edits them, but a copy would be written whole.
+  const committed = new Set(spec.parent.history());
+  const byReference = inherited.every(entry => committed.has(entry));
+  session.writeBootstrap({ fork, inherited, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId }, byReference);
   return session;
 }
 

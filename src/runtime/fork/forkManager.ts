@@ -205,17 +205,26 @@ export class ForkManager {
     if (run && status && !status.delivered) run.session.writeStatus({ ...status, delivered: true });
   }
 
-  /** Loads every fork on disk; unfinished ones wait for model access (the first configured key). */
-  loadAll(): void {
+  /** Loads every fork on disk; unfinished ones wait for model access (the first configured key). Returns what could not be loaded. */
+  loadAll(): string[] {
+    const problems: string[] = [];
     for (const id of this.store.ids().filter(id => id.startsWith('f-'))) {
       if (this.forks.has(id)) continue;
-      const session = this.store.get(id);
+      let session: Session;
+      try {
+        session = this.store.get(id);
+      } catch (error) {
+        // One unreadable fork must not keep the others (or the runtime) from starting.
+        problems.push(error instanceof Error ? error.message : String(error));
+        continue;
+      }
       if (!session.bootstrap) continue;
       const summary = summarize(session);
       const run: ForkRun = { session, summary, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
       this.forks.set(id, run);
       if (!isTerminal(summary.state)) run.summary.state = 'interrupted';
     }
+    return problems;
   }
 
   /** Revives interrupted forks once a client supplies model access. */
