@@ -98,9 +98,9 @@ function persist(
   };
   const closing: Entry = { id: newEntryId(), kind: 'prompt', time: now, message: { role: 'user', content: closingContent } };
   const session = store.create(header);
-  // Entries the parent committed are written by id; boundary closing never edits them, but a copy would be written whole.
-  const committed = new Set(spec.parent.history());
-  const byReference = inherited.every(entry => committed.has(entry));
+  // A session that is not a fork holds only entries it committed to its own transcript, so the fork can
+  // name them by id (boundary closing never edits inherited entries; its additions go in `closing`).
+  const byReference = !spec.parent.bootstrap;
   session.writeBootstrap({ fork, inherited, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId }, byReference);
   return session;
 }

@@ -52,7 +52,11 @@ export class Session {
   replay(record: SessionRecord, resolve: (bootstrap: StoredBootstrap) => Entry[] = unresolvable): void {
     if (record.type === 'entry') this.push(deepFreeze(record.entry));
     else if (record.type === 'rewind') this.applyRewind(record.toEntryId);
-    else if (record.type === 'bootstrap') this.applyBootstrap({ ...record.bootstrap, inherited: record.bootstrap.inherited ?? resolve(record.bootstrap) });
+    else if (record.type === 'bootstrap') {
+      // The ids have served once resolved: only the entries (shared) stay in memory.
+      const { inheritedIds: _resolved, ...stored } = record.bootstrap;
+      this.applyBootstrap({ ...stored, inherited: stored.inherited ?? resolve(record.bootstrap) });
+    }
     else if (record.type === 'status') this.status = record.status;
   }
 

@@ -87,8 +87,8 @@ export class SessionStore {
   }
 
   /**
-   * A fork's inherited entries, written by id: shared with forks already loaded, else the open parent's
-   * own objects, else read from the parent's transcript (where rewound entries remain too).
+   * A fork's inherited entries, written by id: shared with forks already loaded, else the parent's own
+   * objects (the parent is opened), else read from the parent's transcript (where rewound entries remain).
    */
   private resolveInherited(bootstrap: StoredBootstrap): Entry[] {
     const ids = bootstrap.inheritedIds ?? [];
@@ -98,7 +98,8 @@ export class SessionStore {
     const find = (id: string): Entry | undefined => {
       const shared = this.entriesById.get(id);
       if (shared) return shared;
-      parent ??= new Map((this.open.get(parentId)?.history() ?? []).map(entry => [entry.id, entry]));
+      // Opening the parent (as resuming its chat would) lets the forks share its objects: one copy in memory.
+      parent ??= new Map((this.openQuietly(parentId)?.history() ?? []).map(entry => [entry.id, entry]));
       const inMemory = parent.get(id);
       if (inMemory) return inMemory;
       onDisk ??= this.committedEntriesOf(parentId);
@@ -110,6 +111,15 @@ export class SessionStore {
       throw new ForkLoadError(`Fork ${bootstrap.fork.id} cannot be loaded: ${missing} of the ${ids.length} entries it inherited are not in its parent's transcript (${this.fileOf(parentId)}).`);
     }
     return entries as Entry[];
+  }
+
+  private openQuietly(id: string): Session | undefined {
+    try {
+      return this.get(id);
+    } catch {
+      // Gone or unreadable: the caller says which entries are missing.
+      return undefined;
+    }
   }
 
   /** Every entry a session's file ever committed, rewound ones included; none when the file is gone. */
