@@ -98,10 +98,7 @@ function persist(
   };
   const closing: Entry = { id: newEntryId(), kind: 'prompt', time: now, message: { role: 'user', content: closingContent } };
   const session = store.create(header);
-  // A session that is not a fork holds only entries it committed to its own transcript, so the fork can
-  // name them by id (boundary closing never edits inherited entries; its additions go in `closing`).
-  const byReference = !spec.parent.bootstrap;
-  session.writeBootstrap({ fork, inherited, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId }, byReference);
+  session.writeBootstrap({ fork, inherited, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId });
   return session;
 }
 

@@ -214,8 +214,8 @@ export class ForkManager {
       try {
         session = this.store.get(id);
       } catch (error) {
-        // One unreadable fork must not keep the others (or the runtime) from starting.
-        problems.push(error instanceof Error ? error.message : String(error));
+        // One unreadable fork file must not keep the others (or the runtime) from starting.
+        problems.push(`${id}: ${error instanceof Error ? error.message : String(error)}`);
         continue;
       }
       if (!session.bootstrap) continue;

@@ -5,7 +5,7 @@ import type { Entry, SessionHeader } from '../../common/transcript';
 
 export type SessionRecord =
   | { type: 'header'; header: SessionHeader }
-  | { type: 'bootstrap'; bootstrap: StoredBootstrap }
+  | { type: 'bootstrap'; bootstrap: ForkBootstrap }
   | { type: 'entry'; entry: Entry }
   /** The conversation continues from `toEntryId` (null: from the start); later entries stay on disk. */
   | { type: 'rewind'; toEntryId: string | null; time: string }
@@ -17,7 +17,7 @@ export type SessionRecord =
  */
 export interface ForkBootstrap {
   fork: ForkSummary;
-  /** The selected parent entries, after boundary closing (in memory always; on disk see StoredBootstrap). */
+  /** The selected parent entries, after boundary closing. */
   inherited: Entry[];
   /** The user entry the fork adds: placeholder results and the directive. */
   closing: Entry;
@@ -37,10 +37,3 @@ export interface ForkStatus {
   /** A window showed the user that this run ended (fork/announce), so no window shows it again. */
   announced?: boolean;
 }
-
-/**
- * A bootstrap as written: the inherited entries by id when each is committed in the parent's transcript
- * (which is append-only, so they stay there, rewound or not), whole otherwise. Ids keep a fork of a long
- * session small on disk and quick to start; older files hold whole entries and still load.
- */
-export type StoredBootstrap = Omit<ForkBootstrap, 'inherited'> & { inherited?: Entry[]; inheritedIds?: string[] };

@@ -4,7 +4,7 @@ import type { Entry, EntryKind, Message, SessionHeader, Usage } from '../../comm
 import { deepFreeze } from '../../common/transcript';
 import { requestViewOf } from '../../common/requestView';
 import type { JsonlWriter } from './jsonl';
-import type { ForkBootstrap, ForkStatus, SessionRecord, StoredBootstrap } from './records';
+import type { ForkBootstrap, ForkStatus, SessionRecord } from './records';
 
 export type LoadedBootstrap = Omit<ForkBootstrap, 'inherited'> & { inheritedCount: number };
 
@@ -48,26 +48,17 @@ export class Session {
     return this.view[this.view.length - 1];
   }
 
-  /** Replays a record read from disk (no write); a bootstrap's entries by id are looked up with `resolve`. */
-  replay(record: SessionRecord, resolve: (bootstrap: StoredBootstrap) => Entry[] = unresolvable): void {
+  /** Replays a record read from disk (no write). */
+  replay(record: SessionRecord): void {
     if (record.type === 'entry') this.push(deepFreeze(record.entry));
     else if (record.type === 'rewind') this.applyRewind(record.toEntryId);
-    else if (record.type === 'bootstrap') {
-      // The ids have served once resolved: only the entries (shared) stay in memory.
-      const { inheritedIds: _resolved, ...stored } = record.bootstrap;
-      this.applyBootstrap({ ...stored, inherited: stored.inherited ?? resolve(record.bootstrap) });
-    }
+    else if (record.type === 'bootstrap') this.applyBootstrap(record.bootstrap);
     else if (record.type === 'status') this.status = record.status;
   }
 
-  /**
-   * Forks: written once, before the first request. Inherited entries stay shared with the parent; with
-   * `byReference` (each is committed in the parent's transcript) only their ids are written.
-   */
-  writeBootstrap(bootstrap: ForkBootstrap, byReference = false): void {
-    const { inherited, ...rest } = bootstrap;
-    const stored: StoredBootstrap = byReference ? { ...rest, inheritedIds: inherited.map(entry => entry.id) } : bootstrap;
-    this.writer.append({ type: 'bootstrap', bootstrap: stored } satisfies SessionRecord);
+  /** Forks: written once, before the first request. Inherited entries stay shared with the parent. */
+  writeBootstrap(bootstrap: ForkBootstrap): void {
+    this.writer.append({ type: 'bootstrap', bootstrap } satisfies SessionRecord);
     this.applyBootstrap(bootstrap);
   }
 
@@ -137,8 +128,4 @@ export class Session {
     for (let i = 0; i < this.bootstrap.inheritedCount; i++) this.view[i] = intern(this.view[i]);
     this.requestView = undefined;
   }
-}
-
-function unresolvable(bootstrap: StoredBootstrap): never {
-  throw new Error(`fork ${bootstrap.fork.id} names its inherited entries by id, and nothing was given to look them up`);
 }

@@ -3,14 +3,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Entry, SessionHeader } from '../../common/transcript';
-import { deepFreeze } from '../../common/transcript';
 import { JsonlWriter, dropTornTail, readJsonl } from './jsonl';
-import type { SessionRecord, StoredBootstrap } from './records';
+import type { SessionRecord } from './records';
 import { Session } from './session';
 
 export class SessionNotFoundError extends Error {}
-/** A fork whose inherited entries cannot be found (its parent's transcript was removed or damaged). */
-export class ForkLoadError extends Error {}
 
 export class SessionStore {
   private readonly open = new Map<string, Session>();
@@ -53,12 +50,7 @@ export class SessionStore {
     const first = records[0];
     if (!first || first.type !== 'header') throw new Error(`session file ${file} has no header`);
     const session = new Session(first.header, new JsonlWriter(file));
-    try {
-      for (const record of records.slice(1)) session.replay(record, bootstrap => this.resolveInherited(bootstrap));
-    } catch (error) {
-      session.close();
-      throw error;
-    }
+    for (const record of records.slice(1)) session.replay(record);
     session.internInherited(entry => this.intern(entry));
     this.open.set(id, session);
     return session;
@@ -84,54 +76,6 @@ export class SessionStore {
       }
     }
     return headers.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-  }
-
-  /**
-   * A fork's inherited entries, written by id: shared with forks already loaded, else the parent's own
-   * objects (the parent is opened), else read from the parent's transcript (where rewound entries remain).
-   */
-  private resolveInherited(bootstrap: StoredBootstrap): Entry[] {
-    const ids = bootstrap.inheritedIds ?? [];
-    const parentId = bootstrap.fork.parentSessionId;
-    let parent: Map<string, Entry> | undefined;
-    let onDisk: Map<string, Entry> | undefined;
-    const find = (id: string): Entry | undefined => {
-      const shared = this.entriesById.get(id);
-      if (shared) return shared;
-      // Opening the parent (as resuming its chat would) lets the forks share its objects: one copy in memory.
-      parent ??= new Map((this.openQuietly(parentId)?.history() ?? []).map(entry => [entry.id, entry]));
-      const inMemory = parent.get(id);
-      if (inMemory) return inMemory;
-      onDisk ??= this.committedEntriesOf(parentId);
-      return onDisk.get(id);
-    };
-    const entries = ids.map(find);
-    const missing = entries.filter(entry => entry === undefined).length;
-    if (missing > 0) {
-      throw new ForkLoadError(`Fork ${bootstrap.fork.id} cannot be loaded: ${missing} of the ${ids.length} entries it inherited are not in its parent's transcript (${this.fileOf(parentId)}).`);
-    }
-    return entries as Entry[];
-  }
-
-  private openQuietly(id: string): Session | undefined {
-    try {
-      return this.get(id);
-    } catch {
-      // Gone or unreadable: the caller says which entries are missing.
-      return undefined;
-    }
-  }
-
-  /** Every entry a session's file ever committed, rewound ones included; none when the file is gone. */
-  private committedEntriesOf(sessionId: string): Map<string, Entry> {
-    const entries = new Map<string, Entry>();
-    const file = this.fileOf(sessionId);
-    if (!/^[a-z]-[0-9a-f-]{8,40}$/.test(sessionId) || !fs.existsSync(file)) return entries;
-    // A torn last line is left for the parent's own load to cut: it is never an entry a fork inherited.
-    for (const record of readJsonl<SessionRecord>(file).records) {
-      if (record.type === 'entry') entries.set(record.entry.id, deepFreeze(record.entry));
-    }
-    return entries;
   }
 
   private intern(entry: Entry): Entry {
