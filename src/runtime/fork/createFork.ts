@@ -12,7 +12,7 @@ import { newEntryId } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
 import { closeBoundary } from './close';
 import { renderDirective } from './directive';
-import { selectHistory, snapshotUpTo } from './select';
+import { selectHistory, snapshotUpTo, windowSkipsSummary } from './select';
 
 export interface ForkSpec {
   parent: Session;
@@ -47,7 +47,7 @@ export function createForkSession(store: SessionStore, spec: ForkSpec, worktree?
     const notice = worktree && { parentRoot: spec.parent.header.root, forkRoot: root };
     const closed = closeBoundary(selected, renderDirective(spec.directive, notice));
     // DESIGN §4.3: a numeric window never carries the compaction summary; the UIs say so.
-    const summaryExcluded = spec.turns !== 'all' && snapshot.some(entry => entry.kind === 'summary');
+    const summaryExcluded = windowSkipsSummary(snapshot, spec.turns);
     return persist(store, spec, entries, { root, worktree, summaryExcluded }, closed.inherited, closed.closing.content);
   }
   // Regular subagents see no conversation, only the environment facts and their own prompt.

@@ -43,12 +43,8 @@ function resultEvents(entry: Entry, names: ReadonlyMap<string, string>): AgentEv
 }
 
 function describe(name: string, input: unknown): string {
-  try {
-    return findTool(name)?.describe(input) ?? name;
-  } catch {
-    // A malformed input the tool refused at the time: its name is description enough.
-    return name;
-  }
+  // Tools' describe() never throws (safeDescribe), whatever the recorded input.
+  return findTool(name)?.describe(input) ?? name;
 }
 
 /** A run's output events since its last committed entry (text deltas merged): what its entries do not hold yet. */
