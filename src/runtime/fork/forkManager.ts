@@ -93,7 +93,7 @@ export class ForkManager {
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
         throw error;
       }
-      const run: ForkRun = { session, summary: { ...session.bootstrap!.fork }, access, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
+      const run = newRun(session, { ...session.bootstrap!.fork }, access);
       this.forks.set(session.id, run);
       this.enqueue(run);
       return { ...run.summary };
@@ -147,8 +147,7 @@ export class ForkManager {
 
   /** Continues a finished fork with a message: its own transcript only, never newer parent history. */
   send(forkId: string, message: string, access: ModelAccess | undefined): ForkSummary {
-    const run = this.forks.get(forkId);
-    if (!run) throw new ForkNotFoundError(`No fork with id ${forkId}.`);
+    const run = this.runOf(forkId);
     if (!isTerminal(run.summary.state)) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}; wait for it to finish or stop it first.`);
     if (run.summary.worktree?.discarded) throw new ForkBusyError(`Fork ${forkId}'s worktree was discarded; it cannot continue.`);
     run.session.commit('prompt', { role: 'user', content: [{ type: 'text', text: message }] });
@@ -182,15 +181,13 @@ export class ForkManager {
 
   /** What the fork has done so far, as the events of its run: its entries, then what is not committed yet. */
   history(forkId: string): { events: AgentEvent[]; seq: number } {
-    const run = this.forks.get(forkId);
-    if (!run) throw new ForkNotFoundError(`No fork with id ${forkId}.`);
+    const run = this.runOf(forkId);
     return { events: [...outputHistory(run.session.ownEntries()), ...run.uncommitted.list()], seq: run.eventSeq };
   }
 
   /** True once per finished run: the caller is the one window that tells the user. */
   claimAnnouncement(forkId: string): boolean {
-    const run = this.forks.get(forkId);
-    if (!run) throw new ForkNotFoundError(`No fork with id ${forkId}.`);
+    const run = this.runOf(forkId);
     const status = run.session.status;
     if (!isTerminal(run.summary.state) || !status || status.announced) return false;
     run.session.writeStatus({ ...status, announced: true });
@@ -220,7 +217,7 @@ export class ForkManager {
       }
       if (!session.bootstrap) continue;
       const summary = summarize(session);
-      const run: ForkRun = { session, summary, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
+      const run = newRun(session, summary);
       this.forks.set(id, run);
       if (!isTerminal(summary.state)) run.summary.state = 'interrupted';
     }
@@ -252,10 +249,15 @@ export class ForkManager {
     return new Promise(resolve => this.idleListeners.push(resolve));
   }
 
+  private runOf(forkId: string): ForkRun {
+    const run = this.forks.get(forkId);
+    if (!run) throw new ForkNotFoundError(`No fork with id ${forkId}.`);
+    return run;
+  }
+
   private enqueue(run: ForkRun): void {
     // On disk too: a runtime that dies from here on finds the fork unfinished and revives it.
     run.session.writeStatus({ state: 'queued', time: new Date().toISOString() });
-    run.summary.announced = undefined;
     run.uncommitted.clear();
     this.setState(run, 'queued');
     this.queue.push(run);
@@ -347,6 +349,10 @@ export class ForkManager {
 
 export class ForkNotFoundError extends Error {}
 export class ForkBusyError extends Error {}
+
+function newRun(session: Session, summary: ForkSummary, access?: ModelAccess): ForkRun {
+  return { session, summary, access, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
+}
 
 function toolsFor(kind: ForkSummary['kind']): ReadonlyMap<string, Tool> {
   // Every child keeps the full tool definitions (cache parity); explore agents may only run read tools.
