@@ -5,6 +5,7 @@ import { registerChatParticipant } from './host/chat/participant';
 import { registerForkFromHere } from './host/commands/forkFromHere';
 import { registerForkNotifier } from './host/forks/forkNotifier';
 import { registerShowRuntimeLog } from './host/commands/showRuntimeLog';
+import { registerDeleteSession } from './host/commands/deleteSession';
 import { registerLanguageModel } from './host/lm/provider';
 import { registerForksPanel } from './host/panel/registerPanel';
 import { createRuntimeConnection, resolveStoreDir } from './host/runtimeClient';
@@ -27,6 +28,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<ForkAg
   const runtime = createRuntimeConnection(context, settings, output, storeDir);
   registerForkFromHere(context, runtime, settings);
   registerForkNotifier(context, runtime);
+  registerDeleteSession(context, runtime);
   registerWorktrees(context, runtime, output, storeDir);
   const panel = registerForksPanel(context, runtime, settings, output);
   registerApprovals(context, runtime, panel.approvals);

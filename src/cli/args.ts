@@ -48,8 +48,9 @@ export const USAGE = `usage:
                     [--wait] [--json] "directive"        (isolation: worktree by default inside a git repository)
   fork-agents send  --fork ID [--wait] [--json] "message"
   fork-agents compact --session ID [--json] ["focus"]
-  fork-agents list  [--cwd DIR] [--json]
+  fork-agents list  [--cwd DIR] [--json]                 sessions, forks and the store's size on disk
   fork-agents transcript --session ID | --fork ID [--json]
+  fork-agents delete  --session ID | --fork ID [--json]   a chat (its forks keep their history) or a finished fork
   fork-agents review  --fork ID [--json]              a worktree fork's changed files (stderr) and patch (stdout)
   fork-agents apply   --fork ID [--on-conflict refuse|markers] [--json]   onto the main working tree, uncommitted
   fork-agents keep    --fork ID [--json]              commit the fork's work to its branch fork/…, remove nothing

@@ -2,6 +2,7 @@
 import { USAGE, UsageError, parseArgs } from './args';
 import { chatCommand } from './commands/chat';
 import { compactCommand } from './commands/compact';
+import { deleteCommand } from './commands/delete';
 import { forkCommand, sendCommand } from './commands/fork';
 import { listCommand } from './commands/list';
 import { transcriptCommand } from './commands/transcript';
@@ -15,6 +16,7 @@ const COMMANDS: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<v
   fork: forkCommand,
   send: sendCommand,
   list: listCommand,
+  delete: deleteCommand,
   transcript: transcriptCommand,
   review: reviewCommand,
   apply: applyCommand,

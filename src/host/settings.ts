@@ -81,6 +81,12 @@ export class HostSettings {
     return typeof value === 'number' && value >= 1 ? Math.floor(value) : DEFAULT_MAX_CONCURRENT_FORKS;
   }
 
+  /** `fork.retention.days`: 0 keeps everything. */
+  retentionDays(): number {
+    const value = config().get<number>('retention.days');
+    return typeof value === 'number' && value > 0 ? value : 0;
+  }
+
   approvalMode(): ApprovalMode {
     const value = config().get<string>('approvalMode');
     return isApprovalMode(value) ? value : 'ask';

@@ -27,6 +27,9 @@ import { registerForkDiscard } from './handlers/forkDiscard';
 import { registerForkKeep } from './handlers/forkKeep';
 import { registerForkReview } from './handlers/forkReview';
 import { registerWorktreeList } from './handlers/worktreeList';
+import { registerSessionDelete } from './handlers/sessionDelete';
+import { registerStoreInfo } from './handlers/storeInfo';
+import { collectGarbage } from './session/retention';
 import { ApprovalRouter } from './approvals';
 import { ForkManager } from './fork/forkManager';
 import { runtimeInfoPath, socketPathFor } from './ipc/socketPath';
@@ -39,12 +42,13 @@ const HANDLERS = [
   registerLifecycle, registerConfigure, registerSend, registerCompact, registerCancel, registerList, registerTranscript,
   registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait, registerForkAnnounce, registerForkHistory,
   registerForkReview, registerForkBaseFile, registerForkApply, registerForkKeep, registerForkDiscard, registerWorktreeList,
+  registerSessionDelete, registerStoreInfo,
 ];
 
 declare const FORK_AGENTS_VERSION: string | undefined;
 const VERSION = typeof FORK_AGENTS_VERSION === 'string' ? FORK_AGENTS_VERSION : 'dev';
 
-interface ServerOptions { storeDir: string; idleExitMs: number }
+interface ServerOptions { storeDir: string; idleExitMs: number; evictIdleMs: number }
 
 function parseArgs(argv: string[]): ServerOptions {
   const value = (name: string) => {
@@ -56,7 +60,12 @@ function parseArgs(argv: string[]): ServerOptions {
     process.stderr.write('usage: runtime --store DIR [--idle-exit-ms N]\n');
     process.exit(2);
   }
-  return { storeDir: path.resolve(storeDir), idleExitMs: Number(value('--idle-exit-ms') ?? 10 * 60_000) };
+  return {
+    storeDir: path.resolve(storeDir),
+    idleExitMs: Number(value('--idle-exit-ms') ?? 10 * 60_000),
+    // Chat sessions nobody used for this long leave memory; they are streamed in again on use.
+    evictIdleMs: Number(value('--evict-idle-ms') ?? process.env.FORK_AGENTS_EVICT_IDLE_MS ?? 5 * 60_000),
+  };
 }
 
 async function main(): Promise<void> {
@@ -69,7 +78,15 @@ async function main(): Promise<void> {
   const approvals = new ApprovalRouter(clients);
   const forks = new ForkManager(store, clients, approvals);
   const ctx: RuntimeContext = { store, turns: new TurnRegistry(), forks, approvals, clients, info, stop: why => shutdown(why) };
-  for (const problem of forks.loadAll()) log(`skipped a fork: ${problem}`);
+  for (const problem of await forks.loadAll()) log(`skipped a fork: ${problem}`);
+  // Segments a crash left unfinished or unreferenced (a delete cut short) go now; referenced ones never.
+  store.segments.removeUnfinished();
+  const sweep = collectGarbage(store);
+  if (sweep.removed.length > 0) log(`removed ${sweep.removed.length} unreferenced history segment(s)`);
+  const evictTimer = setInterval(() => {
+    for (const id of store.evictIdle(options.evictIdleMs, id => ctx.turns.isRunning(id))) log(`session ${id} left memory (idle)`);
+  }, Math.max(1_000, Math.min(60_000, options.evictIdleMs / 2)));
+  evictTimer.unref();
   let nextId = 1;
   let idleTimer: NodeJS.Timeout | undefined;
 

@@ -50,14 +50,15 @@ export const forkHeapSection: Section = {
     // The parent alone, loaded from disk into a fresh store: the scale the per-fork numbers compare to.
     const parentStore = new SessionStore(storeDir);
     const beforeParent = settledHeap(ctx);
-    const loadedParent = parentStore.get(parent.session.id);
+    const loadedParent = await parentStore.get(parent.session.id);
     const parentHeap = settledHeap(ctx) - beforeParent;
 
     // After a runtime restart every fork file is loaded (ForkManager.loadAll → store.get), each replaying
     // its own bootstrap record: nothing is shared with the parent any more.
     const revivedStore = new SessionStore(storeDir);
     const beforeRevived = settledHeap(ctx);
-    const revived = ids.map(id => revivedStore.get(id));
+    const revived: Session[] = [];
+    for (const id of ids) revived.push(await revivedStore.get(id));
     const perRevived = (settledHeap(ctx) - beforeRevived) / FORKS;
     const alive = forks.length + revived.length + loadedParent.entries().length; // keeps every measured object reachable
     parentStore.closeAll();

@@ -1,6 +1,6 @@
 // fork-agents list: the sessions (and, later, forks) of the store.
 import { sendRequest } from '../../common/protocol/endpoint';
-import { sessionList } from '../../common/protocol/runtime';
+import { sessionList, storeInfo } from '../../common/protocol/runtime';
 import { forkList } from '../../common/protocol/forks';
 import type { ParsedArgs } from '../args';
 import { connectCli, cwdOf } from '../connect';
@@ -12,11 +12,15 @@ export async function listCommand(args: ParsedArgs): Promise<void> {
   try {
     const { sessions } = await sendRequest(client.endpoint, sessionList, { root });
     const { forks } = await sendRequest(client.endpoint, forkList, {});
+    const usage = await sendRequest(client.endpoint, storeInfo, {});
     const parents = sessions.filter(s => !s.id.startsWith('f-'));
     const shown = forks.filter(f => parents.some(s => s.id === f.parentSessionId));
+    // Forks outlive a deleted parent: listed on their own (not when the listing is for one folder).
+    const orphans = root ? [] : forks.filter(f => !sessions.some(s => s.id === f.parentSessionId));
     if (args.switches.has('json')) {
       for (const session of parents) printJson({ type: 'session', ...session });
-      for (const fork of shown) printJson({ type: 'fork', ...fork });
+      for (const fork of [...shown, ...orphans]) printJson({ type: 'fork', ...fork });
+      printJson({ type: 'store', ...usage });
       return;
     }
     if (parents.length === 0) process.stdout.write('no sessions\n');
@@ -27,7 +31,15 @@ export async function listCommand(args: ParsedArgs): Promise<void> {
         process.stdout.write(`  └ ${f.id}  ${f.state.padEnd(10)} turns=${f.forkTurns} ${f.name}${where}\n`);
       }
     }
+    for (const f of orphans) process.stdout.write(`${f.id}  ${f.state.padEnd(10)} turns=${f.forkTurns} ${f.name}  (parent ${f.parentSessionId} deleted)\n`);
+    process.stdout.write(`store: ${formatBytes(usage.bytes)} (${usage.sessions} session files ${formatBytes(usage.sessionBytes)}, ${usage.segments} history segments ${formatBytes(usage.segmentBytes)})\n`);
   } finally {
     await client.close();
   }
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

@@ -37,6 +37,8 @@ export interface ConfigureParams {
   maxConcurrentForks?: number;
   /** This client can answer permission requests of background forks. */
   answersForkApprovals?: boolean;
+  /** Delete sessions and forks not written to for this many days (setting fork.retention.days; 0 or absent: keep). */
+  retentionDays?: number;
 }
 export const runtimeConfigure = request<ConfigureParams, RuntimeInfo>('runtime/configure');
 
@@ -86,6 +88,15 @@ export const sessionList = request<{ root?: string }, { sessions: SessionSummary
 
 export interface TranscriptResult { header: SessionHeader; entries: Entry[]; running: boolean }
 export const sessionTranscript = request<{ sessionId: string }, TranscriptResult>('session/transcript');
+
+/** What the store takes on disk: session files plus the sealed history segments they share. */
+export interface StoreUsage { bytes: number; sessionBytes: number; segmentBytes: number; sessions: number; segments: number }
+export const storeInfo = request<Record<string, never> | undefined, StoreUsage>('store/info');
+
+/** Deletes one session (a chat) or one fork; forks of a deleted chat keep running and reviving. */
+export interface DeleteParams { sessionId?: string; forkId?: string }
+export interface DeleteResult { deleted: string; segmentsRemoved: number; freedBytes: number; store: StoreUsage }
+export const sessionDelete = request<DeleteParams, DeleteResult>('session/delete');
 
 /** Runtime → client: may this tool call run? The turn waits for the answer. */
 export interface PermissionParams {

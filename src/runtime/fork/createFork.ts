@@ -97,8 +97,10 @@ function persist(
     usage: zeroUsage(),
   };
   const closing: Entry = { id: newEntryId(), kind: 'prompt', time: now, message: { role: 'user', content: closingContent } };
+  // By reference to the parent's sealed segments (DESIGN §4.7 "Storage"): the bootstrap stays small.
+  const history = spec.parent.historyRefs(inherited);
   const session = store.create(header);
-  session.writeBootstrap({ fork, inherited, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId });
+  session.writeBootstrap({ fork, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId }, inherited, history);
   return session;
 }
 

@@ -102,6 +102,14 @@ export class ForkManager {
     }
   }
 
+  /** Forgets a finished (or interrupted) fork whose file is being deleted. */
+  forget(forkId: string): void {
+    const run = this.forks.get(forkId);
+    if (!run) return;
+    if (!isTerminal(run.summary.state) && run.summary.state !== 'interrupted') throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}.`);
+    this.forks.delete(forkId);
+  }
+
   /** Every fork on disk or being created. */
   liveForkIds(): Set<string> {
     return new Set([...this.forks.keys(), ...this.pending]);
@@ -150,6 +158,7 @@ export class ForkManager {
     const run = this.runOf(forkId);
     if (!isTerminal(run.summary.state)) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}; wait for it to finish or stop it first.`);
     if (run.summary.worktree?.discarded) throw new ForkBusyError(`Fork ${forkId}'s worktree was discarded; it cannot continue.`);
+    if (run.session.unavailable) throw new ForkBusyError(`Fork ${forkId} cannot continue: ${run.session.unavailable}.`);
     run.session.commit('prompt', { role: 'user', content: [{ type: 'text', text: message }] });
     run.access = access ?? run.access;
     run.summary.report = undefined;
@@ -202,14 +211,17 @@ export class ForkManager {
     if (run && status && !status.delivered) run.session.writeStatus({ ...status, delivered: true });
   }
 
-  /** Loads every fork on disk; unfinished ones wait for model access (the first configured key). Returns what could not be loaded. */
-  loadAll(): string[] {
+  /**
+   * Loads every fork on disk; unfinished ones wait for model access (the first configured key). A fork
+   * whose inherited history cannot be read back is listed as failed, with the reason. Returns the problems.
+   */
+  async loadAll(): Promise<string[]> {
     const problems: string[] = [];
     for (const id of this.store.ids().filter(id => id.startsWith('f-'))) {
       if (this.forks.has(id)) continue;
       let session: Session;
       try {
-        session = this.store.get(id);
+        session = await this.store.get(id);
       } catch (error) {
         // One unreadable fork file must not keep the others (or the runtime) from starting.
         problems.push(`${id}: ${error instanceof Error ? error.message : String(error)}`);
@@ -219,7 +231,11 @@ export class ForkManager {
       const summary = summarize(session);
       const run = newRun(session, summary);
       this.forks.set(id, run);
-      if (!isTerminal(summary.state)) run.summary.state = 'interrupted';
+      if (session.unavailable) {
+        // Its segments are gone or damaged: this fork cannot run or continue; no other fork is affected.
+        Object.assign(run.summary, { state: 'failed', error: `Cannot revive: ${session.unavailable}.` });
+        problems.push(`${id}: ${session.unavailable}`);
+      } else if (!isTerminal(summary.state)) run.summary.state = 'interrupted';
     }
     return problems;
   }

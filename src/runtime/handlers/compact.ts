@@ -18,7 +18,7 @@ export function registerCompact(ctx: RuntimeContext, client: ClientConnection): 
     if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
     let session: Session;
     try {
-      session = ctx.store.get(params.sessionId);
+      session = await ctx.store.get(params.sessionId);
     } catch (error) {
       if (error instanceof SessionNotFoundError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
       throw error;

@@ -4,6 +4,8 @@ import { isApprovalMode } from '../../common/approval';
 import { runtimeConfigure } from '../../common/protocol/runtime';
 import type { ConfigureParams, RuntimeInfo } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
+import { applyRetention } from '../deletion';
+import { log } from '../log';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 
@@ -15,6 +17,9 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
     client.config = { ...client.config, ...dropUndefined(params) };
     if (params.maxConcurrentForks !== undefined && params.maxConcurrentForks >= 1) ctx.forks.maxConcurrent = Math.floor(params.maxConcurrentForks);
     ctx.approvals.clientsChanged();
+    if (params.retentionDays !== undefined && params.retentionDays > 0) {
+      for (const id of applyRetention(ctx, params.retentionDays)) log(`deleted ${id}: not written to for ${params.retentionDays} days`);
+    }
     const access = accessOf(client);
     if (access) ctx.forks.reviveWith(access);
     return ctx.info;

@@ -24,7 +24,7 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
     const access = accessOf(client);
     if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
     try {
-      const parent = ctx.store.get(params.sessionId);
+      const parent = await ctx.store.get(params.sessionId);
       if (parent.bootstrap) throw invalid('A fork cannot be forked; continue it with a message instead.');
       return await ctx.forks.start({
         parent,

@@ -70,7 +70,7 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
 
 async function openOrCreate(ctx: RuntimeContext, client: ClientConnection, params: SendParams): Promise<Session> {
   try {
-    if (params.sessionId) return ctx.store.get(params.sessionId);
+    if (params.sessionId) return await ctx.store.get(params.sessionId);
     return await createSession(ctx.store, {
       root: params.root,
       title: params.prompt.split('\n', 1)[0],

@@ -7,9 +7,9 @@ import type { RuntimeContext } from '../runtimeContext';
 import { SessionNotFoundError } from '../session/sessionStore';
 
 export function registerTranscript(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(sessionTranscript.method, (params: { sessionId: string }): TranscriptResult => {
+  client.rpc.onRequest(sessionTranscript.method, async (params: { sessionId: string }): Promise<TranscriptResult> => {
     try {
-      const session = ctx.store.get(params.sessionId);
+      const session = await ctx.store.get(params.sessionId);
       return { header: session.header, entries: [...session.history()], running: ctx.turns.isRunning(session.id) };
     } catch (error) {
       if (error instanceof SessionNotFoundError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);

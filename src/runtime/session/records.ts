@@ -2,6 +2,7 @@
 // fork status changes in commit order.
 import type { ForkSummary } from '../../common/forks';
 import type { Entry, SessionHeader } from '../../common/transcript';
+import type { ChainRange } from './segments';
 
 export type SessionRecord =
   | { type: 'header'; header: SessionHeader }
@@ -9,16 +10,26 @@ export type SessionRecord =
   | { type: 'entry'; entry: Entry }
   /** The conversation continues from `toEntryId` (null: from the start); later entries stay on disk. */
   | { type: 'rewind'; toEntryId: string | null; time: string }
-  | { type: 'status'; status: ForkStatus };
+  | { type: 'status'; status: ForkStatus }
+  /** The entries from the last seal up to `count` more were sealed as segment `hash` (segments.ts). */
+  | { type: 'seal'; hash: string; count: number };
+
+/** A bootstrap's inherited entries, in order: ranges of the parent's sealed chain, or entries written here. */
+export type HistoryPart = ChainRange | { entries: Entry[] };
+
+/** Inherited history by reference (DESIGN §4.7 "Storage"): the chain's head segment and the parts taken. */
+export interface HistoryRefs { head: string | null; parts: HistoryPart[] }
 
 /**
  * Everything a fork was launched with, written before its first request (DESIGN §4.7): revival resumes
  * from this and the fork's own entries, never from the parent.
  */
 export interface ForkBootstrap {
+  /** The selected parent entries by reference (written first, so start-up reference counting reads little). */
+  history?: HistoryRefs;
   fork: ForkSummary;
-  /** The selected parent entries, after boundary closing. */
-  inherited: Entry[];
+  /** The selected parent entries, after boundary closing, in full (bootstraps of release 0.1.0). */
+  inherited?: Entry[];
   /** The user entry the fork adds: placeholder results and the directive. */
   closing: Entry;
   /** Index (into inherited) of the last entry of the parent's latest request, for its cache breakpoints. */

@@ -4,9 +4,17 @@ import type { Entry, EntryKind, Message, SessionHeader, Usage } from '../../comm
 import { deepFreeze } from '../../common/transcript';
 import { requestViewOf } from '../../common/requestView';
 import type { JsonlWriter } from './jsonl';
-import type { ForkBootstrap, ForkStatus, SessionRecord } from './records';
+import type { ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, SessionRecord } from './records';
+import type { SegmentStore } from './segments';
 
-export type LoadedBootstrap = Omit<ForkBootstrap, 'inherited'> & { inheritedCount: number };
+export type LoadedBootstrap = Omit<ForkBootstrap, 'inherited' | 'history'> & { inheritedCount: number };
+
+/**
+ * The unsealed tail stays below both bounds after every commit: a fork's bootstrap writes at most that
+ * much history in full, whatever the parent's size.
+ */
+export const SEAL_ENTRIES = 64;
+export const SEAL_BYTES = 32 * 1024;
 
 export function newEntryId(): string {
   return 'e-' + randomUUID().slice(0, 13);
@@ -20,9 +28,20 @@ export class Session {
   /** Forks only: the launch record without its inherited entries (those live in the view, shared). */
   bootstrap?: LoadedBootstrap;
   status?: ForkStatus;
+  /** Forks whose inherited history could not be read back (a missing or damaged segment): why. */
+  unavailable?: string;
   private ownResponses = 0;
+  private closed = false;
+  // Sealed history (segments.ts), parents only: view[0..sealed) is in the chain ending at `head`;
+  // chainEntries holds the chain's entries by position (a rewind never cuts the chain: it stays immutable).
+  private sealed = 0;
+  private head: string | null = null;
+  private chainEntries: Entry[] = [];
+  private readonly chainPos = new WeakMap<Entry, number>();
+  private tailBytes = 0;
 
-  constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter) {
+  /** `segments`: where this session seals its history (parent sessions; forks are never forked). */
+  constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter, private readonly segments?: SegmentStore) {
     deepFreeze(header);
   }
 
@@ -52,14 +71,52 @@ export class Session {
   replay(record: SessionRecord): void {
     if (record.type === 'entry') this.push(deepFreeze(record.entry));
     else if (record.type === 'rewind') this.applyRewind(record.toEntryId);
-    else if (record.type === 'bootstrap') this.applyBootstrap(record.bootstrap);
+    else if (record.type === 'bootstrap') this.applyBootstrap(record.bootstrap, record.bootstrap.inherited ?? []);
     else if (record.type === 'status') this.status = record.status;
+    else if (record.type === 'seal') this.replaySeal(record.hash, record.count);
   }
 
-  /** Forks: written once, before the first request. Inherited entries stay shared with the parent. */
-  writeBootstrap(bootstrap: ForkBootstrap): void {
-    this.writer.append({ type: 'bootstrap', bootstrap } satisfies SessionRecord);
-    this.applyBootstrap(bootstrap);
+  /**
+   * Forks: written once, before the first request, naming the inherited entries by reference when the
+   * parent gave `history` (else in full). In memory the inherited entries stay shared with the parent.
+   */
+  writeBootstrap(bootstrap: Omit<ForkBootstrap, 'inherited' | 'history'>, inherited: readonly Entry[], history?: HistoryRefs): void {
+    const record: ForkBootstrap = history ? { history, ...bootstrap } : { ...bootstrap, inherited: [...inherited] };
+    this.writer.append({ type: 'bootstrap', bootstrap: record } satisfies SessionRecord);
+    this.applyBootstrap(bootstrap, inherited);
+  }
+
+  /** A fork whose inherited history cannot be read back: its launch record only, and why. */
+  markUnavailable(bootstrap: ForkBootstrap, reason: string): void {
+    this.applyBootstrap(bootstrap, []);
+    this.unavailable = reason;
+  }
+
+  /**
+   * How a fork names `selected` (entries of this session's history, in order): ranges of the sealed
+   * chain, and the few unsealed entries in full. Undefined when this session has no segment store.
+   */
+  historyRefs(selected: readonly Entry[]): HistoryRefs | undefined {
+    if (!this.segments) return undefined;
+    // A session written before segments existed has one long unsealed tail: the first fork seals it.
+    if (!this.closed && (this.view.length - this.sealed > SEAL_ENTRIES || this.tailBytes >= SEAL_BYTES)) this.sealTail();
+    const parts: HistoryPart[] = [];
+    for (let i = 0; i < selected.length;) {
+      const at = this.chainPos.get(selected[i]);
+      if (at === undefined) {
+        const last = parts[parts.length - 1];
+        if (last && 'entries' in last) last.entries.push(selected[i]);
+        else parts.push({ entries: [selected[i]] });
+        i++;
+        continue;
+      }
+      // Runs of consecutive chain positions are the common case (all of it, or a window's suffix).
+      let end = i + 1;
+      while (end < selected.length && this.chainEntries[at + end - i] === selected[end]) end++;
+      parts.push({ from: at, to: at + end - i });
+      i = end;
+    }
+    return { head: this.head, parts };
   }
 
   writeStatus(status: ForkStatus): void {
@@ -86,7 +143,45 @@ export class Session {
     const entry: Entry = deepFreeze({ id: newEntryId(), kind, time: new Date().toISOString(), message, ...extra });
     this.writer.append({ type: 'entry', entry } satisfies SessionRecord);
     this.push(entry);
+    if (this.segments) {
+      this.tailBytes += JSON.stringify(entry).length;
+      if (this.view.length - this.sealed >= SEAL_ENTRIES || this.tailBytes >= SEAL_BYTES) this.sealTail();
+    }
     return entry;
+  }
+
+  /** Seals the unsealed tail, at most SEAL_ENTRIES a segment; each seal record follows its segment on disk. */
+  private sealTail(): void {
+    while (this.sealed < this.view.length) {
+      const entries = this.view.slice(this.sealed, Math.min(this.view.length, this.sealed + SEAL_ENTRIES));
+      const hash = this.segments!.seal({ v: 1, prev: this.head, base: this.chainEntries.length, count: entries.length, owner: this.id }, entries);
+      this.writer.append({ type: 'seal', hash, count: entries.length } satisfies SessionRecord);
+      this.applySeal(hash, entries);
+    }
+    this.tailBytes = 0;
+  }
+
+  private replaySeal(hash: string, count: number): void {
+    const entries = this.view.slice(this.sealed, this.sealed + count);
+    if (entries.length !== count) return;
+    this.segments?.remember(hash, { v: 1, prev: this.head, base: this.chainEntries.length, count, owner: this.id }, entries);
+    this.applySeal(hash, entries);
+  }
+
+  private applySeal(hash: string, entries: readonly Entry[]): void {
+    const base = this.chainEntries.length;
+    for (let i = 0; i < entries.length; i++) {
+      this.chainPos.set(entries[i], base + i);
+      this.chainEntries.push(entries[i]);
+    }
+    this.head = hash;
+    this.sealed += entries.length;
+  }
+
+  /** After loading: the unsealed tail's size (bounded: everything before the last seal record is sealed). */
+  measureTail(): void {
+    this.tailBytes = 0;
+    for (let i = this.sealed; i < this.view.length; i++) this.tailBytes += JSON.stringify(this.view[i]).length;
   }
 
   /** Makes `toEntryId` the last entry of the active history (null: empty). Returns false if unknown. */
@@ -104,8 +199,9 @@ export class Session {
     if (entry.kind === 'response') this.ownResponses++;
   }
 
-  private applyBootstrap(bootstrap: ForkBootstrap): void {
-    const { inherited, ...rest } = bootstrap;
+  /** `inherited` are frozen entries (shared with the parent, or read back from segments). */
+  applyBootstrap(bootstrap: Omit<ForkBootstrap, 'inherited' | 'history'> & Partial<Pick<ForkBootstrap, 'inherited' | 'history'>>, inherited: readonly Entry[]): void {
+    const { inherited: _full, history: _refs, ...rest } = bootstrap;
     this.bootstrap = deepFreeze({ ...rest, inheritedCount: inherited.length });
     this.view = [...inherited.map(entry => deepFreeze(entry)), deepFreeze(bootstrap.closing)];
     this.requestView = undefined;
@@ -116,9 +212,13 @@ export class Session {
     if (toEntryId !== null && index < 0) return;
     this.view = this.view.slice(0, index + 1);
     this.requestView = undefined;
+    // What follows the cut was sealed and stays in the chain; new seals continue the chain after it.
+    this.sealed = Math.min(this.sealed, this.view.length);
+    if (this.segments) this.measureTail();
   }
 
   close(): void {
+    this.closed = true;
     this.writer.close();
   }
 

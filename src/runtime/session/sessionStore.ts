@@ -1,23 +1,34 @@
-// Sessions on disk: <store>/sessions/<id>.jsonl, loaded lazily and kept open while in use.
+// Sessions on disk: <store>/sessions/<id>.jsonl, streamed in on first use, kept open while in use and
+// evicted when idle; sealed history in <store>/segments (segments.ts), shared by parents and their forks.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Entry, SessionHeader } from '../../common/transcript';
-import { JsonlWriter, dropTornTail, readJsonl } from './jsonl';
-import type { SessionRecord } from './records';
+import { deepFreeze } from '../../common/transcript';
+import { JsonlWriter, dropTornTail } from './jsonl';
+import type { ForkBootstrap, HistoryRefs, SessionRecord } from './records';
+import { SegmentError, SegmentStore } from './segments';
+import type { ChainRange } from './segments';
 import { Session } from './session';
+import { streamJsonl } from './streamJsonl';
 
 export class SessionNotFoundError extends Error {}
 
+const SESSION_ID = /^[a-z]-[0-9a-f-]{8,40}$/;
+
 export class SessionStore {
   private readonly open = new Map<string, Session>();
-  /** Entries by id across loaded sessions: forks revived from disk share their inherited entries. */
+  private readonly loading = new Map<string, Promise<Session>>();
+  private readonly lastUsed = new Map<string, number>();
+  /** Entries by id across loaded sessions: forks revived from 0.1.0 bootstraps share their inherited entries. */
   private readonly entriesById = new Map<string, Entry>();
   readonly sessionsDir: string;
+  readonly segments: SegmentStore;
 
   constructor(readonly storeDir: string) {
     this.sessionsDir = path.join(storeDir, 'sessions');
     fs.mkdirSync(this.sessionsDir, { recursive: true });
+    this.segments = new SegmentStore(storeDir);
   }
 
   static newSessionId(): string {
@@ -29,8 +40,9 @@ export class SessionStore {
     if (fs.existsSync(file)) throw new Error(`session ${header.id} already exists`);
     const writer = new JsonlWriter(file);
     writer.append({ type: 'header', header } satisfies SessionRecord);
-    const session = new Session(header, writer);
+    const session = new Session(header, writer, header.parent ? undefined : this.segments);
     this.open.set(header.id, session);
+    this.lastUsed.set(header.id, Date.now());
     return session;
   }
 
@@ -39,21 +51,105 @@ export class SessionStore {
     return fs.readdirSync(this.sessionsDir).filter(name => name.endsWith('.jsonl')).map(name => name.slice(0, -'.jsonl'.length));
   }
 
-  get(id: string): Session {
-    const cached = this.open.get(id);
+  /** A session already in memory (created or opened), without touching the disk. */
+  loaded(id: string): Session | undefined {
+    const session = this.open.get(id);
+    if (session) this.lastUsed.set(id, Date.now());
+    return session;
+  }
+
+  /**
+   * The session, streamed in from disk on first use (never one synchronous read of a whole file, so a
+   * session of tens of MB does not stall forks that stream meanwhile). A fork whose inherited segments
+   * are missing or damaged still opens, marked `unavailable` with the reason.
+   */
+  async get(id: string): Promise<Session> {
+    const cached = this.loaded(id);
     if (cached) return cached;
-    if (!/^[a-z]-[0-9a-f-]{8,40}$/.test(id)) throw new SessionNotFoundError(`no session with id ${JSON.stringify(id)}`);
+    const pending = this.loading.get(id);
+    if (pending) return pending;
+    if (!SESSION_ID.test(id)) throw new SessionNotFoundError(`no session with id ${JSON.stringify(id)}`);
     const file = this.fileOf(id);
     if (!fs.existsSync(file)) throw new SessionNotFoundError(`no session with id ${id}`);
-    const { records, tornBytes } = readJsonl<SessionRecord>(file);
+    const load = this.load(id, file).finally(() => this.loading.delete(id));
+    this.loading.set(id, load);
+    return load;
+  }
+
+  private async load(id: string, file: string): Promise<Session> {
+    let session: Session | undefined;
+    const writerOf = () => new JsonlWriter(file);
+    const { tornBytes } = await streamJsonl<SessionRecord>(file, async record => {
+      if (!session) {
+        if (record.type !== 'header') throw new Error(`session file ${file} has no header`);
+        // The writer opens after the torn tail is cut; until then replays write nothing.
+        session = new Session(record.header, lazyWriter(writerOf), record.header.parent ? undefined : this.segments);
+        return;
+      }
+      if (record.type === 'bootstrap' && record.bootstrap.history) return this.applyRefs(session, record.bootstrap, record.bootstrap.history);
+      session.replay(record);
+    });
+    if (!session) throw new Error(`session file ${file} has no header`);
     dropTornTail(file, tornBytes);
-    const first = records[0];
-    if (!first || first.type !== 'header') throw new Error(`session file ${file} has no header`);
-    const session = new Session(first.header, new JsonlWriter(file));
-    for (const record of records.slice(1)) session.replay(record);
+    session.measureTail();
     session.internInherited(entry => this.intern(entry));
     this.open.set(id, session);
+    this.lastUsed.set(id, Date.now());
     return session;
+  }
+
+  /** Reads a bootstrap's inherited history back from its segments, each checked against its hash. */
+  private async applyRefs(session: Session, bootstrap: ForkBootstrap, refs: HistoryRefs): Promise<void> {
+    try {
+      const ranges = refs.parts.filter((part): part is ChainRange => !('entries' in part));
+      if (ranges.length > 0 && refs.head === null) throw new SegmentError('the bootstrap names sealed history but no segment');
+      const resolved = refs.head === null ? [] : await this.segments.resolve(refs.head, ranges);
+      const inherited: Entry[] = [];
+      let next = 0;
+      for (const part of refs.parts) {
+        if ('entries' in part) for (const entry of part.entries) inherited.push(deepFreeze(entry));
+        else for (const entry of resolved[next++]) inherited.push(entry);
+      }
+      session.applyBootstrap(bootstrap, inherited);
+    } catch (error) {
+      if (!(error instanceof SegmentError)) throw error;
+      session.markUnavailable(bootstrap, `its inherited history cannot be read: ${error.message}`);
+    }
+  }
+
+  /**
+   * Closes sessions nobody used for `idleMs` (parents only: forks belong to the fork manager), unless
+   * `busy` says one is in use; they are streamed in again on their next use.
+   */
+  evictIdle(idleMs: number, busy: (id: string) => boolean): string[] {
+    const evicted: string[] = [];
+    const now = Date.now();
+    for (const [id, session] of this.open) {
+      if (session.header.parent || busy(id) || now - (this.lastUsed.get(id) ?? 0) < idleMs) continue;
+      this.drop(id);
+      evicted.push(id);
+    }
+    return evicted;
+  }
+
+  /** Closes a session and forgets it in memory (its file stays). */
+  drop(id: string): void {
+    this.open.get(id)?.close();
+    this.open.delete(id);
+    this.lastUsed.delete(id);
+    this.segments.forgetEntriesOf(id);
+  }
+
+  /** Deletes a session's file (after closing it). Its segments go once nothing references them (retention.ts). */
+  removeFile(id: string): void {
+    if (!SESSION_ID.test(id)) throw new SessionNotFoundError(`no session with id ${JSON.stringify(id)}`);
+    this.drop(id);
+    fs.rmSync(this.fileOf(id), { force: true });
+  }
+
+  /** Opened sessions (for tests and the bench). */
+  openIds(): string[] {
+    return [...this.open.keys()];
   }
 
   /** Headers of every session on disk (first line only, so listing stays cheap). */
@@ -93,6 +189,22 @@ export class SessionStore {
     for (const session of this.open.values()) session.close();
     this.open.clear();
   }
+}
+
+/** A writer opened on first append: loading a session writes nothing until it is used. */
+function lazyWriter(open: () => JsonlWriter): JsonlWriter {
+  let writer: JsonlWriter | undefined;
+  let closed = false;
+  return {
+    append(record: unknown) {
+      if (closed) throw new Error('session is closed');
+      (writer ??= open()).append(record);
+    },
+    close() {
+      closed = true;
+      writer?.close();
+    },
+  } as JsonlWriter;
 }
 
 function readFirstLine(file: string): string {
