@@ -38,11 +38,12 @@ export interface Harness {
   dispose(): Promise<void>;
 }
 
-export async function startHarness(options: { fake?: FakeAnthropicOptions; config?: ConfigureParams } = {}): Promise<Harness> {
+export async function startHarness(options: { fake?: FakeAnthropicOptions; config?: ConfigureParams; prepare?: (storeDir: string, root: string) => void } = {}): Promise<Harness> {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-rt-'));
   const storeDir = path.join(base, 'store');
   const root = path.join(base, 'work');
   fs.mkdirSync(root);
+  options.prepare?.(storeDir, root);
   const fake = await startFakeAnthropic({ apiKey: TEST_KEY, ...options.fake });
   const listeners = new Set<(event: AgentEvent) => void>();
   let config: ConfigureParams = { apiKey: TEST_KEY, baseUrl: fake.url, approvalMode: 'auto', ...options.config };

@@ -1,0 +1,176 @@
+// Issue 15: forks inherit history by reference to sealed, content-addressed segments. Through the real
+// runtime, SDK and fake server: what a fork revives with never changes, whatever happens to its parent;
+// damage stays with the forks that reference it; deletion keeps what is referenced; 0.1.0 stores load.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { sendRequest } from '../../src/common/protocol/endpoint';
+import { forkList, forkSend, forkStart, forkWait } from '../../src/common/protocol/forks';
+import { sessionCompact, sessionDelete } from '../../src/common/protocol/runtime';
+import type { ReceivedRequest } from '../fakes/anthropicServer';
+import { cliRunner, lastJson } from './cliRunner';
+import { TEST_KEY, killRuntime, startHarness } from './harness';
+import type { Harness } from './harness';
+import { say } from './script';
+
+const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
+const isSummaryRequest = (r: ReceivedRequest) => r.rawBody.includes('about to be replaced by a summary');
+/** A prompt past the seal threshold (32 KB): committing it seals the history so far. */
+const big = (topic: string) => `Topic ${topic}. ${'lorem ipsum '.repeat(3_000)}`;
+const FIXTURE = path.resolve(__dirname, '../../../test/fixtures/store-0.1.0');
+
+describe('runtime: forks of shared, sealed history (issue 15)', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  afterEach(() => h?.dispose());
+
+  const start = (sessionId: string, directive = 'report on the topics') =>
+    sendRequest(h.client.endpoint, forkStart, { sessionId, directive, forkTurns: 'all', isolation: 'shared' });
+  const wait = (forkId: string) => sendRequest(h.client.endpoint, forkWait, { forkId });
+  const forkFile = (id: string) => path.join(h.storeDir, 'sessions', `${id}.jsonl`);
+  const bootstrapOf = (id: string) => JSON.parse(fs.readFileSync(forkFile(id), 'utf8').split('\n')[1]).bootstrap;
+  const segments = () => fs.readdirSync(path.join(h.storeDir, 'segments')).filter(n => n.endsWith('.seg')).map(n => n.slice(0, -4)).sort();
+  const segmentHeader = (hash: string) => JSON.parse(fs.readFileSync(path.join(h.storeDir, 'segments', `${hash}.seg`), 'utf8').split('\n')[0]);
+  const chainOf = (head: string) => {
+    const out: string[] = [];
+    for (let hash: string | null = head; hash; hash = segmentHeader(hash).prev) out.push(hash);
+    return out.sort();
+  };
+
+  it('a fork revives after SIGKILL with exactly its launch-time history after its parent was compacted, rewound, appended to and deleted', async () => {
+    h = await startHarness();
+    let release!: () => void;
+    const gate = new Promise<void>(resolve => (release = resolve));
+    let forkRequests = 0;
+    h.fake.setResponder(async r => {
+      if (isSummaryRequest(r)) return say('SUMMARY: topics one to three were discussed.');
+      if (isForkRequest(r)) {
+        // The first fork request is held until the runtime that sent it is gone.
+        if (forkRequests++ === 0) await gate;
+        return say('Scope: topics.\nResult: reported.');
+      }
+      return say(`noted: ${r.body.messages.length} messages`);
+    });
+    const first = await h.send(big('one'));
+    const sessionId = first.sessionId;
+    await h.send(big('two'), { sessionId });
+    await h.send('and a small third question', { sessionId });
+    const launched = new Promise<ReceivedRequest>(resolve => h.fake.onRequest(r => isForkRequest(r) && resolve(r)));
+    const fork = await start(sessionId);
+    const atLaunch = await launched;
+
+    const bootstrap = bootstrapOf(fork.id);
+    assert.ok(bootstrap.history?.head, 'the bootstrap names its history by segment');
+    assert.equal(bootstrap.inherited, undefined, 'and does not repeat it');
+    const parentBytes = fs.statSync(forkFile(sessionId)).size;
+    assert.ok(fs.statSync(forkFile(fork.id)).size < 64 * 1024 && parentBytes > 64 * 1024, `fork file small (${fs.statSync(forkFile(fork.id)).size} B) next to its parent (${parentBytes} B)`);
+
+    await sendRequest(h.client.endpoint, sessionCompact, { sessionId });
+    const { entries } = await h.transcript(sessionId);
+    await h.send('after a rewind', { sessionId, afterEntryId: entries[1].id });
+    await h.send(big('four, appended'), { sessionId });
+    await sendRequest(h.client.endpoint, sessionDelete, { sessionId });
+    assert.ok(!fs.existsSync(forkFile(sessionId)), 'the parent file is gone');
+
+    await killRuntime(h.runtimePid());
+    release();
+    await h.reconnect();
+    const done = await wait(fork.id);
+    assert.equal(done.state, 'completed', done.error);
+    const revived = h.fake.requests.filter(isForkRequest).at(-1)!;
+    assert.notEqual(revived, atLaunch);
+    for (const key of ['messages', 'system', 'tools', 'model', 'max_tokens']) {
+      assert.equal(JSON.stringify(revived.body[key]), JSON.stringify(atLaunch.body[key]), `${key}: the same bytes as at launch`);
+    }
+    assert.ok(revived.rawBody.includes('Topic two.') && !revived.rawBody.includes('four, appended') && !revived.rawBody.includes('SUMMARY'));
+  });
+
+  it('a damaged segment fails only the forks that reference it, with the reason', async () => {
+    h = await startHarness();
+    h.fake.setResponder(r => say(isForkRequest(r) ? 'Scope: done.' : 'noted'));
+    const a = (await h.send(big('alpha'))).sessionId;
+    const b = (await h.send(big('beta'))).sessionId;
+    const forkA = await start(a);
+    const forkB = await start(b);
+    assert.equal((await wait(forkA.id)).state, 'completed');
+    assert.equal((await wait(forkB.id)).state, 'completed');
+    const head = bootstrapOf(forkA.id).history.head as string;
+    assert.ok(!chainOf(bootstrapOf(forkB.id).history.head).includes(head), 'the two forks share no segment');
+
+    await killRuntime(h.runtimePid());
+    const file = path.join(h.storeDir, 'segments', `${head}.seg`);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('alpha', 'ALPHA'));
+    await h.reconnect();
+
+    const { forks } = await sendRequest(h.client.endpoint, forkList, {});
+    const damaged = forks.find(f => f.id === forkA.id)!;
+    const intact = forks.find(f => f.id === forkB.id)!;
+    assert.equal(damaged.state, 'failed');
+    assert.match(damaged.error ?? '', new RegExp(`segment ${head} is damaged`));
+    assert.equal(intact.state, 'completed');
+    await assert.rejects(sendRequest(h.client.endpoint, forkSend, { forkId: forkA.id, message: 'go on' }), /cannot continue: its inherited history cannot be read/);
+    await sendRequest(h.client.endpoint, forkSend, { forkId: forkB.id, message: 'go on' });
+    assert.equal((await wait(forkB.id)).state, 'completed');
+    assert.ok(h.fake.requests.at(-1)!.rawBody.includes('Topic beta.'), 'the intact fork continues with its inherited history');
+  });
+
+  it('deleting a chat keeps the segments its forks reference and removes the rest; deleting the fork removes those too', async () => {
+    h = await startHarness();
+    h.fake.setResponder(r => say(isForkRequest(r) ? 'Scope: done.' : 'noted'));
+    const cli = cliRunner({ apiKey: TEST_KEY, baseUrl: () => h.fake.url, store: () => h.storeDir });
+    const sessionId = (await h.send(big('kept'))).sessionId;
+    const fork = await start(sessionId);
+    assert.equal((await wait(fork.id)).state, 'completed');
+    await h.send(big('later one'), { sessionId });
+    await h.send(big('later two'), { sessionId });
+    const referenced = chainOf(bootstrapOf(fork.id).history.head);
+    assert.ok(segments().length > referenced.length, 'the parent sealed more after the fork');
+
+    const listed = await cli('list');
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^store: [\d.]+ (KB|MB) \(2 session files .*, \d+ history segments/m);
+    const deleted = await cli('delete', '--session', sessionId, '--json');
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.ok(lastJson(deleted).segmentsRemoved > 0);
+    assert.deepEqual(segments(), referenced, 'exactly the segments the fork references remain');
+    assert.match((await cli('list')).stdout, new RegExp(`${fork.id} .*parent ${sessionId} deleted`));
+
+    await sendRequest(h.client.endpoint, forkSend, { forkId: fork.id, message: 'once more' });
+    assert.equal((await wait(fork.id)).state, 'completed');
+    assert.ok(h.fake.requests.at(-1)!.rawBody.includes('Topic kept.'));
+
+    const bad = await cli('delete', '--session', fork.id);
+    assert.equal(bad.code, 2, 'a fork id given as --session is bad input');
+    assert.equal((await cli('delete', '--fork', fork.id)).code, 0);
+    assert.deepEqual(segments(), []);
+  });
+
+  it('a store written by release 0.1.0 (self-contained bootstraps) loads, revives and forks again', async () => {
+    h = await startHarness({
+      prepare: (storeDir, root) => {
+        fs.mkdirSync(path.join(storeDir, 'sessions'), { recursive: true });
+        for (const name of fs.readdirSync(path.join(FIXTURE, 'sessions'))) {
+          const text = fs.readFileSync(path.join(FIXTURE, 'sessions', name), 'utf8').split('/FIXTURE_ROOT').join(root);
+          fs.writeFileSync(path.join(storeDir, 'sessions', name), text);
+        }
+      },
+    });
+    h.fake.setResponder(r => say(isForkRequest(r) ? 'Scope: migrated.' : 'noted'));
+    const { forks } = await sendRequest(h.client.endpoint, forkList, {});
+    const done = forks.find(f => f.name === 'old finished')!;
+    const pending = forks.find(f => f.name === 'old interrupted')!;
+    assert.equal(done.state, 'completed');
+    assert.equal(done.report, 'Scope: old.\nResult: heron.');
+    assert.equal((await wait(pending.id)).state, 'completed');
+    const revived = h.fake.requests.find(isForkRequest)!;
+    assert.ok(revived.rawBody.includes('The old secret word is heron.') && revived.rawBody.includes('interrupted fork of the old release'));
+
+    const fresh = await start(pending.parentSessionId, 'a new fork of the old chat');
+    assert.equal((await wait(fresh.id)).state, 'completed');
+    // The old chat's three entries are below the seal threshold: the new-format bootstrap carries them as its bounded tail.
+    const bootstrap = bootstrapOf(fresh.id);
+    assert.equal(bootstrap.inherited, undefined);
+    assert.equal(bootstrap.history.parts.flatMap((p: { entries?: unknown[] }) => p.entries ?? []).length, 3);
+    assert.ok(h.fake.requests.at(-1)!.rawBody.includes('The old secret word is heron.'));
+  });
+});
