@@ -159,9 +159,9 @@ function peakPerSecond(times: readonly number[]): number {
   return best;
 }
 
-async function startFakeProcess(ctx: BenchContext): Promise<{ url: string; child: ChildProcess }> {
+export async function startFakeProcess(ctx: BenchContext, streamDelayMs = STREAM_DELAY_MS): Promise<{ url: string; child: ChildProcess }> {
   const script = path.join(ctx.distDir, 'fake-anthropic.js');
-  const child = spawn(process.execPath, [script, '--port', '0', '--demo', '--api-key', KEY, '--stream-delay-ms', String(STREAM_DELAY_MS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, '--port', '0', '--demo', '--api-key', KEY, '--stream-delay-ms', String(streamDelayMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let buffered = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -180,7 +180,7 @@ async function startFakeProcess(ctx: BenchContext): Promise<{ url: string; child
   return { url, child };
 }
 
-function stopRuntime(storeDir: string): void {
+export function stopRuntime(storeDir: string): void {
   try {
     // Only the runtime this section started: its pid is in its own store's runtime.json.
     const { pid } = JSON.parse(fs.readFileSync(runtimeInfoPath(storeDir), 'utf8')) as { pid: number };

@@ -4,6 +4,7 @@ import { cacheShareSection } from './cacheShare';
 import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
 import { panelLoadSection } from './panelLoad';
+import { sharedHistorySection } from './sharedHistory';
 import type { Section } from './types';
 import { worktreeSection } from './worktree';
 
@@ -13,4 +14,5 @@ export const SECTIONS: readonly Section[] = [
   cacheShareSection,
   panelLoadSection,
   worktreeSection,
+  sharedHistorySection,
 ];

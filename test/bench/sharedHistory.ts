@@ -1,0 +1,227 @@
+// Section 6 (issue 15): forks of long sessions. Side by side in one run: our fork start (bootstrap by
+// reference to sealed segments) and the anchors' approach (a structuredClone of the selected history,
+// then the whole fork transcript written and flushed, as Qwen Code and Claude Code do); the disk 20 forks
+// take; and opening a 40 MB session in the real runtime while 5 forks stream, against one synchronous
+// read of that file (what 0.1.0 did on the runtime's thread).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { connectOrStart } from '../../src/client/launch';
+import { connectRpc } from '../../src/client/rpcClient';
+import type { RuntimeClient } from '../../src/client/rpcClient';
+import { sendRequest } from '../../src/common/protocol/endpoint';
+import { forkEvent, forkStart, forkWait } from '../../src/common/protocol/forks';
+import { runtimeConfigure, sessionSend } from '../../src/common/protocol/runtime';
+import { closeBoundary } from '../../src/runtime/fork/close';
+import { createForkSession } from '../../src/runtime/fork/createFork';
+import { renderDirective } from '../../src/runtime/fork/directive';
+import { selectHistory, snapshotUpTo } from '../../src/runtime/fork/select';
+import { readJsonl } from '../../src/runtime/session/jsonl';
+import type { Session } from '../../src/runtime/session/session';
+import { SessionStore } from '../../src/runtime/session/sessionStore';
+import { DIRECTIVE } from './forkStart';
+import { startFakeProcess, stopRuntime } from './panelLoad';
+import { buildParent } from './transcriptGen';
+import type { BenchContext, Row, Section } from './types';
+import { kb, mb, ms, quantile, round, summarize, thousands, timeMs } from './stats';
+
+const BIG_BYTES = 40 * 1024 * 1024;
+const SMALL_ENTRIES = 100;
+const WARMUP = 3;
+const RUNS = 20;
+const DISK_FORKS = 20;
+const STREAMING_FORKS = 5;
+const KEY = 'sk-ant-bench-panel';
+
+interface Parent { label: string; store: SessionStore; session: Session; entries: number; bytes: number; dir: string }
+
+export const sharedHistorySection: Section = {
+  id: '6',
+  title: 'Forks of long sessions: bootstrap by reference vs the anchors\' copy (structuredClone + whole write)',
+  async run(ctx) {
+    const small = await parentOnDisk(ctx, 'small', { entries: SMALL_ENTRIES, seed: 61 });
+    const big = await parentOnDisk(ctx, 'big', { bytes: BIG_BYTES, seed: 62 });
+    const rows: Row[] = [];
+    const start = measureStarts(ctx, [small, big]);
+    const [oursSmall, anchorSmall, oursBig, anchorBig] = start.map(s => s.timing);
+    rows.push({
+      label: `fork start, ${thousands(big.entries)} entries / ${mb(big.bytes)}, turns=all`,
+      result: `ours ${ms(oursBig.median)} median (p95 ${ms(oursBig.p95)}), bootstrap ${kb(start[2].bytes)}; anchors ${ms(anchorBig.median)} median, ${mb(start[3].bytes)} written`,
+      target: '≤ 5 ms median; bootstrap ≤ 64 KB',
+      verdict: oursBig.median <= 5 && start[2].bytes <= 64 * 1024 ? 'PASS' : 'MISS',
+      values: { entries: big.entries, parentBytes: big.bytes, oursMedianMs: round(oursBig.median), oursP95Ms: round(oursBig.p95), bootstrapBytes: start[2].bytes, anchorMedianMs: round(anchorBig.median), anchorP95Ms: round(anchorBig.p95), anchorBytes: start[3].bytes, runs: RUNS },
+    });
+    const ratio = oursBig.median / oursSmall.median;
+    rows.push({
+      label: `fork start, ${SMALL_ENTRIES} entries vs ${thousands(big.entries)} entries, turns=all`,
+      result: `ours ${ms(oursSmall.median)} → ${ms(oursBig.median)} (×${ratio.toFixed(2)}), bootstrap ${kb(start[0].bytes)} → ${kb(start[2].bytes)}; anchors ${ms(anchorSmall.median)} → ${ms(anchorBig.median)} (×${(anchorBig.median / anchorSmall.median).toFixed(0)})`,
+      target: 'within ×2',
+      verdict: ratio <= 2 ? 'PASS' : 'MISS',
+      values: { smallMedianMs: round(oursSmall.median), bigMedianMs: round(oursBig.median), ratio: round(ratio), anchorSmallMs: round(anchorSmall.median), anchorBigMs: round(anchorBig.median) },
+    });
+    rows.push(measureDisk(big, start[3].bytes));
+    rows.push(...(await measureOpen(ctx, big)));
+    small.session.close();
+    return {
+      rows,
+      details: { smallParent: { entries: small.entries, bytes: small.bytes }, bigParent: { entries: big.entries, bytes: big.bytes }, warmup: WARMUP, runs: RUNS },
+      notes: [
+        `fork start = createForkSession (select + close + header and bootstrap written with fdatasync) in a store on the temp disk, median of ${RUNS} interleaved runs after ${WARMUP} warm-ups, each after a forced GC.`,
+        'anchors = the same selection and closing, then structuredClone of the selected history and the whole fork file (header + every inherited entry) written and flushed in one go.',
+        `open = fork/start on the ${mb(big.bytes)} session through the real runtime, which must first stream it in; event delay = gaps between consecutive fork/event notifications of the ${STREAMING_FORKS} streaming forks received meanwhile.`,
+      ],
+    };
+  },
+};
+
+/** Builds a parent on tmpfs (fast), then copies its store to the temp disk and streams it in there. */
+async function parentOnDisk(ctx: BenchContext, label: string, target: { entries?: number; bytes?: number; seed: number }): Promise<Parent> {
+  const scratch = ctx.memTempDir(`shared-${label}-`) ?? ctx.tempDir(`shared-${label}-build-`);
+  const root = path.join(scratch, 'work');
+  fs.mkdirSync(root);
+  const built = await buildParent(new SessionStore(path.join(scratch, 'store')), root, target);
+  built.session.close();
+  ctx.log(`  ${label} parent: ${thousands(built.entries)} entries, ${mb(built.bytes)} JSONL, built in ${built.buildSeconds.toFixed(1)} s`);
+  const dir = ctx.tempDir(`shared-${label}-`);
+  fs.cpSync(path.join(scratch, 'store'), path.join(dir, 'store'), { recursive: true });
+  fs.cpSync(root, path.join(dir, 'work'), { recursive: true });
+  if (scratch.startsWith('/dev/shm')) fs.rmSync(scratch, { recursive: true, force: true });
+  const store = new SessionStore(path.join(dir, 'store'));
+  const session = await store.get(built.session.id);
+  return { label, store, session, entries: built.entries, bytes: built.bytes, dir };
+}
+
+interface StartResult { timing: ReturnType<typeof summarize>; bytes: number }
+
+function measureStarts(ctx: BenchContext, parents: Parent[]): StartResult[] {
+  const conditions = parents.flatMap(parent => [
+    { parent, anchor: false, samples: [] as number[], bytes: 0 },
+    { parent, anchor: true, samples: [] as number[], bytes: 0 },
+  ]);
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    for (const c of conditions) {
+      ctx.gc();
+      let file = '';
+      const elapsed = timeMs(() => {
+        file = c.anchor ? anchorFork(c.parent) : ourFork(c.parent);
+      });
+      if (i >= WARMUP) c.samples.push(elapsed);
+      c.bytes = fs.statSync(file).size;
+      fs.rmSync(file);
+    }
+  }
+  return conditions.map(c => ({ timing: summarize(c.samples), bytes: c.bytes }));
+}
+
+function ourFork(parent: Parent): string {
+  const fork = createForkSession(parent.store, { parent: parent.session, kind: 'fork', directive: DIRECTIVE, turns: 'all', isolation: 'shared', origin: 'user', name: 'bench fork' });
+  fork.close();
+  parent.store.drop(fork.id);
+  return parent.store.fileOf(fork.id);
+}
+
+/** The anchors' fork: a deep copy of the selected history, then the whole fork transcript written at once. */
+function anchorFork(parent: Parent): string {
+  const closed = closeBoundary(selectHistory(snapshotUpTo(parent.session.entries()), 'all'), renderDirective(DIRECTIVE));
+  const history = structuredClone(closed.inherited);
+  const file = path.join(parent.dir, `anchor-${randomUUID()}.jsonl`);
+  let text = JSON.stringify({ type: 'header', header: { ...parent.session.header, id: 'anchor' } }) + '\n';
+  for (const entry of history) text += JSON.stringify({ type: 'entry', entry }) + '\n';
+  text += JSON.stringify({ type: 'entry', entry: { role: 'user', content: closed.closing.content } }) + '\n';
+  const fd = fs.openSync(file, 'w');
+  try {
+    fs.writeSync(fd, text);
+    fs.fdatasyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return file;
+}
+
+function measureDisk(big: Parent, anchorBytes: number): Row {
+  const usage = () => dirBytes(big.store.storeDir);
+  const before = usage();
+  for (let i = 0; i < DISK_FORKS; i++) {
+    const fork = createForkSession(big.store, { parent: big.session, kind: 'fork', directive: `${DIRECTIVE} (#${i})`, turns: 'all', isolation: 'shared', origin: 'user', name: `disk fork ${i}` });
+    fork.close();
+  }
+  const added = usage() - before;
+  const segmentBytes = dirBytes(big.store.segments.dir);
+  return {
+    label: `disk for ${DISK_FORKS} forks of the ${mb(big.bytes)} parent (turns=all)`,
+    result: `ours ${kb(added)} beyond the parent; anchors ${mb(anchorBytes * DISK_FORKS)} (${DISK_FORKS} × ${mb(anchorBytes)}, computed from one written copy). The parent itself: ${mb(big.bytes)} transcript + ${mb(segmentBytes)} sealed segments`,
+    target: '< 2 MB beyond the parent',
+    verdict: added < 2 * 1024 * 1024 ? 'PASS' : 'MISS',
+    values: { forks: DISK_FORKS, addedBytes: added, anchorBytes: anchorBytes * DISK_FORKS, parentTranscriptBytes: big.bytes, parentSegmentBytes: segmentBytes },
+  };
+}
+
+/** The real runtime opens the big session (streaming it in) while forks of another session stream. */
+async function measureOpen(ctx: BenchContext, big: Parent): Promise<Row[]> {
+  // What 0.1.0 did on the runtime's thread: one synchronous read and parse of the whole file.
+  big.session.close();
+  big.store.closeAll();
+  ctx.gc();
+  const syncMs = timeMs(() => readJsonl(big.store.fileOf(big.session.id)));
+  const fake = await startFakeProcess(ctx);
+  const storeDir = big.store.storeDir;
+  let client: RuntimeClient | undefined;
+  try {
+    client = await connectRpc(await connectOrStart({ storeDir, runtimeScript: path.join(ctx.distDir, 'runtime.js'), idleExitMs: 30_000 }), 'bench-open');
+    await sendRequest(client.endpoint, runtimeConfigure, { apiKey: KEY, baseUrl: fake.url, approvalMode: 'auto', maxConcurrentForks: STREAMING_FORKS + 1 });
+    const chat = await sendRequest(client.endpoint, sessionSend, { root: path.join(big.dir, 'work'), prompt: 'Hello, demo model.', turnId: randomUUID() });
+    const arrivals = new Map<string, number[]>();
+    client.connection.onNotification(forkEvent.method, (params: { forkId: string }) => {
+      const list = arrivals.get(params.forkId) ?? [];
+      list.push(performance.now());
+      arrivals.set(params.forkId, list);
+    });
+    const directive = `Summarise this text. ${'The quick brown fox jumps over the lazy dog. '.repeat(200)}`;
+    const streaming = await Promise.all(Array.from({ length: STREAMING_FORKS }, () => sendRequest(client!.endpoint, forkStart, { sessionId: chat.sessionId, directive, forkTurns: 'all', isolation: 'shared' })));
+    while (streaming.some(f => (arrivals.get(f.id)?.length ?? 0) < 20)) await new Promise(resolve => setTimeout(resolve, 20));
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    loop.enable();
+    const t0 = performance.now();
+    const opened = await sendRequest(client.endpoint, forkStart, { sessionId: big.session.id, directive: 'Check the last turn.', forkTurns: '3', isolation: 'shared' });
+    const usableMs = performance.now() - t0;
+    const t1 = performance.now();
+    loop.disable();
+    await Promise.all([...streaming, opened].map(f => sendRequest(client!.endpoint, forkWait, { forkId: f.id })));
+    const gaps: number[] = [];
+    for (const f of streaming) {
+      const times = arrivals.get(f.id) ?? [];
+      for (let i = 1; i < times.length; i++) if (times[i] >= t0 && times[i - 1] <= t1) gaps.push(times[i] - times[i - 1]);
+    }
+    const p99 = gaps.length > 0 ? quantile(gaps, 0.99) : NaN;
+    return [
+      {
+        label: `open a ${mb(big.bytes)} session while ${STREAMING_FORKS} forks stream: their event delay`,
+        result: `p99 ${ms(p99)}, max ${ms(Math.max(...gaps))} between fork events (${gaps.length} gaps during the open); anchors (one synchronous read + parse) block the loop ${ms(syncMs)}`,
+        target: 'p99 < 50 ms',
+        verdict: p99 < 50 ? 'PASS' : 'MISS',
+        values: { p99Ms: round(p99), maxGapMs: round(Math.max(...gaps)), gaps: gaps.length, syncReadMs: round(syncMs) },
+      },
+      {
+        label: `open a ${mb(big.bytes)} session while ${STREAMING_FORKS} forks stream: usable`,
+        result: `fork/start on it answered after ${ms(usableMs)} (stream-in included)`,
+        target: '≤ 1.5 s',
+        verdict: usableMs <= 1500 ? 'PASS' : 'MISS',
+        values: { usableMs: round(usableMs) },
+      },
+    ];
+  } finally {
+    await client?.close().catch(() => undefined);
+    stopRuntime(storeDir);
+    fake.child.kill('SIGTERM');
+  }
+}
+
+function dirBytes(dir: string): number {
+  let total = 0;
+  for (const name of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, name.name);
+    total += name.isDirectory() ? dirBytes(full) : fs.statSync(full).size;
+  }
+  return total;
+}
