@@ -151,7 +151,7 @@ function toResult(measured: Measured[], parents: Record<string, unknown>[], have
     notes: [
       `times are median / p95 of ${RUNS} runs after ${WARMUP} warm-up runs; window = the fork's entries (inherited + closing message); bootstrap = fork file size.`,
       'disk = fork store in the temp dir (see Disk above); tmpfs = fork store in /dev/shm, no flush latency.',
-      `select+close = selectHistory + closeBoundary alone; the rest is store.create + writeBootstrap (JSON + fdatasync). Growth rows use ${growthMedium} medians.`,
+      `select+close = selectHistory + closeBoundary alone; the rest is historyRefs + store.create (header and bootstrap in one write + fdatasync). Growth rows use ${growthMedium} medians.`,
     ],
   };
 }

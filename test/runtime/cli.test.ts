@@ -45,8 +45,11 @@ describe('cli: fork-agents', function () {
     assert.match(lastJson(sent).report, /Scope: fork/);
     const list = await cli('list', '--json');
     const rows = list.stdout.trim().split('\n').map(line => JSON.parse(line));
-    assert.deepEqual(rows.map(r => r.type), ['session', 'fork']);
+    assert.deepEqual(rows.map(r => r.type), ['session', 'fork', 'store']);
     assert.equal(rows[1].state, 'completed');
+    // The store's size on disk ends the listing: two session files (chat and fork), no segment yet (a short chat).
+    assert.equal(rows[2].sessions, 2);
+    assert.equal(rows[2].bytes, rows[2].sessionBytes + rows[2].segmentBytes);
     const transcript = await cli('transcript', '--fork', forked.forkId);
     assert.equal(transcript.code, 0);
     assert.match(transcript.stdout, /DIRECTIVE: summarise/);

@@ -21,7 +21,13 @@ function memoryStore(): MemoryStore {
     written.set(id, []);
     return { append: (record: SessionRecord) => written.get(id)!.push(record), close: () => undefined } as unknown as JsonlWriter;
   };
-  const store = { create: (h: Session['header']) => new Session(h, writer(h.id)) } as unknown as SessionStore;
+  const store = {
+    create: (h: Session['header'], initial: SessionRecord[] = []) => {
+      const session = new Session(h, writer(h.id));
+      written.get(h.id)!.push(...initial);
+      return session;
+    },
+  } as unknown as SessionStore;
   return { store, written };
 }
 

@@ -7,8 +7,7 @@ import * as path from 'node:path';
 import type { ChildKind, ForkOrigin, ForkSummary, ForkWorktree, Isolation } from '../../common/forks';
 import type { Entry, SessionHeader } from '../../common/transcript';
 import { zeroUsage } from '../../common/transcript';
-import type { Session } from '../session/session';
-import { newEntryId } from '../session/session';
+import { Session, newEntryId } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
 import { closeBoundary } from './close';
 import { renderDirective } from './directive';
@@ -99,8 +98,10 @@ function persist(
   const closing: Entry = { id: newEntryId(), kind: 'prompt', time: now, message: { role: 'user', content: closingContent } };
   // By reference to the parent's sealed segments (DESIGN §4.7 "Storage"): the bootstrap stays small.
   const history = spec.parent.historyRefs(inherited);
-  const session = store.create(header);
-  session.writeBootstrap({ fork, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId }, inherited, history);
+  const bootstrap = { fork, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId };
+  // Written before the first request, with the header, in one flush (DESIGN §4.7 "Bootstrap record").
+  const session = store.create(header, [Session.bootstrapRecord(bootstrap, inherited, history)]);
+  session.applyBootstrap(bootstrap, inherited);
   return session;
 }
 

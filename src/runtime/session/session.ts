@@ -76,14 +76,10 @@ export class Session {
     else if (record.type === 'seal') this.replaySeal(record.hash, record.count);
   }
 
-  /**
-   * Forks: written once, before the first request, naming the inherited entries by reference when the
-   * parent gave `history` (else in full). In memory the inherited entries stay shared with the parent.
-   */
-  writeBootstrap(bootstrap: Omit<ForkBootstrap, 'inherited' | 'history'>, inherited: readonly Entry[], history?: HistoryRefs): void {
-    const record: ForkBootstrap = history ? { history, ...bootstrap } : { ...bootstrap, inherited: [...inherited] };
-    this.writer.append({ type: 'bootstrap', bootstrap: record } satisfies SessionRecord);
-    this.applyBootstrap(bootstrap, inherited);
+  /** A fork's bootstrap record: the inherited entries by reference when `history` is given, else in full. */
+  static bootstrapRecord(bootstrap: Omit<ForkBootstrap, 'inherited' | 'history'>, inherited: readonly Entry[], history?: HistoryRefs): SessionRecord {
+    // `history` first: start-up reference counting reads only the start of the line (retention.ts).
+    return { type: 'bootstrap', bootstrap: history ? { history, ...bootstrap } : { ...bootstrap, inherited: [...inherited] } };
   }
 
   /** A fork whose inherited history cannot be read back: its launch record only, and why. */
@@ -176,6 +172,12 @@ export class Session {
     }
     this.head = hash;
     this.sealed += entries.length;
+  }
+
+  /** An entry of the unsealed tail (or just before it), by id: forks revived while this session is open share it. */
+  recentEntry(id: string): Entry | undefined {
+    for (let i = this.view.length - 1; i >= Math.max(0, this.sealed - SEAL_ENTRIES); i--) if (this.view[i].id === id) return this.view[i];
+    return undefined;
   }
 
   /** After loading: the unsealed tail's size (bounded: everything before the last seal record is sealed). */
