@@ -3,9 +3,9 @@
 // no data; only what the user is typing and which rows are open are remembered across reloads.
 import { isTerminal } from '../src/common/forks';
 import {
-  approvalsState, forkOutput, forkReveal, forksState, isWireMessage, openLink, panelForkFromMessage, panelReady, panelSnapshot, sessionState,
+  approvalsState, forkOutput, forkReveal, forksState, isWireMessage, openLink, panelForkFromMessage, panelReady, panelSnapshot, sessionState, storeState,
 } from '../src/common/protocol/webview';
-import type { PanelSnapshot } from '../src/common/protocol/webview';
+import type { PanelSnapshot, StoreSizeView } from '../src/common/protocol/webview';
 import type { ParamsOf } from '../src/common/protocol/descriptor';
 import { h, icon, setText } from './dom';
 import { ForkList } from './forkList';
@@ -44,6 +44,11 @@ const list = new ForkList({
 });
 const form = new NewForkForm(channel, ui, save, forkId => list.reveal(forkId));
 const forksCount = h('span', { class: 'count' });
+const storeLine = h('div', { class: 'store-line', hidden: true });
+const showStore = (store: StoreSizeView | undefined) => {
+  storeLine.hidden = !store;
+  if (store) setText(storeLine, `Store on disk: ${(store.bytes / 1024 / 1024).toFixed(1)} MB (${store.sessions} sessions, ${store.segments} shared history segments)`);
+};
 list.onChange = () => {
   const live = list.forks().filter(f => !isTerminal(f.state)).length;
   setText(forksCount, live > 0 ? `${live} running` : '');
@@ -63,7 +68,7 @@ const app = document.getElementById('app')!;
 app.replaceChildren(
   status,
   section('new', 'New fork', form.el),
-  section('forks', 'Forks', list.el, list.empty),
+  section('forks', 'Forks', list.el, list.empty, storeLine),
   section('conversation', 'Conversation', transcript.el, transcript.empty),
 );
 
@@ -75,6 +80,7 @@ function load(snapshot: PanelSnapshot): void {
   ui.seen = true;
   save();
   list.load(snapshot);
+  showStore(snapshot.store);
   app.removeAttribute('aria-busy');
 }
 
@@ -95,6 +101,7 @@ window.addEventListener('message', (event: MessageEvent) => {
       transcript.set(session);
       return form.setSession(session);
     }
+    case storeState.method: return showStore(params as StoreSizeView);
     case forkReveal.method: return list.reveal((params as ParamsOf<typeof forkReveal>).forkId);
   }
 });

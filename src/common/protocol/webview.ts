@@ -70,12 +70,17 @@ export interface PanelSnapshot {
   defaults: { forkTurns: string; isolation: Isolation };
   /** Worktree forks can be reviewed, applied, kept and discarded (the runtime's fork/review|apply|keep|discard). */
   worktreeActions: boolean;
+  /** What the store takes on disk (sessions and shared history), when known. */
+  store?: StoreSizeView;
 }
+
+export interface StoreSizeView { bytes: number; sessions: number; segments: number }
 
 // ── Host → webview ──────────────────────────────────────────────────────────────────────────────────
 
 export const panelSnapshot = notification<PanelSnapshot>('panel/snapshot');
 export const forksState = notification<ForkRowView>('forks/state');
+export const storeState = notification<StoreSizeView>('store/state');
 export const forkOutput = notification<{ forkId: string; ops: OutputOp[] }>('fork/output');
 export const approvalsState = notification<{ approvals: PendingApprovalView[] }>('approvals/state');
 export const sessionState = notification<{ session?: SessionView }>('session/state');

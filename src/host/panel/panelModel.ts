@@ -5,8 +5,8 @@
 // Pure (no vscode): the benchmark drives it exactly as the extension does.
 import type { AgentEvent } from '../../common/agentEvents';
 import type { ForkSummary } from '../../common/forks';
-import { approvalsState, forkOutput, forksState, notificationMessage, sessionState } from '../../common/protocol/webview';
-import type { ForkRowView, OutputItem, OutputOp, PanelSnapshot, PendingApprovalView, SessionView, WireMessage } from '../../common/protocol/webview';
+import { approvalsState, forkOutput, forksState, notificationMessage, sessionState, storeState } from '../../common/protocol/webview';
+import type { ForkRowView, OutputItem, OutputOp, PanelSnapshot, PendingApprovalView, SessionView, StoreSizeView, WireMessage } from '../../common/protocol/webview';
 import { Coalescer, DEFAULT_INTERVAL_MS, realClock } from './coalescer';
 import type { Clock } from './coalescer';
 import { OutputLog, compactOps } from './outputLog';
@@ -28,6 +28,7 @@ export class PanelModel {
   /** Live events (with their seq) of forks whose history is being fetched (beginHistory … endHistory). */
   private readonly loading = new Map<string, { event: AgentEvent; seq?: number }[]>();
   private session?: SessionView;
+  private store?: StoreSizeView;
   private readonly pending: Coalescer<Pending>;
 
   constructor(private readonly options: PanelModelOptions) {
@@ -113,12 +114,18 @@ export class PanelModel {
     this.options.post(notificationMessage(sessionState, { session }));
   }
 
+  /** The store's size on disk (store/info), shown under the forks. */
+  setStore(store: StoreSizeView): void {
+    this.store = store;
+    this.options.post(notificationMessage(storeState, store));
+  }
+
   /** Everything a fresh webview needs; pending output batches are part of it, so they are dropped. */
   snapshot(extra: Pick<PanelSnapshot, 'defaults' | 'worktreeActions'>): PanelSnapshot {
     this.pending.discard();
     const outputs: Record<string, OutputItem[]> = {};
     for (const [forkId, log] of this.logs) outputs[forkId] = log.snapshot();
-    return { forks: [...this.rows.values()], outputs, approvals: [...this.approvals.values()], session: this.session, ...extra };
+    return { forks: [...this.rows.values()], outputs, approvals: [...this.approvals.values()], session: this.session, store: this.store, ...extra };
   }
 
   dispose(): void {

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { isTerminal } from '../../common/forks';
 import { forkTurnsToString } from '../../common/forkTurns';
 import { forkCancel, forkEvent, forkHistory, forkList, forkSend, forkState } from '../../common/protocol/forks';
-import { sessionTranscript } from '../../common/protocol/runtime';
+import { sessionTranscript, storeInfo } from '../../common/protocol/runtime';
 import {
   approvalAnswer, openLink, panelForkAction, panelForkCancel, panelForkFromMessage, panelForkSend, panelForkStart,
 } from '../../common/protocol/webview';
@@ -96,12 +96,18 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
     vscode.window.registerWebviewViewProvider(FORKS_VIEW_ID, provider),
     runtime.listen(forkState, ({ fork }) => {
       model.setFork(fork);
-      if (isTerminal(fork.state)) approvals.forkEnded(fork.id);
+      if (isTerminal(fork.state)) {
+        approvals.forkEnded(fork.id);
+        refreshStore();
+      }
     }),
     runtime.listen(forkEvent, ({ forkId, event, seq }) => model.onForkEvent(forkId, event, seq)),
     chatSession.onDidChange(() => void refreshSession()),
   );
   registerPanelCommands(context, deps);
+  function refreshStore(): void {
+    runtime.request(storeInfo, {}).then(({ bytes, sessions, segments }) => model.setStore({ bytes, sessions, segments }), () => undefined);
+  }
   // Forks that ran before this window opened show what they did so far (the most recent few: output is
   // kept in memory and goes into every snapshot of the view).
   const loadHistory = (forkId: string) => {
@@ -116,5 +122,6 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
     forks.filter(fork => fork.modelTurns > 0).slice(-HISTORY_FORKS).forEach(fork => loadHistory(fork.id));
   }, () => undefined);
   void refreshSession();
+  refreshStore();
   return { approvals, chatSession };
 }
