@@ -2,8 +2,10 @@
 // the runtime's event loop keeps serving forks that stream meanwhile. Same rules as readJsonl: a torn last
 // line was never committed and is reported, not parsed; an unparsable line is skipped and counted.
 import * as fs from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
-const CHUNK_BYTES = 256 * 1024;
+/** About a millisecond of parsing per chunk; between chunks the event loop runs whatever waits. */
+const CHUNK_BYTES = 64 * 1024;
 
 export interface StreamReadResult { tornBytes: number; skippedLines: number; bytes: number }
 
@@ -13,6 +15,8 @@ export async function streamJsonl<T>(file: string, onRecord: (record: T) => void
   let skippedLines = 0;
   let bytes = 0;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
+    // Buffered chunks resolve as microtasks, which would starve sockets and timers: yield a whole turn.
+    await nextTurn();
     bytes += chunk.length;
     let start = 0;
     for (;;) {
