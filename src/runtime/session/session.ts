@@ -205,7 +205,11 @@ export class Session {
   applyBootstrap(bootstrap: Omit<ForkBootstrap, 'inherited' | 'history'> & Partial<Pick<ForkBootstrap, 'inherited' | 'history'>>, inherited: readonly Entry[]): void {
     const { inherited: _full, history: _refs, ...rest } = bootstrap;
     this.bootstrap = deepFreeze({ ...rest, inheritedCount: inherited.length });
-    this.view = [...inherited.map(entry => deepFreeze(entry)), deepFreeze(bootstrap.closing)];
+    // One copy of the (possibly very long) list: a new array per step would be garbage on a large heap.
+    const view = inherited.slice();
+    for (const entry of view) if (!Object.isFrozen(entry)) deepFreeze(entry);
+    view.push(deepFreeze(bootstrap.closing));
+    this.view = view;
     this.requestView = undefined;
   }
 
