@@ -1,0 +1,63 @@
+// Issue 15: a chat seals its history into content-addressed segments as it commits; a selection is named by
+// chain ranges plus a bounded tail, and reading those back gives the same entries — after rewinds too.
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Entry } from '../../src/common/transcript';
+import type { HistoryPart } from '../../src/runtime/session/records';
+import { SEAL_BYTES, SEAL_ENTRIES } from '../../src/runtime/session/session';
+import { SegmentError } from '../../src/runtime/session/segments';
+import { SessionStore } from '../../src/runtime/session/sessionStore';
+import { header } from './forkFixtures';
+
+describe('session: sealed segments (issue 15)', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-seg-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const say = (session: ReturnType<SessionStore['create']>, n: number, size = 10) =>
+    session.commit(n % 2 ? 'response' : 'prompt', { role: n % 2 ? 'assistant' : 'user', content: [{ type: 'text', text: `${n} ${'x'.repeat(size)}` }] });
+
+  async function resolve(store: SessionStore, refs: { head: string | null; parts: HistoryPart[] }): Promise<Entry[]> {
+    const ranges = refs.parts.filter((p): p is { from: number; to: number } => !('entries' in p));
+    const resolved = refs.head ? await new SessionStore(store.storeDir).segments.resolve(refs.head, ranges) : [];
+    let next = 0;
+    return refs.parts.flatMap(p => ('entries' in p ? p.entries : resolved[next++]));
+  }
+
+  it('keeps the unsealed tail under its bounds and names any selection by ranges that read back as the same entries', async () => {
+    const store = new SessionStore(dir);
+    const session = store.create({ ...header(), id: 's-00000000-0000-4000-8000-000000000001' });
+    for (let n = 0; n < 3 * SEAL_ENTRIES + 5; n++) say(session, n, n % 50 === 0 ? SEAL_BYTES : 10);
+    const refs = session.historyRefs(session.entries())!;
+    const inline = refs.parts.flatMap(p => ('entries' in p ? p.entries : []));
+    assert.ok(inline.length < SEAL_ENTRIES && JSON.stringify(inline).length < SEAL_BYTES, 'a bounded tail');
+    assert.deepEqual((await resolve(store, refs)).map(e => e.id), session.entries().map(e => e.id));
+    const window = [session.entries()[0], ...session.entries().slice(100)];
+    assert.deepEqual((await resolve(store, session.historyRefs(window)!)).map(e => e.id), window.map(e => e.id));
+  });
+
+  it('after a rewind the chain is kept and continued: old and new selections both read back', async () => {
+    const store = new SessionStore(dir);
+    const session = store.create({ ...header(), id: 's-00000000-0000-4000-8000-000000000002' });
+    for (let n = 0; n < 2 * SEAL_ENTRIES; n++) say(session, n);
+    const before = session.entries().slice();
+    const beforeRefs = session.historyRefs(before)!;
+    assert.ok(session.rewindTo(before[20].id));
+    for (let n = 0; n < 2 * SEAL_ENTRIES; n++) say(session, 1000 + n);
+    const after = session.entries().slice();
+    assert.deepEqual((await resolve(store, session.historyRefs(after)!)).map(e => e.id), after.map(e => e.id));
+    assert.deepEqual((await resolve(store, beforeRefs)).map(e => e.id), before.map(e => e.id), 'what an earlier fork named is unchanged');
+  });
+
+  it('a damaged segment is refused with its name', async () => {
+    const store = new SessionStore(dir);
+    const session = store.create({ ...header(), id: 's-00000000-0000-4000-8000-000000000003' });
+    for (let n = 0; n < SEAL_ENTRIES; n++) say(session, n);
+    const refs = session.historyRefs(session.entries())!;
+    const file = store.segments.fileOf(refs.head!);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"0 ', '"O '));
+    await assert.rejects(resolve(store, refs), (error: Error) => error instanceof SegmentError && error.message.includes(`segment ${refs.head} is damaged`));
+  });
+});
