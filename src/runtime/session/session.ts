@@ -206,9 +206,9 @@ export class Session {
     const { inherited: _full, history: _refs, ...rest } = bootstrap;
     this.bootstrap = deepFreeze({ ...rest, inheritedCount: inherited.length });
     // One copy of the (possibly very long) list: a new array per step would be garbage on a large heap.
-    const view = inherited.slice();
+    // concat allocates exactly its length (a push after a copy would grow the backing store by half).
+    const view = inherited.concat(deepFreeze(bootstrap.closing));
     for (const entry of view) if (!Object.isFrozen(entry)) deepFreeze(entry);
-    view.push(deepFreeze(bootstrap.closing));
     this.view = view;
     this.requestView = undefined;
   }
