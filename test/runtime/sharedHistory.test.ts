@@ -9,6 +9,7 @@ import { forkList, forkSend, forkStart, forkWait } from '../../src/common/protoc
 import { sessionCompact, sessionDelete } from '../../src/common/protocol/runtime';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
 import { cliRunner, lastJson } from './cliRunner';
+import { runtimeLogPath } from '../../src/runtime/ipc/socketPath';
 import { TEST_KEY, killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { say } from './script';
@@ -172,5 +173,26 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
     assert.equal(bootstrap.inherited, undefined);
     assert.equal(bootstrap.history.parts.flatMap((p: { entries?: unknown[] }) => p.entries ?? []).length, 3);
     assert.ok(h.fake.requests.at(-1)!.rawBody.includes('The old secret word is heron.'));
+  });
+
+  it('an idle chat leaves memory and is streamed in again on its next use, history intact', async () => {
+    process.env.FORK_AGENTS_EVICT_IDLE_MS = '1000';
+    try {
+      h = await startHarness();
+    } finally {
+      delete process.env.FORK_AGENTS_EVICT_IDLE_MS;
+    }
+    h.fake.setResponder(() => say('noted'));
+    const sessionId = (await h.send(big('remembered'))).sessionId;
+    const log = runtimeLogPath(h.storeDir);
+    const evicted = `session ${sessionId} left memory (idle)`;
+    await new Promise<void>(resolve => {
+      const check = () => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes(evicted) && (watcher.close(), resolve());
+      const watcher = fs.watch(path.dirname(log), check);
+      check();
+    });
+    await h.send('what was the topic?', { sessionId });
+    const last = h.fake.requests.at(-1)!;
+    assert.ok(last.rawBody.includes('Topic remembered.') && last.rawBody.includes('what was the topic?'));
   });
 });
