@@ -10,6 +10,7 @@ import type { ApprovalMode } from '../common/approval';
 import { sendRequest } from '../common/protocol/endpoint';
 import { runtimeConfigure } from '../common/protocol/runtime';
 import { UsageError } from './args';
+import { ensureDemoModel } from './demoModel';
 import type { ParsedArgs } from './args';
 
 export function storeDirOf(args: ParsedArgs): string {
@@ -37,10 +38,11 @@ export async function connectCli(args: ParsedArgs): Promise<RuntimeClient> {
   const storeDir = storeDirOf(args);
   const runtimeScript = process.env.FORK_AGENTS_RUNTIME_SCRIPT ?? path.join(__dirname, 'runtime.js');
   const socket = await connectOrStart({ storeDir, runtimeScript });
+  const demo = args.switches.has('demo') ? await ensureDemoModel(storeDir) : undefined;
   const client = await connectRpc(socket, 'cli');
   await sendRequest(client.endpoint, runtimeConfigure, {
-    apiKey: process.env.ANTHROPIC_API_KEY || undefined,
-    baseUrl: process.env.ANTHROPIC_BASE_URL || undefined,
+    apiKey: demo?.apiKey ?? (process.env.ANTHROPIC_API_KEY || undefined),
+    baseUrl: demo?.url ?? (process.env.ANTHROPIC_BASE_URL || undefined),
     model: args.flags.get('model'),
     approvalMode: args.flags.has('approval') ? approvalOf(args) : undefined,
     worktreeRoot: args.flags.has('worktree-root') ? path.resolve(args.flags.get('worktree-root')!) : undefined,

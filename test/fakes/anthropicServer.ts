@@ -60,6 +60,8 @@ export interface FakeAnthropicOptions {
   /** When set, x-api-key must equal it (it must be present either way). */
   apiKey?: string;
   responder?: Responder;
+  /** Prefix of the tool-use and message ids this server issues (default none: toolu_1, toolu_2, …). */
+  idPrefix?: string;
   /** Smallest prefix, in estimated tokens, that gets cached. Default 1024. */
   minCacheTokens?: number;
   /** Pause between SSE events, so cancellation tests can cut in. Default 0. */
@@ -118,7 +120,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     requestListeners: new Set(),
     responseListeners: new Set(),
     cache: new PromptCache(options.minCacheTokens ?? 1024, options.now ?? Date.now),
-    ids: new IdSource(),
+    ids: new IdSource(options.idPrefix),
     streamDelayMs: options.streamDelayMs ?? 0,
     firstEventDelayMs: options.firstEventDelayMs ?? 0,
   };
