@@ -1,6 +1,7 @@
 // The extension's connection to the runtime process (DESIGN §2): a vscode-languageclient LanguageClient
 // over the socket of the detached runtime that serves this workspace's store, started if none runs.
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -48,7 +49,10 @@ export function createRuntimeConnection(
     log: output,
   });
   context.subscriptions.push(connection, settings.onDidChange(() => connection.reconfigure()));
-  void connection.start();
+  // A window that never used forks starts no runtime: the first request starts it. A store that exists has
+  // sessions or forks (the runtime creates it), so reconnect at once — a fork may have ended during a reload
+  // and be waiting to be announced, and the panel shows live state.
+  if (fs.existsSync(storeDir)) void connection.start();
   return connection;
 }
 
