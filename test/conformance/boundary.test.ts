@@ -250,6 +250,27 @@ describe('conformance: fork point and closing', function () {
 
   peerCase({
     verdict: 'same',
+    title: 'several unanswered trailing prompts (each failed) are all dropped: none of them merges into the directive',
+    sources: [qwenInherited('drops an unanswered trailing user turn')],
+  }, async () => {
+    const t = tag();
+    let parentTurns = 0;
+    h.fake.setResponder(r => {
+      if (isForkRequest(r)) return say('Scope: unanswered twice.\nResult: done.');
+      return ++parentTurns === 1 ? say(`${t} a1`) : { fault: 'unauthorized' };
+    });
+    const { sessionId } = await h.send(`${t} q1`);
+    for (const prompt of [`${t} q2`, `${t} q3`]) assert.equal((await h.send(prompt, { sessionId })).stopReason, 'error');
+    const started = await startFork(h, { sessionId, directive: `${t} after-failures` });
+    assert.equal((await waitFork(h, started.id)).state, 'completed');
+    const request = firstForkRequest(h, `${t} after-failures`);
+    assert.deepEqual(textsOf(request).slice(1, 3), [`${t} q1`, `${t} a1`]);
+    assert.ok(!request.rawBody.includes(`${t} q2`) && !request.rawBody.includes(`${t} q3`));
+    assert.deepEqual(types(lastMessage(request)), ['text'], 'the directive alone');
+  });
+
+  peerCase({
+    verdict: 'same',
     title: 'a turn that ended in an error is a valid fork point (Fork from here at its last committed entry)',
     sources: [dshSessionFork('accepts every turn/end reason as an explicit fork boundary')],
   }, async () => {

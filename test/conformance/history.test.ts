@@ -272,6 +272,22 @@ describe('conformance: history selection', function () {
   });
 
   peerCase({
+    verdict: 'deliberately different',
+    title: 'Fork from here on an answered prompt keeps that prompt (the fork inherits up to and including it), not its answer',
+    sources: [codexTruncation('truncates_rollout_from_start_before_nth_user_only (the cut falls before the chosen user message)')],
+    because: 'DESIGN §4.3: the snapshot for Fork from here is the committed history "up to the chosen message"; §4.4 drops only an unanswered trailing prompt, and this one was answered (issue 10, defect 7). Codex cuts before the nth user message.',
+  }, async () => {
+    const t = tag();
+    script([say(`${t} a1`), say(`${t} a2`)]);
+    const sessionId = await ask(undefined, `${t} q1`);
+    await ask(sessionId, `${t} q2`);
+    const { entries } = await h.transcript(sessionId);
+    const { request } = await fork(sessionId, `${t} at-q2`, { atEntryId: entryWithText(entries, `${t} q2`).id });
+    assert.deepEqual(textsOf(request).slice(1, 4), [`${t} q1`, `${t} a1`, `${t} q2`]);
+    assert.ok(!hasText(request, `${t} a2`));
+  });
+
+  peerCase({
     verdict: 'same',
     title: 'Fork from here keeps the history up to the chosen entry and nothing after it',
     sources: [codexTruncation('truncates_rollout_from_start_before_nth_user_only')],
