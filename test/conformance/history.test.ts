@@ -272,6 +272,20 @@ describe('conformance: history selection', function () {
   });
 
   peerCase({
+    verdict: 'same',
+    title: 'a rewind that drops nothing (to the last entry) changes nothing for a fork\'s window',
+    sources: [codexTruncation('truncates_rollout_to_last_n_fork_turns_applies_thread_rollback_markers (a rollback of zero turns, as in later versions\' fork_turn_positions_ignore_zero_turn_rollback_markers)')],
+  }, async () => {
+    const t = tag();
+    script([say(`${t} a1`), say(`${t} a2`)]);
+    const sessionId = await ask(undefined, `${t} q1`);
+    const { entries } = await h.transcript(sessionId);
+    await h.send(`${t} q2`, { sessionId, afterEntryId: entries.at(-1)!.id });
+    const { request } = await fork(sessionId, `${t} two`, { forkTurns: '2' });
+    assert.deepEqual(textsOf(request).slice(1, 5), [`${t} q1`, `${t} a1`, `${t} q2`, `${t} a2`]);
+  });
+
+  peerCase({
     verdict: 'deliberately different',
     title: 'Fork from here on an answered prompt keeps that prompt (the fork inherits up to and including it), not its answer',
     sources: [codexTruncation('truncates_rollout_from_start_before_nth_user_only (the cut falls before the chosen user message)')],

@@ -147,6 +147,29 @@ describe('conformance: a fork after it starts', function () {
 
   peerCase({
     verdict: 'same',
+    title: 'a fork\'s first request repeats the parent\'s bytes, so most of it is read from the prompt cache (≥ 90% here)',
+    sources: [
+      claudeFork('buildForkedMessages: byte-identical API request prefixes for prompt cache sharing'),
+      dshNote('.agents/notes/implemented/architecture/2026-08-10-fork-children-stay-one-shot.md', 'a child request whose leading bytes equal the parent\'s re-prefills none of the shared span'),
+    ],
+  }, async () => {
+    const t = tag();
+    fs.writeFileSync(path.join(h.root, `big-${t}.txt`), `${'a long file line for the cache share\n'.repeat(1500)}`);
+    let parentTurns = 0;
+    h.fake.setResponder(r => {
+      if (isForkRequest(r)) return say('Scope: cache.\nResult: done.');
+      return ++parentTurns === 1 ? call(['read_file', { path: `big-${t}.txt` }]) : say(`${t} read it`);
+    });
+    const { sessionId } = await h.send(`${t} read the big file`);
+    const fork = await startFork(h, { sessionId, directive: `${t} cached` });
+    await waitFork(h, fork.id);
+    const usage = firstForkRequest(h, `${t} cached`).usage!;
+    const share = usage.cache_read_input_tokens / (usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens);
+    assert.ok(share >= 0.9, `cache-read share ${share.toFixed(3)}`);
+  });
+
+  peerCase({
+    verdict: 'same',
     title: 'sibling forks from one point send the same bytes up to their directives',
     sources: [claudeFork('FORK_PLACEHOLDER_RESULT: identical across fork children for prompt cache sharing')],
   }, async () => {
