@@ -45,7 +45,8 @@ function splitOnce(text: string, separator: string): [string, string | undefined
 export const USAGE = `usage:
   fork-agents chat  --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--json] "prompt"
   fork-agents fork  --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR]
-                    [--wait] [--json] "directive"        (isolation: worktree by default inside a git repository)
+                    [--worktree-setup CMD] [--wait] [--json] "directive"   (isolation: worktree by default inside a git repository;
+                    CMD runs in the new worktree before the fork's first tool call, its output shown here)
   fork-agents send  --fork ID [--wait] [--json] "message"
   fork-agents compact --session ID [--json] ["focus"]
   fork-agents list  [--cwd DIR] [--json]
