@@ -3,6 +3,7 @@
 // so a fork that talks for hours costs the host (and a fresh snapshot) a few hundred KB at most. Pure.
 import type { AgentEvent } from '../../common/agentEvents';
 import type { OutputItem, OutputOp } from '../../common/protocol/webview';
+import { commandLabel } from '../../common/forkDisplay';
 import { retryText } from '../chat/eventView';
 
 export interface OutputLimits { maxItems: number; maxChars: number; maxTextItemChars: number }
@@ -54,14 +55,14 @@ export class OutputLog {
         return this.note('warning', event.error.message);
       case 'setup_start':
         this.openSetup = undefined;
-        return this.push({ seq: 0, kind: 'note', tone: 'info', text: `Setup: ${event.command}` });
+        return this.push({ seq: 0, kind: 'note', tone: 'info', text: `Setup: ${commandLabel(event.command)}` });
       case 'setup_output':
         return event.text === '' ? [] : this.appendSetup(event.text);
       case 'setup_end': {
         this.openSetup = undefined;
         const ok = event.exitCode === 0 && !event.timedOut;
         const how = event.timedOut ? 'timed out' : event.exitCode === null ? 'was killed' : `exited with code ${event.exitCode}`;
-        return this.push({ seq: 0, kind: 'note', tone: ok ? 'info' : 'error', text: `Setup ${event.command} ${how} (${(event.durationMs / 1000).toFixed(1)} s)` });
+        return this.push({ seq: 0, kind: 'note', tone: ok ? 'info' : 'error', text: `Setup ${commandLabel(event.command)} ${how} (${(event.durationMs / 1000).toFixed(1)} s)` });
       }
       default:
         // A fork's end is its summary's state (fork/state), not an event: see note().

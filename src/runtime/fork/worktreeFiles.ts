@@ -43,7 +43,7 @@ export async function bringIgnoredFiles(request: WorktreeFilesRequest): Promise<
   const matcher = ignore().add(patterns);
   const files = (await ignoredFiles(request.repoTop, links)).filter(file => matcher.ignores(file));
   if (files.length === 0) return outcome;
-  const { regular, symlinks } = await sortByType(request.repoTop, files);
+  const { regular, symlinks, modes } = await sortByType(request.repoTop, files);
   for (const link of symlinks) {
     if (await copySymlink(request, link)) outcome.copied++;
     else outcome.skipped.push(`${link} (a symlink that points outside the repository)`);
@@ -56,12 +56,17 @@ export async function bringIgnoredFiles(request: WorktreeFilesRequest): Promise<
     }
     outcome.cloneFellBack = true;
   }
+  const folders = new Map<string, Promise<unknown>>();
+  const folder = (dir: string) => {
+    let made = folders.get(dir);
+    if (!made) folders.set(dir, (made = fs.mkdir(dir, { recursive: true })));
+    return made;
+  };
   await eachLimited(regular, COPY_PARALLELISM, async file => {
-    const from = path.join(request.repoTop, file);
     const to = path.join(request.worktree, file);
-    await fs.mkdir(path.dirname(to), { recursive: true });
-    await fs.copyFile(from, to);
-    await fs.chmod(to, (await fs.stat(from)).mode & 0o7777);
+    await folder(path.dirname(to));
+    await fs.copyFile(path.join(request.repoTop, file), to);
+    await fs.chmod(to, modes.get(file)! & 0o7777);
     outcome.copied++;
   });
   return outcome;
@@ -83,16 +88,20 @@ async function ignoredFiles(repoTop: string, linked: readonly string[]): Promise
   return stdout.split('\0').filter(Boolean);
 }
 
-async function sortByType(repoTop: string, files: string[]): Promise<{ regular: string[]; symlinks: string[] }> {
+async function sortByType(repoTop: string, files: string[]): Promise<{ regular: string[]; symlinks: string[]; modes: Map<string, number> }> {
   const regular: string[] = [];
   const symlinks: string[] = [];
+  const modes = new Map<string, number>();
   await eachLimited(files, 32, async file => {
     const stat = await fs.lstat(path.join(repoTop, file)).catch(() => undefined);
     if (stat?.isSymbolicLink()) symlinks.push(file);
-    else if (stat?.isFile()) regular.push(file);
+    else if (stat?.isFile()) {
+      regular.push(file);
+      modes.set(file, stat.mode);
+    }
   });
   regular.sort();
-  return { regular, symlinks };
+  return { regular, symlinks, modes };
 }
 
 /**
