@@ -170,7 +170,8 @@ describe('runtime: worktree forks that build, test and run', function () {
     assert.match(text, /setup-says-hi/);
     assert.match(text, new RegExp(`port=${portBase} fork=${fork.id}`));
     // The fork's second request carries it, so the fork can read it.
-    const second = h.fake.requests.filter(isForkRequest)[1];
+    const [first, second] = h.fake.requests.filter(isForkRequest);
+    assert.match(JSON.stringify(first.body.messages.at(-1)), /must listen on \$PORT, or on the ports of the block that starts at\\n  \$FORK_AGENTS_PORT_BASE/, 'the worktree notice');
     assert.match(JSON.stringify(second.body.messages.at(-1)), /worktree-setup[\s\S]*exited with code 0/);
     assert.deepEqual((await sendRequest(h.client.endpoint, forkReview, { forkId: fork.id })).files.map(f => f.path), ['mine.txt']);
   });
