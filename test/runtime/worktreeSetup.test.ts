@@ -51,6 +51,7 @@ describe('runtime: worktree forks that build, test and run', function () {
   let repo: string;
   let sessionId: string;
   let forkEvents: { forkId: string; event: AgentEvent }[];
+  let onForkEvent: ((event: AgentEvent) => void) | undefined;
 
   before(() => {
     // One `npm ci` for the suite (the registry is reachable); each test copies the installed tree.
@@ -68,7 +69,11 @@ describe('runtime: worktree forks that build, test and run', function () {
     initRepo(repo, {});
     assert.equal(gitSync(repo, 'status', '--porcelain'), '', 'node_modules is ignored');
     forkEvents = [];
-    onNotification(h.client.endpoint, forkEvent, params => forkEvents.push({ forkId: params.forkId, event: params.event }));
+    onForkEvent = undefined;
+    onNotification(h.client.endpoint, forkEvent, params => {
+      forkEvents.push({ forkId: params.forkId, event: params.event });
+      onForkEvent?.(params.event);
+    });
     h.fake.setResponder(r => (isForkRequest(r) ? responder(r) : say('parent: ok')));
     sessionId = (await h.send('hello')).sessionId;
   };
@@ -134,14 +139,18 @@ describe('runtime: worktree forks that build, test and run', function () {
 
   it('runs setup before the first tool call but not before the first request; streams and records its output and exit code; review ignores what it made', async () => {
     const gate = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'fa-gate-')), 'go');
-    const setup = [`echo setup-says-hi; echo built > build-output.txt; until [ -f ${gate} ]; do sleep 0.05; done; echo "port=$PORT fork=$FORK_AGENTS_FORK_ID"`];
+    // Setup builds only after the test saw the fork reach its first tool call, and slowly: a tool that did
+    // not wait for it would find nothing built. (The pause is the setup's, not the test's: no assertion is timed.)
+    const setup = [`echo setup-says-hi; until [ -f ${gate} ]; do sleep 0.05; done; sleep 0.5; echo built > build-output.txt; echo "port=$PORT fork=$FORK_AGENTS_FORK_ID"`];
     let firstRequestSawSetupDone: boolean | undefined;
     await setUp({ setup }, r => {
       const last = r.body.messages.at(-1).content;
       if (last.some((b: { type: string }) => b.type === 'tool_result')) return say('Scope: s.\nResult: done.');
       // The first request arrives while setup still waits for the gate: it did not wait for setup.
       firstRequestSawSetupDone = fs.existsSync(gate);
-      fs.writeFileSync(gate, '');
+      onForkEvent = event => {
+        if (event.type === 'tool_call') fs.writeFileSync(gate, '');
+      };
       return call(['bash', { command: 'cat build-output.txt && echo "$FORK_AGENTS_WORKTREE|$FORK_AGENTS_PARENT_ROOT|$PORT|$FORK_AGENTS_PORT_BASE"' }], ['write_file', { path: 'mine.txt', content: 'mine\n' }]);
     });
     const fork = await start('use the build');
