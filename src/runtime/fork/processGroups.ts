@@ -27,8 +27,9 @@ export class ProcessGroups {
     this.groups.clear();
     let ended = 0;
     const live: number[] = [];
+    const table = await processTable();
     for (const pgid of groups) {
-      const members = await membersOf(pgid, this.forkId);
+      const members = await membersOf(pgid, this.forkId, table);
       if (members === 0) continue;
       ended += members;
       live.push(pgid);
@@ -56,24 +57,35 @@ function signal(pgid: number, sig: NodeJS.Signals | 0): boolean {
   }
 }
 
-/**
- * Live members of a group. With /proc: the processes whose group it is, counted only when one of them
- * carries the fork's id in its environment; without /proc: 1 while the group exists.
- */
-async function membersOf(pgid: number, forkId: string): Promise<number> {
+/** Live processes by process group, from /proc; undefined where there is no /proc. One scan for all groups. */
+async function processTable(): Promise<Map<number, string[]> | undefined> {
   let pids: string[];
   try {
     pids = (await fs.readdir('/proc')).filter(name => /^\d+$/.test(name));
   } catch {
-    return signal(pgid, 0) ? 1 : 0;
+    return undefined;
   }
-  const members: string[] = [];
+  const table = new Map<number, string[]>();
   for (const pid of pids) {
     const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
     // Fields after the parenthesised command name: state ppid pgrp …
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z') members.push(pid);
+    const pgrp = Number(fields[2]);
+    if (!stat || fields[0] === 'Z' || !Number.isInteger(pgrp)) continue;
+    const list = table.get(pgrp) ?? [];
+    list.push(pid);
+    table.set(pgrp, list);
   }
+  return table;
+}
+
+/**
+ * Live members of a group. With /proc: the processes whose group it is, counted only when one of them
+ * carries the fork's id in its environment; without /proc: 1 while the group exists.
+ */
+async function membersOf(pgid: number, forkId: string, table: Map<number, string[]> | undefined): Promise<number> {
+  if (!table) return signal(pgid, 0) ? 1 : 0;
+  const members = table.get(pgid) ?? [];
   const marker = `FORK_AGENTS_FORK_ID=${forkId}\0`;
   for (const pid of members) {
     const environ = await fs.readFile(`/proc/${pid}/environ`, 'latin1').catch(() => '');
