@@ -45,9 +45,10 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { session },
   },
   fork: {
-    usage: 'fork --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--wait] [--json] "directive"',
+    usage: 'fork --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--worktree-setup CMD] [--wait] [--json] "directive"\n' +
+      '  (--worktree-setup: CMD runs in the new worktree before the fork\'s first tool call; its output is shown with --wait)',
     summary: 'start a background fork of a session (worktree isolation by default in a git repository); prints the fork id, or its report with --wait',
-    options: { session, turns: { type: 'string' }, at: { type: 'string' }, isolation: { type: 'string' }, wait },
+    options: { session, turns: { type: 'string' }, at: { type: 'string' }, isolation: { type: 'string' }, 'worktree-setup': { type: 'string' }, wait },
   },
   send: {
     usage: 'send --fork ID [--wait] [--json] "message"',

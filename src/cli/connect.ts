@@ -8,6 +8,7 @@ import type { RuntimeClient } from '../client/rpcClient';
 import { isApprovalMode } from '../common/approval';
 import type { ApprovalMode } from '../common/approval';
 import { sendRequest } from '../common/protocol/endpoint';
+import { setupCommands } from '../common/worktreeOptions';
 import { runtimeConfigure } from '../common/protocol/runtime';
 import { UsageError } from './args';
 import { ensureDemoModel } from './demoModel';
@@ -46,6 +47,8 @@ export async function connectCli(args: ParsedArgs): Promise<RuntimeClient> {
     model: args.flags.get('model'),
     approvalMode: args.flags.has('approval') ? approvalOf(args) : undefined,
     worktreeRoot: args.flags.has('worktree-root') ? path.resolve(args.flags.get('worktree-root')!) : undefined,
+    // The user typed the command: it runs in each new worktree of the forks this connection starts.
+    worktree: args.flags.has('worktree-setup') ? { setup: setupCommands(args.flags.get('worktree-setup')) } : undefined,
   });
   return client;
 }

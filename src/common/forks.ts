@@ -59,6 +59,22 @@ export interface ForkSummary {
   error?: string;
   /** A window already told the user that this run ended (fork/announce). */
   announced?: boolean;
+  /** The worktree's preparation (ignored files, links, setup commands) of this fork's first run. */
+  setup?: ForkSetupState;
+  /** First of the ports this fork holds while it runs (FORK_AGENTS_PORT_BASE, PORT). */
+  portBase?: number;
+  /** Processes its bash tool left running that were ended when it stopped, finished or was discarded. */
+  endedProcesses?: number;
+}
+
+export interface ForkSetupState {
+  state: 'running' | 'done' | 'failed';
+  /** The command running or the last one run. */
+  command?: string;
+  exitCode?: number | null;
+  /** Ignored files copied and folders linked into the worktree. */
+  copied?: number;
+  linked?: string[];
 }
 
 export function isTerminal(state: ForkState): boolean {

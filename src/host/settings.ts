@@ -5,6 +5,8 @@ import type { ApprovalMode } from '../common/approval';
 import { DEFAULT_MAX_CONCURRENT_FORKS, DEFAULT_MAX_TOKENS, DEFAULT_MODEL } from '../common/defaults';
 import { parseForkTurns } from '../common/forkTurns';
 import type { ForkTurns } from '../common/forkTurns';
+import { parsePortRange, setupCommands } from '../common/worktreeOptions';
+import type { WorktreeOptions } from '../common/worktreeOptions';
 import { DEFAULT_BASE_URL, resolveBaseUrl } from './modelAccess';
 import type { ApiKeyStore } from './secrets';
 
@@ -74,6 +76,26 @@ export class HostSettings {
   /** Folder for fork worktrees (`fork.worktreeRoot`); '' lets the runtime put them beside the repository. */
   worktreeRoot(): string {
     return config().get<string>('worktreeRoot')?.trim() ?? '';
+  }
+
+  /** What new fork worktrees get (`fork.worktree.*`, issue 13); setup, timeout and ports are read at application scope only. */
+  worktreeOptions(): WorktreeOptions {
+    const cfg = config();
+    const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '') : []);
+    // A command a workspace's settings name must never run: only the user's own (global) value counts.
+    const setup = setupCommands(cfg.inspect('worktree.setup')?.globalValue);
+    const timeout = cfg.inspect<number>('worktree.setupTimeout')?.globalValue;
+    const ports = cfg.inspect<string>('worktree.ports')?.globalValue;
+    const block = cfg.inspect<number>('worktree.portBlock')?.globalValue;
+    return {
+      include: strings(cfg.get('worktree.include')),
+      link: strings(cfg.get('worktree.link')),
+      copyMode: cfg.get<string>('worktree.copyMode') === 'clone' ? 'clone' : 'copy',
+      setup,
+      setupTimeoutMs: typeof timeout === 'number' && timeout >= 1 ? Math.floor(timeout * 1000) : undefined,
+      portRange: typeof ports === 'string' && typeof parsePortRange(ports) !== 'string' ? ports : undefined,
+      portBlock: typeof block === 'number' && block >= 1 ? Math.floor(block) : undefined,
+    };
   }
 
   maxConcurrentForks(): number {

@@ -6,6 +6,7 @@ import { forkStartSection } from './forkStart';
 import { panelLoadSection } from './panelLoad';
 import type { Section } from './types';
 import { worktreeSection } from './worktree';
+import { worktreePrepSection } from './worktreePrep';
 
 export const SECTIONS: readonly Section[] = [
   forkStartSection,
@@ -13,4 +14,5 @@ export const SECTIONS: readonly Section[] = [
   cacheShareSection,
   panelLoadSection,
   worktreeSection,
+  worktreePrepSection,
 ];

@@ -3,6 +3,7 @@
 import type { ApprovalMode, ToolCategory } from '../approval';
 import type { AgentEvent } from '../agentEvents';
 import type { Entry, SessionHeader, Usage } from '../transcript';
+import type { WorktreeOptions } from '../worktreeOptions';
 import { notification, request } from './descriptor';
 
 /** Bumped on any incompatible change; checked in `initialize`. */
@@ -29,6 +30,8 @@ export interface ConfigureParams {
   ripgrepPath?: string;
   /** Folder for the worktrees of forks this client starts (setting fork.worktreeRoot); default beside the repository. */
   worktreeRoot?: string;
+  /** What a new fork worktree gets: ignored files, links, setup commands, ports (settings fork.worktree.*). Replaced as a whole. */
+  worktree?: WorktreeOptions;
   /** The model's context window in tokens (default 200,000). */
   contextWindow?: number;
   /** Compact automatically when a request would pass this share of the window (0 < x ≤ 1, default 0.8). */

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import type { AgentEvent } from '../../common/agentEvents';
 import type { ApprovalMode } from '../../common/approval';
 import type { ForkSummary, ForkState, ForkWorktree, Isolation } from '../../common/forks';
+import type { WorktreeOptions } from '../../common/worktreeOptions';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
 import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
@@ -19,6 +20,8 @@ import type { Tool } from '../tools/types';
 import { discardForkWorktree } from '../git/worktree';
 import { readWorktreeMeta } from '../git/worktreeMeta';
 import { createForkSession, newForkId } from './createFork';
+import { PortBlocks } from './forkPorts';
+import { ForkWorkspace } from './forkWorkspace';
 import type { ForkSpec } from './createFork';
 import { placeFork } from './isolation';
 import { snapshotUpTo } from './select';
@@ -37,6 +40,8 @@ export interface ModelAccess {
   ripgrepPath?: string;
   worktreeRoot?: string;
   compaction?: CompactionSettings;
+  /** Ignored files, links, setup commands and ports of new worktrees (issue 13). */
+  worktree?: WorktreeOptions;
 }
 
 /** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
@@ -60,6 +65,7 @@ export class ForkManager {
   private idleListeners: (() => void)[] = [];
   /** Ids of forks being created (worktree first, then the bootstrap): start-up pruning must spare them. */
   private readonly pending = new Set<string>();
+  private readonly ports = new PortBlocks();
   readonly janitor: WorktreeJanitor;
   maxConcurrent = 4;
 
@@ -279,15 +285,30 @@ export class ForkManager {
   private async execute(run: ForkRun): Promise<void> {
     const access = run.access;
     if (!access) return this.finish(run, 'failed', undefined, 'No model access: configure an API key.');
-    run.controller = new AbortController();
-    const signal = run.controller.signal;
+    const controller = new AbortController();
+    run.controller = controller;
+    const signal = controller.signal;
+    run.summary.endedProcesses = undefined;
     this.setState(run, 'running');
     const emit = (event: AgentEvent) => this.onEvent(run, event);
+    const workspace = new ForkWorkspace({
+      summary: run.summary, session: run.session, parentRoot: this.parentRootOf(run), options: access.worktree, ports: this.ports, emit, signal,
+      changed: patch => {
+        Object.assign(run.summary, patch);
+        this.broadcastState(run);
+      },
+      failed: () => controller.abort(),
+    });
+    await workspace.begin();
     const outcome = await runLoop({
       session: run.session,
       model: createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl }),
-      tools: toolsFor(run.summary.kind),
-      toolContext: { root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost },
+      tools: workspace.gatedTools(toolsFor(run.summary.kind)),
+      toolContext: {
+        root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost,
+        env: workspace.env, onProcessGroup: pgid => workspace.groups.add(pgid),
+      },
+      beforeRequest: () => workspace.beforeRequest(),
       approvalMode: access.approvalMode,
       compaction: access.compaction,
       approve: async ({ callId, tool, input, description }) => {
@@ -306,12 +327,28 @@ export class ForkManager {
       maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
     });
     run.controller = undefined;
+    // A failed preparation is recorded too: the reason is in the transcript, not only in the summary.
+    if (!signal.aborted || workspace.failureReason) await workspace.settle();
+    // Servers and watchers its commands left running end with the run (stopped, failed or finished).
+    const ended = await workspace.end();
+    if (ended > 0) run.summary.endedProcesses = ended;
+    const setupFailure = workspace.failureReason;
+    if (setupFailure) return this.finish(run, 'failed', undefined, setupFailure);
     if (outcome.stopReason === 'cancelled') return this.finish(run, 'cancelled');
     if (outcome.stopReason === 'error') return this.finish(run, 'failed', undefined, outcome.error?.message);
     if (outcome.stopReason === 'max_turns') {
       return this.finish(run, 'failed', outcome.text || undefined, `Stopped at the cap of ${MAX_FORK_REQUESTS} model turns.`);
     }
     this.finish(run, 'completed', outcome.text);
+  }
+
+  /** The parent session's root, for FORK_AGENTS_PARENT_ROOT (its repository's top when the parent is gone). */
+  private parentRootOf(run: ForkRun): string {
+    try {
+      return this.store.get(run.summary.parentSessionId).header.root;
+    } catch {
+      return run.summary.worktree?.repoRoot ?? run.summary.root;
+    }
   }
 
   private onEvent(run: ForkRun, event: AgentEvent): void {
@@ -386,5 +423,6 @@ function summarize(session: Session): ForkSummary {
 function worktreeNow(worktree: ForkWorktree): ForkWorktree {
   if (!fs.existsSync(worktree.path)) return { ...worktree, discarded: true };
   const meta = readWorktreeMeta(worktree.path);
-  return { ...worktree, appliedAt: meta?.appliedAt, keptAt: meta?.keptAt };
+  // The base moves once when preparation changed the worktree (setupBase.ts); the metadata has the latest.
+  return { ...worktree, base: meta?.base || worktree.base, appliedAt: meta?.appliedAt, keptAt: meta?.keptAt };
 }

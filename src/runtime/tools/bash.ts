@@ -68,8 +68,10 @@ function runCommand(command: string, timeoutMs: number, ctx: ToolContext): Promi
       cwd: ctx.root,
       detached: true, // a new process group, led by bash: -pid addresses all of it
       stdio: ['ignore', 'pipe', 'pipe'], // no stdin: a command waiting for input sees EOF instead of hanging
-      env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat' },
+      env: { ...process.env, ...ctx.env, PAGER: 'cat', GIT_PAGER: 'cat' },
     });
+    // Background children stay in this group after bash exits: a fork ends them when it ends.
+    if (child.pid !== undefined) ctx.onProcessGroup?.(child.pid);
     let stoppedBy: 'timeout' | 'cancel' | undefined;
     let exited = false;
     let closed = false;

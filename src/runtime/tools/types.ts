@@ -13,6 +13,10 @@ export interface ToolContext {
   callId?: string;
   /** Starts forks and subagents for the Agent tool; absent where subagents are not available. */
   subagents?: SubagentHost;
+  /** Added to the environment of processes the tools start (a fork's FORK_AGENTS_* variables and PORT). */
+  env?: Readonly<Record<string, string>>;
+  /** Told the process group of every command started, so the fork can end what it leaves running. */
+  onProcessGroup?(pgid: number): void;
 }
 
 export interface AgentToolInput {
