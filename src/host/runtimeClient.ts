@@ -6,10 +6,11 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CloseAction, ErrorAction, LanguageClient, State } from 'vscode-languageclient/node';
 import type { LanguageClientOptions, StreamInfo } from 'vscode-languageclient/node';
-import { connectOrStart } from '../client/launch';
-import { PROTOCOL_VERSION } from '../common/protocol/runtime';
+import { connectOrStart, runtimeTokenFor } from '../client/launch';
+import { PROTOCOL_VERSION, RuntimeErrorCode } from '../common/protocol/runtime';
 import type { InitializationOptions } from '../common/protocol/runtime';
 import { RestartPolicy } from './restartPolicy';
+import { redactingTraceChannel } from './traceRedaction';
 import { findRipgrep } from './ripgrep';
 import { RuntimeConnection } from './runtimeConnection';
 import type { HostSettings } from './settings';
@@ -69,18 +70,31 @@ class RuntimeLanguageClient extends LanguageClient {
 function createLanguageClient(options: ClientOptions): LanguageClient {
   const restarts = new RestartPolicy();
   let client: LanguageClient | undefined;
+  let socket: net.Socket | undefined;
+  let tokenRetried = false;
   const serverOptions = async (): Promise<StreamInfo> => {
-    const socket = await connectOrStart({ storeDir: options.storeDir, runtimeScript: options.runtimeScript, nodePath: process.execPath });
+    socket = await connectOrStart({ storeDir: options.storeDir, runtimeScript: options.runtimeScript, nodePath: process.execPath });
+    tokenRetried = false;
     options.onSocket(socket);
     return { reader: socket, writer: socket, detached: true };
   };
-  const initializationOptions: InitializationOptions = { protocolVersion: PROTOCOL_VERSION, clientName: 'vscode' };
+  // Read at each initialize: the token of the runtime this socket reached (issue 11).
+  const initializationOptions = (): InitializationOptions => ({
+    protocolVersion: PROTOCOL_VERSION, clientName: 'vscode', token: socket && runtimeTokenFor(socket),
+  });
   const clientOptions: LanguageClientOptions = {
     documentSelector: [],
     outputChannel: options.output,
+    // A verbose trace prints every message's parameters: runtime/configure carries the key.
+    traceOutputChannel: redactingTraceChannel(options.output),
     initializationOptions,
+    // A runtime that has just started may not have replaced the token file when we read it: one retry.
     // A protocol mismatch is explained by RuntimeConnection; retrying the same runtime cannot help.
-    initializationFailedHandler: () => false,
+    initializationFailedHandler: error => {
+      if ((error as { code?: unknown })?.code !== RuntimeErrorCode.unauthorized || tokenRetried) return false;
+      tokenRetried = true;
+      return true;
+    },
     errorHandler: {
       error: () => ({ action: ErrorAction.Continue, handled: true }),
       // Reconnecting runs serverOptions again, which starts a new runtime when the old one died. A connection

@@ -14,6 +14,10 @@ export interface RuntimeContext {
   approvals: ApprovalRouter;
   clients: Set<ClientConnection>;
   info: RuntimeInfo;
+  /** This runtime's secret: what a client must present at `initialize` (issue 11). */
+  token: string;
+  /** A client presented the token: it gets every handler and counts as connected. */
+  admit(client: ClientConnection): void;
   /** Stops this runtime (sockets closed, files flushed). */
   stop(why: string): void;
 }
