@@ -144,7 +144,7 @@ export class RuntimeConnection implements RuntimeApi, vscode.Disposable {
       this.deps.log.info(
         `Runtime ${info.pid} (v${info.version}, store ${info.storeDir}) configured: model ${params.model}, ` +
           `API key ${params.apiKey ? 'set' : 'missing'}, endpoint ${params.baseUrl || 'default'}, ` +
-          `approvals ${params.approvalMode}, ripgrep ${params.ripgrepPath ?? 'fallback'}.`,
+          `approvals ${params.approvalMode}${params.restricted ? ' (Restricted Mode: read only)' : ''}, ripgrep ${params.ripgrepPath ?? 'fallback'}.`,
       );
     })();
     attempt.catch(error => {

@@ -43,6 +43,8 @@ export interface ConfigureParams {
   maxConcurrentForks?: number;
   /** This client can answer permission requests of background forks. */
   answersForkApprovals?: boolean;
+  /** The editor's workspace is untrusted (Restricted Mode): tools may read, never write or run commands. */
+  restricted?: boolean;
 }
 export const runtimeConfigure = request<ConfigureParams, RuntimeInfo>('runtime/configure');
 

@@ -11,6 +11,9 @@ import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import type { CompactionSettings } from '../agent/compact';
 import { runLoop } from '../agent/loop';
+import type { ApprovalRequest } from '../agent/loop';
+import { applyPolicy, revivalPolicy } from '../policy';
+import type { LaunchPolicy } from '../policy';
 import { createAnthropicClient } from '../model/anthropicClient';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
@@ -34,13 +37,15 @@ export interface ModelAccess {
   apiKey: string;
   baseUrl?: string;
   approvalMode: ApprovalMode;
+  /** Restricted Mode (an untrusted workspace): read tools only. */
+  restricted?: boolean;
   ripgrepPath?: string;
   worktreeRoot?: string;
   compaction?: CompactionSettings;
 }
 
 /** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
-export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot'> & { isolation?: Isolation };
+export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot' | 'policy'> & { isolation?: Isolation };
 
 interface ForkRun {
   session: Session;
@@ -88,7 +93,8 @@ export class ForkManager {
       });
       let session: Session;
       try {
-        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation }, placement.worktree);
+        const policy = policyOf(access);
+        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy }, placement.worktree);
       } catch (error) {
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
         throw error;
@@ -232,7 +238,9 @@ export class ForkManager {
         this.finish(run, 'failed', undefined, `Its worktree ${run.summary.worktree.path} no longer exists.`);
         continue;
       }
-      run.access = access;
+      // Issue 11: a fork launched with `ask` still asks when a client configured with `auto` revives it.
+      const policy = revivalPolicy(run.session.bootstrap?.policy, policyOf(access));
+      run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted };
       closeInterruptedCalls(run.session);
       this.enqueue(run);
     }
@@ -283,24 +291,25 @@ export class ForkManager {
     const signal = run.controller.signal;
     this.setState(run, 'running');
     const emit = (event: AgentEvent) => this.onEvent(run, event);
+    const { approvalMode, approve } = applyPolicy(policyOf(access), async ({ callId, tool, input, description }: ApprovalRequest) => {
+      this.setState(run, 'waiting-for-approval');
+      try {
+        return await this.approvals.ask({
+          sessionId: run.session.id, turnId: run.session.id, callId, toolName: tool.definition.name,
+          category: tool.category, description: `${run.summary.name}: ${description}`, input,
+        }, signal);
+      } finally {
+        if (!signal.aborted) this.setState(run, 'running');
+      }
+    });
     const outcome = await runLoop({
       session: run.session,
       model: createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl }),
       tools: toolsFor(run.summary.kind),
       toolContext: { root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost },
-      approvalMode: access.approvalMode,
+      approvalMode,
       compaction: access.compaction,
-      approve: async ({ callId, tool, input, description }) => {
-        this.setState(run, 'waiting-for-approval');
-        try {
-          return await this.approvals.ask({
-            sessionId: run.session.id, turnId: run.session.id, callId, toolName: tool.definition.name,
-            category: tool.category, description: `${run.summary.name}: ${description}`, input,
-          }, signal);
-        } finally {
-          if (!signal.aborted) this.setState(run, 'running');
-        }
-      },
+      approve,
       signal,
       emit,
       maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
@@ -349,6 +358,10 @@ export class ForkManager {
 
 export class ForkNotFoundError extends Error {}
 export class ForkBusyError extends Error {}
+
+function policyOf(access: ModelAccess): LaunchPolicy {
+  return access.restricted ? { approvalMode: access.approvalMode, restricted: true } : { approvalMode: access.approvalMode };
+}
 
 function newRun(session: Session, summary: ForkSummary, access?: ModelAccess): ForkRun {
   return { session, summary, access, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
