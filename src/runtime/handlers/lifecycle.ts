@@ -18,7 +18,8 @@ export function registerLifecycle(ctx: RuntimeContext, client: ClientConnection)
     const options = params?.initializationOptions as Partial<InitializationOptions> | undefined;
     if (client.admitted) throw new ResponseError(ErrorCodes.InvalidRequest, 'Already initialized.');
     if (!tokenMatches(options?.token, ctx.token)) {
-      if (++failures >= MAX_TOKEN_ATTEMPTS) setImmediate(() => client.drop());
+      // Closed a moment later: the refusal is written asynchronously and must reach the client first.
+      if (++failures >= MAX_TOKEN_ATTEMPTS) setTimeout(() => client.drop(), 100);
       throw new ResponseError(RuntimeErrorCode.unauthorized,
         "The runtime's token is missing or wrong: only the user who owns the store can connect (its runtime.token file).");
     }
