@@ -3,8 +3,9 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as path from 'node:path';
 import { checkOwnSocket, ensurePrivateDir, openPrivateFile, readPrivateFile } from '../runtime/ipc/privateFs';
-import { runtimeLogPath, runtimeTokenPath, separateSocketDir, socketPathFor } from '../runtime/ipc/socketPath';
+import { runtimeInfoPath, runtimeLogPath, runtimeTokenPath, separateSocketDir, socketPathFor } from '../runtime/ipc/socketPath';
 
 export interface LaunchOptions {
   storeDir: string;
@@ -27,7 +28,7 @@ const tokenReaders = new WeakMap<net.Socket, () => string | undefined>();
  */
 export async function connectOrStart(options: LaunchOptions): Promise<net.Socket> {
   const socketPath = preparePrivatePlaces(options.storeDir);
-  const existing = await tryConnect(socketPath, options.storeDir);
+  const existing = (await tryConnect(socketPath, options.storeDir)) ?? (await tryRecordedSocket(socketPath, options.storeDir));
   if (existing) return existing;
   startRuntime(options);
   const deadline = Date.now() + (options.connectTimeoutMs ?? 15_000);
@@ -46,6 +47,27 @@ export function runtimeTokenFor(socket: net.Socket): string | undefined {
 
 export function readRuntimeToken(storeDir: string): string | undefined {
   return readPrivateFile(runtimeTokenPath(storeDir))?.trim() || undefined;
+}
+
+/**
+ * A runtime of an older version listens where it said in runtime.json (the shared temp folder before
+ * issue 11). Reaching it lets the protocol check make it step aside (or report its running forks) instead
+ * of a second runtime serving the same store. Only a socket of this user's is tried; anything else is ignored.
+ */
+async function tryRecordedSocket(socketPath: string, storeDir: string): Promise<net.Socket | undefined> {
+  let recorded: unknown;
+  try {
+    // In the store, which was just checked to be this user's; an older runtime wrote it 0644 (not secret).
+    recorded = (JSON.parse(fs.readFileSync(runtimeInfoPath(storeDir), 'utf8')) as { socket?: unknown } | null)?.socket;
+  } catch {
+    return undefined;
+  }
+  if (typeof recorded !== 'string' || recorded === socketPath || !path.isAbsolute(recorded)) return undefined;
+  try {
+    return await tryConnect(recorded, storeDir);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The store and the socket's folder, created 0700 or checked; returns the socket path. */

@@ -181,3 +181,24 @@ describe('runtime: the token at initialize', function () {
     assert.equal(fs.statSync(runtimeTokenPath(h.storeDir)).mode & 0o777, 0o600);
   });
 });
+
+describe('runtime: a runtime at the socket it recorded', function () {
+  this.timeout(30_000);
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness();
+  });
+  afterEach(() => h.dispose());
+
+  it('is reached (an older version listened in the temp folder), so no second runtime serves the store', async () => {
+    const pid = h.runtimePid();
+    const info = JSON.parse(fs.readFileSync(path.join(h.storeDir, 'runtime.json'), 'utf8')) as { socket: string };
+    const elsewhere = path.join(h.storeDir, 'older.sock');
+    fs.renameSync(info.socket, elsewhere);
+    fs.writeFileSync(path.join(h.storeDir, 'runtime.json'), JSON.stringify({ ...info, socket: elsewhere }), { mode: 0o644 });
+    const socket = await connectOrStart({ storeDir: h.storeDir, runtimeScript: RUNTIME_SCRIPT, connectTimeoutMs: 5_000 });
+    socket.destroy();
+    assert.equal(h.runtimePid(), pid, 'no new runtime wrote runtime.json');
+    assert.equal(fs.existsSync(socketPathFor(h.storeDir)), false, 'no runtime listens at the new place');
+  });
+});
