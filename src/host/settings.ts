@@ -85,7 +85,7 @@ export class HostSettings {
 
   /**
    * Restricted Mode (issue 11): in an untrusted workspace the agent may read, never write files or run
-   * commands. Settings that send the key, loosen approvals or choose where code runs are machine-scoped,
+   * commands. Settings that send the key, loosen approvals or choose where code runs are application- or machine-scoped,
    * so a repository's .vscode/settings.json cannot set them at all.
    */
   restricted(): boolean {

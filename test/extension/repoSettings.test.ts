@@ -1,5 +1,5 @@
 // Issue 11 item 3: a cloned repository's .vscode/settings.json cannot send the key elsewhere, loosen
-// approvals or choose where forks run: those settings are machine-scoped, so the editor ignores them there.
+// approvals or choose where forks run: those settings are application- or machine-scoped, so the editor ignores them there.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
