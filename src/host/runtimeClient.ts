@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { CloseAction, ErrorAction, LanguageClient, State } from 'vscode-languageclient/node';
 import type { LanguageClientOptions, StreamInfo } from 'vscode-languageclient/node';
 import { connectOrStart, runtimeTokenFor } from '../client/launch';
-import { PROTOCOL_VERSION, RuntimeErrorCode } from '../common/protocol/runtime';
+import { PROTOCOL_VERSION } from '../common/protocol/runtime';
 import type { InitializationOptions } from '../common/protocol/runtime';
 import { RestartPolicy } from './restartPolicy';
 import { redactingTraceChannel } from './traceRedaction';
@@ -72,10 +72,8 @@ function createLanguageClient(options: ClientOptions): LanguageClient {
   const restarts = new RestartPolicy();
   let client: LanguageClient | undefined;
   let socket: net.Socket | undefined;
-  let tokenRetried = false;
   const serverOptions = async (): Promise<StreamInfo> => {
     socket = await connectOrStart({ storeDir: options.storeDir, runtimeScript: options.runtimeScript, nodePath: process.execPath });
-    tokenRetried = false;
     options.onSocket(socket);
     return { reader: socket, writer: socket, detached: true };
   };
@@ -89,13 +87,8 @@ function createLanguageClient(options: ClientOptions): LanguageClient {
     // A verbose trace prints every message's parameters: runtime/configure carries the key.
     traceOutputChannel: redactingTraceChannel(options.output),
     initializationOptions,
-    // A runtime that has just started may not have replaced the token file when we read it: one retry.
-    // A protocol mismatch is explained by RuntimeConnection; retrying the same runtime cannot help.
-    initializationFailedHandler: error => {
-      if ((error as { code?: unknown })?.code !== RuntimeErrorCode.unauthorized || tokenRetried) return false;
-      tokenRetried = true;
-      return true;
-    },
+    // A protocol mismatch or a refused token is handled by RuntimeConnection (a new client, a new try).
+    initializationFailedHandler: () => false,
     errorHandler: {
       error: () => ({ action: ErrorAction.Continue, handled: true }),
       // Reconnecting runs serverOptions again, which starts a new runtime when the old one died. A connection
