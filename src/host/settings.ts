@@ -31,6 +31,8 @@ export class HostSettings {
         if (event.affectsConfiguration('fork')) emitter.fire();
       }),
       keys.onDidChange(() => emitter.fire()),
+      // Restricted Mode ends: the runtime may let the agent write and run again (see restricted()).
+      vscode.workspace.onDidGrantWorkspaceTrust(() => emitter.fire()),
     );
   }
 
@@ -101,6 +103,15 @@ export class HostSettings {
   maxConcurrentForks(): number {
     const value = config().get<number>('maxConcurrent');
     return typeof value === 'number' && value >= 1 ? Math.floor(value) : DEFAULT_MAX_CONCURRENT_FORKS;
+  }
+
+  /**
+   * Restricted Mode (issue 11): in an untrusted workspace the agent may read, never write files or run
+   * commands. Settings that send the key, loosen approvals or choose where code runs are application- or machine-scoped,
+   * so a repository's .vscode/settings.json cannot set them at all.
+   */
+  restricted(): boolean {
+    return !vscode.workspace.isTrusted;
   }
 
   approvalMode(): ApprovalMode {

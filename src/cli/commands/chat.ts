@@ -18,13 +18,25 @@ export async function chatCommand(args: ParsedArgs): Promise<void> {
   const json = args.switches.has('json');
   const client = await connectCli(args);
   const turnId = randomUUID();
+  let sessionId = args.flags.get('session');
+  // Ctrl-C before a new chat's session id is known is kept, and sent as soon as the first event names it.
+  let interrupted = false;
+  const cancel = () => {
+    if (sessionId) sendRequest(client.endpoint, sessionCancel, { sessionId }).catch(() => undefined);
+  };
   onNotification(client.endpoint, sessionEvent, params => {
-    if (params.turnId === turnId) render(params.event, json);
+    if (params.turnId !== turnId) return;
+    if (!sessionId) {
+      sessionId = params.sessionId;
+      if (interrupted) cancel();
+    }
+    render(params.event, json);
   });
   onRequest(client.endpoint, permissionRequest, askOnTerminal);
-  let sessionId = args.flags.get('session');
   const interrupt = () => {
-    if (sessionId) void sendRequest(client.endpoint, sessionCancel, { sessionId });
+    interrupted = true;
+    process.stderr.write('\nfork-agents: stopping the turn (Ctrl-C again to quit at once)\n');
+    cancel();
   };
   process.once('SIGINT', interrupt);
   try {
@@ -33,6 +45,7 @@ export async function chatCommand(args: ParsedArgs): Promise<void> {
     if (json) printJson({ type: 'result', sessionId: result.sessionId, stopReason: result.stopReason, text: result.text, usage: result.usage, error: result.error });
     else process.stdout.write(`\nsession: ${result.sessionId}\n`);
     if (result.error) throw new CliFailure(result.error.message);
+    if (result.stopReason === 'cancelled') throw new CliFailure('the turn was cancelled (Ctrl-C)');
   } finally {
     process.off('SIGINT', interrupt);
     await client.close();

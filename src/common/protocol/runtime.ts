@@ -7,7 +7,7 @@ import type { WorktreeOptions } from '../worktreeOptions';
 import { notification, request } from './descriptor';
 
 /** Bumped on any incompatible change; checked in `initialize`. */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** JSON-RPC error codes the runtime answers with, beyond the standard ones. */
 export const RuntimeErrorCode = {
@@ -15,9 +15,15 @@ export const RuntimeErrorCode = {
   protocolMismatch: -32002,
   busy: -32003,
   compactFailed: -32004,
+  /** `initialize` without the runtime's token (issue 11): nothing else is served on that connection. */
+  unauthorized: -32005,
 } as const;
 
-export interface InitializationOptions { protocolVersion: number; clientName: string }
+/**
+ * `token`: the content of the runtime's 0600 token file, which only the user who owns the store can read.
+ * The key and every other request follow only after this handshake.
+ */
+export interface InitializationOptions { protocolVersion: number; clientName: string; token?: string }
 export interface RuntimeInfo { protocolVersion: number; pid: number; storeDir: string; version: string }
 
 /** Per-connection model access. The key lives in memory only: never logged, never written. */
@@ -40,6 +46,8 @@ export interface ConfigureParams {
   maxConcurrentForks?: number;
   /** This client can answer permission requests of background forks. */
   answersForkApprovals?: boolean;
+  /** The editor's workspace is untrusted (Restricted Mode): tools may read, never write or run commands. */
+  restricted?: boolean;
 }
 export const runtimeConfigure = request<ConfigureParams, RuntimeInfo>('runtime/configure');
 

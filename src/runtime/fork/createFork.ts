@@ -10,6 +10,7 @@ import { zeroUsage } from '../../common/transcript';
 import type { Session } from '../session/session';
 import { newEntryId } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
+import type { LaunchPolicy } from '../policy';
 import { closeBoundary } from './close';
 import { renderDirective } from './directive';
 import { selectHistory, snapshotUpTo, windowSkipsSummary } from './select';
@@ -31,6 +32,8 @@ export interface ForkSpec {
    * (creating a worktree) takes it first, so entries the parent commits meanwhile stay out.
    */
   snapshot?: readonly Entry[];
+  /** What the launching client allowed; recorded in the bootstrap (absent: revival assumes ask). */
+  policy?: LaunchPolicy;
 }
 
 export function newForkId(): string {
@@ -98,7 +101,7 @@ function persist(
   };
   const closing: Entry = { id: newEntryId(), kind: 'prompt', time: now, message: { role: 'user', content: closingContent } };
   const session = store.create(header);
-  session.writeBootstrap({ fork, inherited, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId });
+  session.writeBootstrap({ fork, inherited, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId, policy: spec.policy });
   return session;
 }
 

@@ -12,6 +12,9 @@ import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import type { CompactionSettings } from '../agent/compact';
 import { runLoop } from '../agent/loop';
+import type { ApprovalRequest } from '../agent/loop';
+import { applyPolicy, revivalPolicy } from '../policy';
+import type { LaunchPolicy } from '../policy';
 import { createAnthropicClient } from '../model/anthropicClient';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
@@ -37,6 +40,8 @@ export interface ModelAccess {
   apiKey: string;
   baseUrl?: string;
   approvalMode: ApprovalMode;
+  /** Restricted Mode (an untrusted workspace): read tools only. */
+  restricted?: boolean;
   ripgrepPath?: string;
   worktreeRoot?: string;
   compaction?: CompactionSettings;
@@ -45,7 +50,7 @@ export interface ModelAccess {
 }
 
 /** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
-export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot'> & { isolation?: Isolation };
+export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot' | 'policy'> & { isolation?: Isolation };
 
 interface ForkRun {
   session: Session;
@@ -94,7 +99,8 @@ export class ForkManager {
       });
       let session: Session;
       try {
-        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation }, placement.worktree);
+        const policy = policyOf(access);
+        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy }, placement.worktree);
       } catch (error) {
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
         throw error;
@@ -238,7 +244,9 @@ export class ForkManager {
         this.finish(run, 'failed', undefined, `Its worktree ${run.summary.worktree.path} no longer exists.`);
         continue;
       }
-      run.access = access;
+      // Issue 11: a fork launched with `ask` still asks when a client configured with `auto` revives it.
+      const policy = revivalPolicy(run.session.bootstrap?.policy, policyOf(access));
+      run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted };
       closeInterruptedCalls(run.session);
       this.enqueue(run);
     }
@@ -291,8 +299,21 @@ export class ForkManager {
     run.summary.endedProcesses = undefined;
     this.setState(run, 'running');
     const emit = (event: AgentEvent) => this.onEvent(run, event);
+    const { approvalMode, approve } = applyPolicy(policyOf(access), async ({ callId, tool, input, description }: ApprovalRequest) => {
+      this.setState(run, 'waiting-for-approval');
+      try {
+        return await this.approvals.ask({
+          sessionId: run.session.id, turnId: run.session.id, callId, toolName: tool.definition.name,
+          category: tool.category, description: `${run.summary.name}: ${description}`, input,
+        }, signal);
+      } finally {
+        if (!signal.aborted) this.setState(run, 'running');
+      }
+    });
     const workspace = new ForkWorkspace({
-      summary: run.summary, session: run.session, parentRoot: this.parentRootOf(run), options: access.worktree, ports: this.ports, emit, signal,
+      summary: run.summary, session: run.session, parentRoot: this.parentRootOf(run),
+      // Restricted Mode runs no code: setup commands (npm ci runs the repository's scripts) are skipped too.
+      options: access.restricted ? { ...access.worktree, setup: [] } : access.worktree, ports: this.ports, emit, signal,
       changed: patch => {
         Object.assign(run.summary, patch);
         this.broadcastState(run);
@@ -309,19 +330,9 @@ export class ForkManager {
         env: workspace.env, onProcessGroup: pgid => workspace.groups.add(pgid),
       },
       beforeRequest: () => workspace.beforeRequest(),
-      approvalMode: access.approvalMode,
+      approvalMode,
       compaction: access.compaction,
-      approve: async ({ callId, tool, input, description }) => {
-        this.setState(run, 'waiting-for-approval');
-        try {
-          return await this.approvals.ask({
-            sessionId: run.session.id, turnId: run.session.id, callId, toolName: tool.definition.name,
-            category: tool.category, description: `${run.summary.name}: ${description}`, input,
-          }, signal);
-        } finally {
-          if (!signal.aborted) this.setState(run, 'running');
-        }
-      },
+      approve,
       signal,
       emit,
       maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
@@ -386,6 +397,10 @@ export class ForkManager {
 
 export class ForkNotFoundError extends Error {}
 export class ForkBusyError extends Error {}
+
+function policyOf(access: ModelAccess): LaunchPolicy {
+  return access.restricted ? { approvalMode: access.approvalMode, restricted: true } : { approvalMode: access.approvalMode };
+}
 
 function newRun(session: Session, summary: ForkSummary, access?: ModelAccess): ForkRun {
   return { session, summary, access, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };

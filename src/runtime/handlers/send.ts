@@ -6,6 +6,9 @@ import type { SendParams, SendResult } from '../../common/protocol/runtime';
 import { zeroUsage } from '../../common/transcript';
 import type { ClientConnection } from '../clientConnection';
 import { runLoop } from '../agent/loop';
+import type { ApprovalRequest } from '../agent/loop';
+import { applyPolicy } from '../policy';
+import { checkTextSize } from './textLimits';
 import { createAnthropicClient } from '../model/anthropicClient';
 import { DEFAULT_MAX_TOKENS, DEFAULT_MODEL } from '../../common/defaults';
 import { accessOf } from '../runtimeContext';
@@ -27,6 +30,7 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
   if (typeof params?.prompt !== 'string' || params.prompt.trim() === '') {
     throw new ResponseError(ErrorCodes.InvalidParams, 'session/send needs a non-empty prompt.');
   }
+  checkTextSize('prompt', params.prompt);
   const access = accessOf(client);
   if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
   const session = await openOrCreate(ctx, client, params);
@@ -37,6 +41,11 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
     throw new ResponseError(ErrorCodes.InvalidParams, `Entry ${params.afterEntryId} is not in session ${session.id}.`);
   }
   const emit = (event: AgentEvent) => client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event });
+  const { approvalMode, approve } = applyPolicy(access, ({ callId, tool, input, description }: ApprovalRequest) =>
+    client.request(permissionRequest, {
+      sessionId: session.id, turnId: params.turnId, callId, toolName: tool.definition.name,
+      category: tool.category, description, input,
+    }));
   const prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }] });
   emit({ type: 'turn_start', promptEntryId: prompt.id });
   emit({ type: 'entry', entry: prompt });
@@ -47,18 +56,14 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
       model: createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl }),
       tools: new Map(ALL_TOOLS.map(tool => [tool.definition.name, tool])),
       toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access) },
-      approvalMode: access.approvalMode,
+      approvalMode,
       compaction: access.compaction,
       beforeRequest: () => {
         for (const text of ctx.forks.takeNotifications(session.id)) {
           emit({ type: 'entry', entry: session.commit('notification', { role: 'user', content: [{ type: 'text', text }] }) });
         }
       },
-      approve: ({ callId, tool, input, description }) =>
-        client.request(permissionRequest, {
-          sessionId: session.id, turnId: params.turnId, callId, toolName: tool.definition.name,
-          category: tool.category, description, input,
-        }),
+      approve,
       signal,
       emit,
     }),

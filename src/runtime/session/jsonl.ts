@@ -1,6 +1,7 @@
 // Append-only JSON-lines files. A record is committed once its line and newline are on disk;
 // a torn last line (a crash mid-write) was never committed and is cut off on load.
 import * as fs from 'node:fs';
+import { openPrivateFile } from '../ipc/privateFs';
 
 export interface JsonlReadResult<T> { records: T[]; tornBytes: number; skippedLines: number }
 
@@ -33,7 +34,8 @@ export class JsonlWriter {
   private fd: number | undefined;
 
   constructor(readonly file: string) {
-    this.fd = fs.openSync(file, 'a');
+    // Transcripts hold code and pasted secrets: 0600 from creation (issue 11).
+    this.fd = openPrivateFile(file, 'a');
   }
 
   /** Writes one record as one line and flushes it to disk before returning. */
