@@ -109,6 +109,10 @@ async function main(): Promise<void> {
     if (process.platform !== 'win32') fs.rmSync(socketPath, { force: true });
     process.exit(0);
   };
+  // Last line of defence: every run catches its own failures (runLoop never rejects, forks end as failed),
+  // so anything reaching here is a bug in bookkeeping around them. Logged; the other sessions keep running.
+  process.on('unhandledRejection', reason => log(`unhandled rejection (the runtime keeps running): ${describeError(reason)}`));
+  process.on('uncaughtException', error => log(`uncaught exception (the runtime keeps running): ${describeError(error)}`));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
@@ -154,6 +158,10 @@ function isAlive(socketPath: string): Promise<boolean> {
     });
     probe.once('error', () => resolve(false));
   });
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
 function removeIfOurs(infoFile: string): void {

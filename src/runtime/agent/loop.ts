@@ -45,8 +45,21 @@ export interface LoopOutcome {
 
 export const CANCELLED_RESULT = 'The user cancelled this tool call before it finished.';
 
-/** Runs model requests until the model stops asking for tools. The session must end with a user entry. */
+/**
+ * Runs model requests until the model stops asking for tools. The session must end with a user entry.
+ * Never rejects: a failure inside (a transcript that cannot be written on a full disk, say) ends this turn
+ * with an error outcome, and only this turn.
+ */
 export async function runLoop(deps: LoopDeps): Promise<LoopOutcome> {
+  try {
+    return await loopUntilDone(deps);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { stopReason: 'error', error: { kind: 'internal', message }, text: '', usage: zeroUsage() };
+  }
+}
+
+async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
   let total = zeroUsage();
   const maxRequests = deps.maxRequests ?? 200;
   let text = '';

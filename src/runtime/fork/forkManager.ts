@@ -14,6 +14,7 @@ import { runLoop } from '../agent/loop';
 import { createAnthropicClient } from '../model/anthropicClient';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
+import { log } from '../log';
 import { ALL_TOOLS } from '../tools/registry';
 import type { Tool } from '../tools/types';
 import { discardForkWorktree } from '../git/worktree';
@@ -268,7 +269,8 @@ export class ForkManager {
     while (this.running < this.maxConcurrent && this.queue.length > 0) {
       const run = this.queue.shift()!;
       this.running++;
-      void this.execute(run).finally(() => {
+      // execute() ends the run itself; this catch is for a failure in the bookkeeping around the loop.
+      void this.execute(run).catch(error => this.failRun(run, error)).finally(() => {
         this.running--;
         this.pump();
       });
@@ -327,12 +329,26 @@ export class ForkManager {
     for (const client of this.clients) client.notify(forkEvent, { forkId: run.session.id, event, seq });
   }
 
+  private failRun(run: ForkRun, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    log(`fork ${run.session.id} failed: ${message}`);
+    run.controller = undefined;
+    if (!isTerminal(run.summary.state)) this.finish(run, 'failed', undefined, message);
+  }
+
   private finish(run: ForkRun, state: ForkState, report?: string, error?: string): void {
     run.summary.report = report;
     run.summary.error = error;
     run.summary.endedAt = new Date().toISOString();
     run.summary.announced = undefined;
-    run.session.writeStatus({ state, time: run.summary.endedAt, report, error });
+    try {
+      run.session.writeStatus({ state, time: run.summary.endedAt, report, error });
+    } catch (writeError) {
+      // A full disk: the clients still learn how the run ended; on disk it stays unfinished and is revived.
+      const message = writeError instanceof Error ? writeError.message : String(writeError);
+      log(`fork ${run.session.id}: ${message}`);
+      run.summary.error = error ? `${error} ${message}` : message;
+    }
     this.setState(run, state);
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
   }
