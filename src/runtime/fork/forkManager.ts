@@ -18,7 +18,8 @@ import { log } from '../log';
 import { ALL_TOOLS } from '../tools/registry';
 import type { Tool } from '../tools/types';
 import { discardForkWorktree } from '../git/worktree';
-import { readWorktreeMeta } from '../git/worktreeMeta';
+import { findAdminDir, readWorktreeMeta } from '../git/worktreeMeta';
+import { pinGitDir } from '../git/run';
 import { createForkSession, newForkId } from './createFork';
 import type { ForkSpec } from './createFork';
 import { placeFork } from './isolation';
@@ -292,12 +293,12 @@ export class ForkManager {
       toolContext: { root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost },
       approvalMode: access.approvalMode,
       compaction: access.compaction,
-      approve: async ({ callId, tool, input, description }) => {
+      approve: async ({ callId, tool, input, description, category }) => {
         this.setState(run, 'waiting-for-approval');
         try {
           return await this.approvals.ask({
             sessionId: run.session.id, turnId: run.session.id, callId, toolName: tool.definition.name,
-            category: tool.category, description: `${run.summary.name}: ${description}`, input,
+            category, description: `${run.summary.name}: ${description}`, input,
           }, signal);
         } finally {
           if (!signal.aborted) this.setState(run, 'running');
@@ -401,6 +402,9 @@ function summarize(session: Session): ForkSummary {
 /** A worktree's launch record brought up to date from disk: gone means discarded; apply and keep from its metadata. */
 function worktreeNow(worktree: ForkWorktree): ForkWorktree {
   if (!fs.existsSync(worktree.path)) return { ...worktree, discarded: true };
+  // Pinned before any git call in it: the recorded admin folder, or for older records the main repository's entry.
+  const gitDir = worktree.gitDir ?? findAdminDir(worktree.repoRoot, worktree.path);
+  if (gitDir) pinGitDir(worktree.path, gitDir);
   const meta = readWorktreeMeta(worktree.path);
   return { ...worktree, appliedAt: meta?.appliedAt, keptAt: meta?.keptAt };
 }

@@ -62,10 +62,10 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
           emit({ type: 'entry', entry: session.commit('notification', { role: 'user', content: [{ type: 'text', text }] }) });
         }
       },
-      approve: ({ callId, tool, input, description }) =>
+      approve: ({ callId, tool, input, description, category }) =>
         client.request(permissionRequest, {
           sessionId: session.id, turnId: params.turnId, callId, toolName: tool.definition.name,
-          category: tool.category, description, input,
+          category, description, input,
         }),
       signal,
       emit,

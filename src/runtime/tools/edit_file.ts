@@ -1,6 +1,7 @@
 // edit_file: exact string replacement. Requiring a unique match (unless replace_all) makes the model
 // quote enough context that it cannot silently edit the wrong spot.
 import { expectObject, optionalBoolean, peekString, requireString, safeDescribe } from './input';
+import { assertGitWriteAllowed, writeApprovalCategory } from './gitGuard';
 import { resolveInsideRoot } from './pathGuard';
 import { readInsideRoot, writeInsideRoot } from './rootedFs';
 import { looksBinary } from './text';
@@ -56,6 +57,7 @@ export const editFileTool: Tool = {
     },
   },
   category: 'edit',
+  approvalCategory: writeApprovalCategory,
 
   describe(input: unknown): string {
     return safeDescribe('Edit a file', () => `Edit ${peekString(input, 'path') ?? 'a file'}`);
@@ -70,6 +72,7 @@ export const editFileTool: Tool = {
     if (oldString === '') throw new ToolError('edit_file: old_string is empty; to create a file use write_file.');
     if (oldString === newString) throw new ToolError('edit_file: old_string and new_string are identical, so there is nothing to change.');
     const { rel, root } = await resolveInsideRoot(ctx.root, userPath);
+    assertGitWriteAllowed(rel, ctx);
 
     const buffer = await readInsideRoot(root, rel, 'give a file path to edit.');
     if (looksBinary(buffer)) throw new ToolError(`${rel} looks like a binary file; edit_file only edits text.`);

@@ -1,5 +1,6 @@
 // write_file: create or overwrite a whole file, creating missing parent folders.
 import { expectObject, peekString, requireString, safeDescribe } from './input';
+import { assertGitWriteAllowed, writeApprovalCategory } from './gitGuard';
 import { resolveInsideRoot } from './pathGuard';
 import { writeInsideRoot } from './rootedFs';
 import { ToolError } from './types';
@@ -32,6 +33,7 @@ export const writeFileTool: Tool = {
     },
   },
   category: 'edit',
+  approvalCategory: writeApprovalCategory,
 
   describe(input: unknown): string {
     return safeDescribe('Write a file', () => `Write ${peekString(input, 'path') ?? 'a file'}`);
@@ -43,6 +45,7 @@ export const writeFileTool: Tool = {
     const content = requireString(NAME, fields, 'content');
     const { rel, root } = await resolveInsideRoot(ctx.root, userPath);
     if (rel === '.') throw new ToolError('write_file needs a file path, not the workspace root.');
+    assertGitWriteAllowed(rel, ctx);
 
     const { existed } = await writeInsideRoot(root, rel, content, { createFolders: true });
     const lines = countLines(content);
