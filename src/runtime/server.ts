@@ -34,6 +34,7 @@ import { log } from './log';
 import type { RuntimeContext } from './runtimeContext';
 import { SessionStore } from './session/sessionStore';
 import { TurnRegistry } from './turns';
+import { killAllCommands } from './tools/bash';
 
 const HANDLERS = [
   registerLifecycle, registerConfigure, registerSend, registerCompact, registerCancel, registerList, registerTranscript,
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
 
   const shutdown = (why: string) => {
     log(`runtime ${process.pid} stopping (${why})`);
+    killAllCommands(); // nothing the bash tool started outlives the runtime
     server.close();
     ctx.store.closeAll();
     removeIfOurs(runtimeInfoPath(options.storeDir));
