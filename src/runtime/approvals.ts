@@ -10,7 +10,8 @@ import type { ClientConnection } from './clientConnection';
 export const APPROVAL_WAIT_MS = 2 * 60_000;
 
 export function noApproverReason(waitMs: number): string {
-  return `no editor was connected to approve it within ${Math.round(waitMs / 1000)} s; approvals of forks need a connected editor ` +
+  const wait = waitMs < 1000 ? `${waitMs} ms` : `${Math.round(waitMs / 1000)} s`;
+  return `no editor was connected to approve it within ${wait}; approvals of forks need a connected editor ` +
     '(the Forks panel), or start the fork with --approval auto-edit or --approval auto';
 }
 
