@@ -21,6 +21,11 @@ export interface ForkWorktree {
   parentHead?: string;
   /** Top of the main working tree the fork came from and applies to. */
   repoRoot: string;
+  /**
+   * The worktree's git admin folder, recorded when it was made: the runtime's git always uses it (GIT_DIR),
+   * never the `.git` file inside the worktree, which the fork can rewrite. Absent in records made before.
+   */
+  gitDir?: string;
   /** Files carried over from the parent's uncommitted state (modified, staged, deleted, untracked). */
   carried: number;
   appliedAt?: string;

@@ -38,6 +38,7 @@ import { log } from './log';
 import type { RuntimeContext } from './runtimeContext';
 import { SessionStore } from './session/sessionStore';
 import { TurnRegistry } from './turns';
+import { killAllCommands } from './tools/bash';
 
 /** Registered once a client has presented the token at `initialize` (registerLifecycle comes first, alone). */
 const HANDLERS = [
@@ -132,12 +133,17 @@ async function main(): Promise<void> {
 
   const shutdown = (why: string) => {
     log(`runtime ${process.pid} stopping (${why})`);
+    killAllCommands(); // nothing the bash tool started outlives the runtime
     server.close();
     ctx.store.closeAll();
     removeIfOurs(runtimeInfoPath(options.storeDir));
     if (process.platform !== 'win32') fs.rmSync(socketPath, { force: true });
     process.exit(0);
   };
+  // Last line of defence: every run catches its own failures (runLoop never rejects, forks end as failed),
+  // so anything reaching here is a bug in bookkeeping around them. Logged; the other sessions keep running.
+  process.on('unhandledRejection', reason => log(`unhandled rejection (the runtime keeps running): ${describeError(reason)}`));
+  process.on('uncaughtException', error => log(`uncaught exception (the runtime keeps running): ${describeError(error)}`));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
@@ -186,6 +192,10 @@ function isAlive(socketPath: string): Promise<boolean> {
     });
     probe.once('error', () => resolve(false));
   });
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
 function removeIfOurs(infoFile: string): void {

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import * as readline from 'node:readline';
 import type { AgentEvent } from '../../common/agentEvents';
+import { approvalInputLines, escapeControl } from '../../common/escapeControl';
 import { onNotification, onRequest, sendRequest } from '../../common/protocol/endpoint';
 import { permissionRequest, sessionCancel, sessionEvent, sessionSend } from '../../common/protocol/runtime';
 import type { PermissionParams, PermissionResult } from '../../common/protocol/runtime';
@@ -82,7 +83,11 @@ async function askOnTerminal(params: PermissionParams): Promise<PermissionResult
   }
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = await new Promise<string>(resolve => rl.question(`Allow: ${params.description}? [y/N] `, resolve));
+    // The whole input, control characters escaped: a `\r` or an ANSI erase must not redraw the question.
+    const details = approvalInputLines(params.input, 2000).map(line => `  ${line}\n`).join('');
+    const kind = params.category === 'exec' ? 'runs a command' : params.category === 'edit' ? 'changes files' : 'reads files';
+    const question = `Allow ${escapeControl(params.toolName)} (${kind}): ${escapeControl(params.description)}\n${details}[y/N] `;
+    const answer = await new Promise<string>(resolve => rl.question(question, resolve));
     return /^y(es)?$/i.test(answer.trim()) ? { approved: true } : { approved: false, reason: 'denied at the terminal' };
   } finally {
     rl.close();

@@ -24,6 +24,13 @@ export async function forkCommand(args: ParsedArgs): Promise<void> {
     const fork = await sendRequest(client.endpoint, forkStart, {
       sessionId, directive, forkTurns: args.flags.get('turns'), atEntryId: args.flags.get('at'), isolation,
     });
+    // Once it started (a refused start keeps its one-line reason).
+    if ((args.flags.get('approval') ?? 'ask') === 'ask' && !args.switches.has('json')) {
+      process.stderr.write(
+        'note: this fork asks before it edits files or runs commands, and only a connected editor (the Forks panel) can answer;\n' +
+        '      without one its requests are denied after a while. Use --approval auto-edit or --approval auto to allow them.\n',
+      );
+    }
     await finish(client, fork, args);
   } finally {
     await client.close();

@@ -18,10 +18,12 @@ import type { LaunchPolicy } from '../policy';
 import { createAnthropicClient } from '../model/anthropicClient';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
+import { log } from '../log';
 import { ALL_TOOLS } from '../tools/registry';
 import type { Tool } from '../tools/types';
 import { discardForkWorktree } from '../git/worktree';
-import { readWorktreeMeta } from '../git/worktreeMeta';
+import { findAdminDir, readWorktreeMeta } from '../git/worktreeMeta';
+import { pinGitDir } from '../git/run';
 import { createForkSession, newForkId } from './createFork';
 import { PortBlocks } from './forkPorts';
 import { ForkWorkspace } from './forkWorkspace';
@@ -282,7 +284,8 @@ export class ForkManager {
     while (this.running < this.maxConcurrent && this.queue.length > 0) {
       const run = this.queue.shift()!;
       this.running++;
-      void this.execute(run).finally(() => {
+      // execute() ends the run itself; this catch is for a failure in the bookkeeping around the loop.
+      void this.execute(run).catch(error => this.failRun(run, error)).finally(() => {
         this.running--;
         this.pump();
       });
@@ -299,12 +302,12 @@ export class ForkManager {
     run.summary.endedProcesses = undefined;
     this.setState(run, 'running');
     const emit = (event: AgentEvent) => this.onEvent(run, event);
-    const { approvalMode, approve } = applyPolicy(policyOf(access), async ({ callId, tool, input, description }: ApprovalRequest) => {
+    const { approvalMode, approve } = applyPolicy(policyOf(access), async ({ callId, tool, input, description, category }: ApprovalRequest) => {
       this.setState(run, 'waiting-for-approval');
       try {
         return await this.approvals.ask({
           sessionId: run.session.id, turnId: run.session.id, callId, toolName: tool.definition.name,
-          category: tool.category, description: `${run.summary.name}: ${description}`, input,
+          category, description: `${run.summary.name}: ${description}`, input,
         }, signal);
       } finally {
         if (!signal.aborted) this.setState(run, 'running');
@@ -375,12 +378,26 @@ export class ForkManager {
     for (const client of this.clients) client.notify(forkEvent, { forkId: run.session.id, event, seq });
   }
 
+  private failRun(run: ForkRun, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    log(`fork ${run.session.id} failed: ${message}`);
+    run.controller = undefined;
+    if (!isTerminal(run.summary.state)) this.finish(run, 'failed', undefined, message);
+  }
+
   private finish(run: ForkRun, state: ForkState, report?: string, error?: string): void {
     run.summary.report = report;
     run.summary.error = error;
     run.summary.endedAt = new Date().toISOString();
     run.summary.announced = undefined;
-    run.session.writeStatus({ state, time: run.summary.endedAt, report, error });
+    try {
+      run.session.writeStatus({ state, time: run.summary.endedAt, report, error });
+    } catch (writeError) {
+      // A full disk: the clients still learn how the run ended; on disk it stays unfinished and is revived.
+      const message = writeError instanceof Error ? writeError.message : String(writeError);
+      log(`fork ${run.session.id}: ${message}`);
+      run.summary.error = error ? `${error} ${message}` : message;
+    }
     this.setState(run, state);
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
   }
@@ -437,6 +454,9 @@ function summarize(session: Session): ForkSummary {
 /** A worktree's launch record brought up to date from disk: gone means discarded; apply and keep from its metadata. */
 function worktreeNow(worktree: ForkWorktree): ForkWorktree {
   if (!fs.existsSync(worktree.path)) return { ...worktree, discarded: true };
+  // Pinned before any git call in it: the recorded admin folder, or for older records the main repository's entry.
+  const gitDir = worktree.gitDir ?? findAdminDir(worktree.repoRoot, worktree.path);
+  if (gitDir) pinGitDir(worktree.path, gitDir);
   const meta = readWorktreeMeta(worktree.path);
   // The base moves once when preparation changed the worktree (setupBase.ts); the metadata has the latest.
   return { ...worktree, base: meta?.base || worktree.base, appliedAt: meta?.appliedAt, keptAt: meta?.keptAt };

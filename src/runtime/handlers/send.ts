@@ -17,6 +17,7 @@ import type { RuntimeContext } from '../runtimeContext';
 import { BadRootError, createSession } from '../session/createSession';
 import { SessionNotFoundError } from '../session/sessionStore';
 import type { Session } from '../session/session';
+import { TranscriptWriteError } from '../session/jsonl';
 import { ALL_TOOLS } from '../tools/registry';
 
 export const MISSING_KEY_MESSAGE =
@@ -41,12 +42,19 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
     throw new ResponseError(ErrorCodes.InvalidParams, `Entry ${params.afterEntryId} is not in session ${session.id}.`);
   }
   const emit = (event: AgentEvent) => client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event });
-  const { approvalMode, approve } = applyPolicy(access, ({ callId, tool, input, description }: ApprovalRequest) =>
+  const { approvalMode, approve } = applyPolicy(access, ({ callId, tool, input, description, category }: ApprovalRequest) =>
     client.request(permissionRequest, {
       sessionId: session.id, turnId: params.turnId, callId, toolName: tool.definition.name,
-      category: tool.category, description, input,
+      category, description, input,
     }));
-  const prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }] });
+  let prompt;
+  try {
+    prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }] });
+  } catch (error) {
+    // A full disk: the prompt is not saved, so no turn starts; the session stays as it was.
+    if (error instanceof TranscriptWriteError) throw new ResponseError(ErrorCodes.InternalError, error.message);
+    throw error;
+  }
   emit({ type: 'turn_start', promptEntryId: prompt.id });
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };
