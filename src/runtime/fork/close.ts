@@ -14,13 +14,36 @@ export interface ClosedHistory {
   closing: Message;
 }
 
-export function closeBoundary(selected: readonly Entry[], directiveText: string): ClosedHistory {
-  const inherited = selected.slice();
-  // An unanswered trailing prompt is dropped, with the reminders committed for its request after it.
-  let end = inherited.length;
-  while (end > 0 && (inherited[end - 1].kind === 'notification' || inherited[end - 1].kind === 'reminder')) end--;
-  const last = inherited[end - 1];
-  if (last && last.message.role === 'user' && last.kind === 'prompt' && isRealUserTurn(last.message)) inherited.length = end - 1;
+/**
+ * Drops the trailing prompts nobody answered (with the reminders and notifications committed for their
+ * requests): a prompt whose request failed, one still in flight, several in a row. "Answered" is decided
+ * against the parent's whole history, so Fork from here on a prompt that was answered later keeps it.
+ */
+export function dropUnanswered(snapshot: readonly Entry[], history: readonly Entry[]): readonly Entry[] {
+  let end = snapshot.length;
+  for (;;) {
+    let at = end;
+    while (at > 0 && (snapshot[at - 1].kind === 'notification' || snapshot[at - 1].kind === 'reminder')) at--;
+    const last = snapshot[at - 1];
+    if (!last || last.kind !== 'prompt' || !isRealUserTurn(last.message) || answered(last, history)) break;
+    end = at - 1;
+  }
+  return end === snapshot.length ? snapshot : snapshot.slice(0, end);
+}
+
+/** A response follows the prompt before the next real prompt. */
+function answered(prompt: Entry, history: readonly Entry[]): boolean {
+  const at = history.findIndex(entry => entry.id === prompt.id);
+  for (let i = at + 1; at >= 0 && i < history.length; i++) {
+    if (history[i].kind === 'response') return true;
+    if (history[i].kind === 'prompt' && isRealUserTurn(history[i].message)) return false;
+  }
+  return false;
+}
+
+/** `history`: the parent's whole history, which decides what was answered (default: the selection itself). */
+export function closeBoundary(selected: readonly Entry[], directiveText: string, history: readonly Entry[] = selected): ClosedHistory {
+  const inherited = dropUnanswered(selected, history).slice();
   const content: ContentBlock[] = [];
   const tail = inherited[inherited.length - 1];
   if (tail && tail.message.role === 'assistant') {

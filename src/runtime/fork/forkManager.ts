@@ -77,7 +77,7 @@ export class ForkManager {
    */
   async start(spec: StartSpec, access: ModelAccess): Promise<ForkSummary> {
     const id = newForkId();
-    const snapshot = spec.parent.entries().slice();
+    const snapshot = spec.parent.history().slice();
     // An unknown fork point is refused before any worktree is made for it.
     snapshotUpTo(snapshot, spec.atEntryId);
     this.pending.add(id);

@@ -4,11 +4,14 @@ import type { AgentEvent } from '../../common/agentEvents';
 import { RuntimeErrorCode, permissionRequest, sessionEvent, sessionSend } from '../../common/protocol/runtime';
 import type { SendParams, SendResult } from '../../common/protocol/runtime';
 import { zeroUsage } from '../../common/transcript';
+import type { Entry } from '../../common/transcript';
 import type { ClientConnection } from '../clientConnection';
 import { runLoop } from '../agent/loop';
 import { createAnthropicClient } from '../model/anthropicClient';
 import { DEFAULT_MAX_TOKENS, DEFAULT_MODEL } from '../../common/defaults';
 import { accessOf } from '../runtimeContext';
+import { isForkTranscript } from '../fork/directive';
+import { closeInterruptedCalls } from '../fork/revive';
 import { parentSubagentHost } from '../fork/subagentHost';
 import type { RuntimeContext } from '../runtimeContext';
 import { BadRootError, createSession } from '../session/createSession';
@@ -30,12 +33,21 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
   const access = accessOf(client);
   if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
   const session = await openOrCreate(ctx, client, params);
+  if (session.bootstrap || isForkTranscript(session.history())) {
+    // A fork runs only in the fork manager's loop, with the fork's tools and guard (DESIGN §4.5, §4.7).
+    throw new ResponseError(
+      ErrorCodes.InvalidParams,
+      `Session ${session.id} is a fork: continue it with fork/send (\`fork-agents send ${session.id} <message>\`), not as a chat.`,
+    );
+  }
   if (ctx.turns.isRunning(session.id)) {
     throw new ResponseError(ErrorCodes.InvalidRequest, 'A turn is already running in this session; wait for it or cancel it.');
   }
   if (params.afterEntryId !== undefined && !session.rewindTo(params.afterEntryId)) {
     throw new ResponseError(ErrorCodes.InvalidParams, `Entry ${params.afterEntryId} is not in session ${session.id}.`);
   }
+  // A runtime that died mid-tool-call left calls without results: close them, or every request is refused.
+  for (const entry of closeInterruptedCalls(session)) emitEntry(client, session.id, params.turnId, entry);
   const emit = (event: AgentEvent) => client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event });
   const prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }] });
   emit({ type: 'turn_start', promptEntryId: prompt.id });
@@ -82,4 +94,8 @@ async function openOrCreate(ctx: RuntimeContext, client: ClientConnection, param
     }
     throw error;
   }
+}
+
+function emitEntry(client: ClientConnection, sessionId: string, turnId: string, entry: Entry): void {
+  client.notify(sessionEvent, { sessionId, turnId, event: { type: 'entry', entry } });
 }
