@@ -55,4 +55,5 @@ export const USAGE = `usage:
   fork-agents keep    --fork ID [--json]              commit the fork's work to its branch fork/…, remove nothing
   fork-agents discard --fork ID [--json]              stop it; remove its worktree, branch and folder
 common: --store DIR (or FORK_AGENTS_HOME), --model NAME; ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL are honoured.
+new chats: --thinking-budget TOKENS (0: off), --cache-ttl 5m|1h (forks keep their parent's).
 exit codes: 0 success, 2 bad input, 1 failure.`;

@@ -43,6 +43,7 @@ export function createRuntimeConnection(
         ...access, apiKey: access.apiKey ?? '', baseUrl: access.baseUrl ?? '', ripgrepPath,
         maxConcurrentForks: settings.maxConcurrentForks(), answersForkApprovals: true,
         contextWindow: settings.contextWindow(), autoCompactAt: settings.autoCompactAt(), worktreeRoot: settings.worktreeRoot(),
+        thinkingBudgetTokens: settings.thinkingBudgetTokens(), cacheTtl: settings.cacheTtl(),
       };
     },
     log: output,

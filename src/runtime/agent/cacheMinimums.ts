@@ -17,3 +17,16 @@ const MINIMUMS: readonly [prefix: string, tokens: number][] = [
 export function minCacheableTokens(model: string): number {
   return MINIMUMS.find(([prefix]) => model.startsWith(prefix))?.[1] ?? 1024;
 }
+
+/**
+ * Extended thinking + prompt caching (prompt-caching docs, "Caching with thinking blocks"; extended-thinking
+ * docs, "Thinking block preservation in Claude Opus 4.5 and later"): "cache remains valid when only tool
+ * results are provided as user messages"; "when a non-tool-result user block is included, it designates a
+ * new assistant loop and all previous thinking blocks are removed from context" — a text block beside tool
+ * results counts. Opus 4.5+ and Sonnet 4.6+ keep earlier thinking by default; earlier Opus/Sonnet models and
+ * every Haiku strip it. On those, a fork's directive (text beside its placeholder results) and a reminder
+ * committed after tool results cut the cached prefix at the current turn's first thinking block.
+ */
+export function stripsEarlierThinking(model: string): boolean {
+  return /haiku/.test(model) || /^claude-(3-|sonnet-4-5|sonnet-4-0|sonnet-4-2|sonnet-4$|opus-4-1|opus-4-0|opus-4-2|opus-4$)/.test(model);
+}

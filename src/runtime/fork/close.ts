@@ -1,6 +1,9 @@
 // Closing the boundary (DESIGN §4.4): the fork's history must be a valid conversation that ends with
 // the directive. Unanswered calls get constant placeholder results; the directive rides in the same
-// user message (which also keeps earlier thinking blocks in the cached prefix).
+// user message (the API wants the results right after the calls). On thinking, the documented rule
+// (agent/cacheMinimums.ts): models that keep earlier thinking (Opus 4.5+, Sonnet 4.6+) keep it here too;
+// models that strip it do so at any non-tool-result block, the directive included, so there a fork reads
+// the cache only up to its current turn's first thinking block, whatever message the directive rides in.
 import type { ContentBlock, Entry, Message, ToolResultBlock, ToolUseBlock } from '../../common/transcript';
 import { isRealUserTurn } from '../../common/transcript';
 import { FORK_STARTED_RESULT, NOT_EXECUTED_RESULT } from './directive';

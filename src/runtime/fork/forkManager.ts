@@ -27,6 +27,7 @@ import { renderForkNotification } from './notification';
 import { UncommittedOutput, outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { refusingSubagentHost } from './subagentHost';
+import { PrefixWriters, sharedPrefixKey } from './stagger';
 
 export const MAX_FORK_REQUESTS = 200;
 
@@ -61,6 +62,8 @@ export class ForkManager {
   /** Ids of forks being created (worktree first, then the bootstrap): start-up pruning must spare them. */
   private readonly pending = new Set<string>();
   readonly janitor: WorktreeJanitor;
+  /** First requests of sibling forks in flight, by shared prefix (the stagger, DESIGN §4.6). */
+  private readonly prefixWriters = new PrefixWriters();
   maxConcurrent = 4;
 
   constructor(
@@ -283,6 +286,7 @@ export class ForkManager {
     const signal = run.controller.signal;
     this.setState(run, 'running');
     const emit = (event: AgentEvent) => this.onEvent(run, event);
+    let release: (() => void) | undefined;
     const outcome = await runLoop({
       session: run.session,
       model: createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl }),
@@ -304,7 +308,17 @@ export class ForkManager {
       signal,
       emit,
       maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
+      beforeSend: async () => {
+        release?.();
+        const key = sharedPrefixKey(run.session);
+        release = key === undefined ? undefined : await this.prefixWriters.claim(key, signal);
+      },
+      onResponseStart: () => {
+        release?.();
+        release = undefined;
+      },
     });
+    release?.();
     run.controller = undefined;
     if (outcome.stopReason === 'cancelled') return this.finish(run, 'cancelled');
     if (outcome.stopReason === 'error') return this.finish(run, 'failed', undefined, outcome.error?.message);

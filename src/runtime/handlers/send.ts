@@ -4,12 +4,13 @@ import type { AgentEvent } from '../../common/agentEvents';
 import { RuntimeErrorCode, permissionRequest, sessionEvent, sessionSend } from '../../common/protocol/runtime';
 import type { SendParams, SendResult } from '../../common/protocol/runtime';
 import { zeroUsage } from '../../common/transcript';
-import type { Entry } from '../../common/transcript';
+import type { Entry, ModelSettings } from '../../common/transcript';
 import type { ClientConnection } from '../clientConnection';
 import { runLoop } from '../agent/loop';
 import { createAnthropicClient } from '../model/anthropicClient';
 import { DEFAULT_MAX_TOKENS, DEFAULT_MODEL } from '../../common/defaults';
 import { accessOf } from '../runtimeContext';
+import { stripsEarlierThinking } from '../agent/cacheMinimums';
 import { isForkTranscript } from '../fork/directive';
 import { closeInterruptedCalls } from '../fork/revive';
 import { parentSubagentHost } from '../fork/subagentHost';
@@ -37,7 +38,7 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
     // A fork runs only in the fork manager's loop, with the fork's tools and guard (DESIGN §4.5, §4.7).
     throw new ResponseError(
       ErrorCodes.InvalidParams,
-      `Session ${session.id} is a fork: continue it with fork/send (\`fork-agents send ${session.id} <message>\`), not as a chat.`,
+      `Session ${session.id} is a fork: continue it with fork/send (\`fork-agents send --fork ${session.id} "message"\`), not as a chat.`,
     );
   }
   if (ctx.turns.isRunning(session.id)) {
@@ -62,6 +63,11 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
       approvalMode: access.approvalMode,
       compaction: access.compaction,
       beforeRequest: () => {
+        // With thinking on a model that strips earlier thinking at any non-tool-result user block, a
+        // notification beside tool results would drop this turn's thinking from the cached prefix: it waits
+        // for the next prompt, where the thinking goes anyway (cacheMinimums.ts, stripsEarlierThinking).
+        const { thinkingBudget, model } = session.header.settings;
+        if (thinkingBudget && stripsEarlierThinking(model) && session.lastEntry()?.kind === 'tool_results') return;
         for (const text of ctx.forks.takeNotifications(session.id)) {
           emit({ type: 'entry', entry: session.commit('notification', { role: 'user', content: [{ type: 'text', text }] }) });
         }
@@ -86,7 +92,7 @@ async function openOrCreate(ctx: RuntimeContext, client: ClientConnection, param
     return await createSession(ctx.store, {
       root: params.root,
       title: params.prompt.split('\n', 1)[0],
-      settings: { model: client.config.model || DEFAULT_MODEL, maxTokens: client.config.maxTokens || DEFAULT_MAX_TOKENS },
+      settings: sessionSettings(client),
     });
   } catch (error) {
     if (error instanceof SessionNotFoundError || error instanceof BadRootError) {
@@ -98,4 +104,21 @@ async function openOrCreate(ctx: RuntimeContext, client: ClientConnection, param
 
 function emitEntry(client: ClientConnection, sessionId: string, turnId: string, entry: Entry): void {
   client.notify(sessionEvent, { sessionId, turnId, event: { type: 'entry', entry } });
+}
+
+/**
+ * A new session's model settings, fixed in its header: forks copy them, so they keep the parent's
+ * thinking config and cache TTL (DESIGN §4.6: a different TTL or thinking setting is a different cache entry).
+ */
+function sessionSettings(client: ClientConnection): ModelSettings {
+  const { model, maxTokens, thinkingBudgetTokens, cacheTtl } = client.config;
+  const settings: ModelSettings = { model: model || DEFAULT_MODEL, maxTokens: maxTokens || DEFAULT_MAX_TOKENS };
+  if (thinkingBudgetTokens) {
+    if (thinkingBudgetTokens >= settings.maxTokens) {
+      throw new ResponseError(ErrorCodes.InvalidParams, `The thinking budget (${thinkingBudgetTokens} tokens) must be below maxTokens (${settings.maxTokens}).`);
+    }
+    settings.thinkingBudget = thinkingBudgetTokens;
+  }
+  if (cacheTtl) settings.cacheTtl = cacheTtl;
+  return settings;
 }
