@@ -65,6 +65,7 @@ describe('runtime: fork engine, second pass (issue 10)', function () {
     const fork = await start({ sessionId, directive: 'compacted' });
     assert.equal((await wait(fork.id)).state, 'completed');
     const first = requestsOf(directiveOf('compacted'))[0];
+    measured.compactedAllShare = share(first.usage!);
     assert.equal(first.outcome, 'completed');
     const head = first.body.messages[0].content;
     assert.match(head[0].text, /^<system-reminder>\nWorkspace root/, 'startup first');
@@ -73,7 +74,6 @@ describe('runtime: fork engine, second pass (issue 10)', function () {
     // The parent's latest request ended with its answer; the fork's inherits that answer after it.
     assert.deepEqual(noCc(first.body.messages.slice(0, n - 1)), noCc(parentLatest.body.messages.slice(0, n - 1)));
     assert.deepEqual(noCc(first.body.messages[n - 1].content.slice(0, parentLatest.body.messages[n - 1].content.length)), noCc(parentLatest.body.messages[n - 1].content));
-    measured.compactedAllShare = share(first.usage!);
     assert.ok(share(first.usage!) >= 0.9, `cache read share ${share(first.usage!).toFixed(3)}`);
     sessionId = '';
   });
@@ -200,6 +200,35 @@ describe('runtime: fork engine, second pass (issue 10)', function () {
       assert.ok(sent.includes('q0 answered'), `${word}: the answered turn is there`);
     }
     assert.ok(requestsOf(directiveOf('here-trailing'))[0].rawBody.includes('q0 answered'), 'Fork from here on an answered prompt keeps it');
+  });
+
+  it('8: a numeric window that would start at a tool_results + text entry starts at the call they answer', async () => {
+    await begin();
+    responder = r => (isFork(r) ? say('Scope: window') : say('ok'));
+    const { sessionId } = await h.send('seed');
+    // A transcript holding a user entry of tool results plus text (as other versions and importers write
+    // them): built on disk from the real session's header and startup entry, then loaded by the runtime.
+    const [headerLine, startupLine] = fs.readFileSync(path.join(h.storeDir, 'sessions', `${sessionId}.jsonl`), 'utf8').split('\n');
+    const header = JSON.parse(headerLine);
+    const id = `${sessionId.slice(0, -4)}beef`;
+    header.header.id = id;
+    const entry = (n: number, kind: string, role: string, content: unknown[]) =>
+      JSON.stringify({ type: 'entry', entry: { id: `e-crafted-${n}`, kind, time: new Date().toISOString(), message: { role, content } } });
+    fs.writeFileSync(path.join(h.storeDir, 'sessions', `${id}.jsonl`), [
+      JSON.stringify(header), startupLine,
+      entry(1, 'prompt', 'user', [{ type: 'text', text: 'list the files' }]),
+      entry(2, 'response', 'assistant', [{ type: 'tool_use', id: 'toolu_crafted', name: 'list_files', input: { path: '.' } }]),
+      entry(3, 'tool_results', 'user', [{ type: 'tool_result', tool_use_id: 'toolu_crafted', content: 'README.md' }, { type: 'text', text: 'and then summarise them' }]),
+      entry(4, 'response', 'assistant', [{ type: 'text', text: 'There is a README.' }]),
+      '',
+    ].join('\n'));
+    const fork = await start({ sessionId: id, directive: 'window at results', forkTurns: '1' });
+    const done = await wait(fork.id);
+    const sent = requestsOf(directiveOf('window at results'))[0];
+    assert.equal(sent.outcome, 'completed', sent.error);
+    assert.equal(done.state, 'completed');
+    assert.equal(sent.body.messages[1].content[0].type, 'tool_use', 'the window starts at the call');
+    assert.ok(!sent.rawBody.includes('list the files'), 'and not earlier');
   });
 
   it('9: a parent cut off mid-tool-call is repaired when next sent to', async () => {
