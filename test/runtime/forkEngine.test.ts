@@ -267,6 +267,35 @@ describe('runtime: fork engine, second pass (issue 10)', function () {
     await assert.rejects(h.configure({ cacheTtl: '2h' as '1h' }), /cacheTtl must be "5m" or "1h"/);
   });
 
+  it('10b: with thinking on a model that strips it, a fork report waits for the next prompt instead of cutting the cached turn', async () => {
+    await begin();
+    await h.configure({ model: 'claude-sonnet-4-5-20250929', thinkingBudgetTokens: 2048 });
+    let forkDone!: () => void;
+    const forkAnswered = new Promise<void>(resolve => (forkDone = resolve));
+    h.fake.onResponse(r => isFork(r) && r.outcome === 'completed' && forkDone());
+    let turn = 0;
+    responder = async r => {
+      if (isFork(r)) return say('Scope: side work');
+      turn++;
+      if (turn === 1) return call(['Agent', { subagent_type: 'fork', description: 'side', prompt: 'side work' }]);
+      if (turn === 2) {
+        await forkAnswered;
+        return call(['read_file', { path: 'README.md' }]);
+      }
+      return say(`answer ${turn}`);
+    };
+    const { sessionId } = await h.send(`work on it ${pad(800)}`);
+    const [fork] = (await sendRequest(h.client.endpoint, forkList, { parentSessionId: sessionId })).forks;
+    await wait(fork.id);
+    const parent = requestsOf(r => !isFork(r));
+    const third = parent[2];
+    const hasReport = (r: ReceivedRequest) => r.body.messages.some((m: any) => m.content.some((b: any) => b.type === 'text' && b.text.includes('<fork-notification>')));
+    assert.ok(!hasReport(third), 'no report beside the tool results');
+    assert.ok(third.usage!.cache_read_input_tokens >= total(parent[1].usage!) - 50, `the turn's thinking stays cached: ${JSON.stringify(third.usage)}`);
+    await h.send('next question', { sessionId });
+    assert.ok(hasReport(h.fake.requests.at(-1)!), 'the report rides with the next prompt');
+  });
+
   it('11: on a 4,096-token-minimum model the shared tools + system + startup prefix caches for numeric forks and subagents', async () => {
     await begin({}, { 'AGENTS.md': `Project rules.\n${pad(3000)}` });
     await h.configure({ model: 'claude-haiku-4-5' });
