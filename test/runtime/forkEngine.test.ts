@@ -75,6 +75,16 @@ describe('runtime: fork engine, second pass (issue 10)', function () {
     assert.deepEqual(noCc(first.body.messages.slice(0, n - 1)), noCc(parentLatest.body.messages.slice(0, n - 1)));
     assert.deepEqual(noCc(first.body.messages[n - 1].content.slice(0, parentLatest.body.messages[n - 1].content.length)), noCc(parentLatest.body.messages[n - 1].content));
     assert.ok(share(first.usage!) >= 0.9, `cache read share ${share(first.usage!).toFixed(3)}`);
+    // After a restart the fork is loaded from disk: continued, it still sends [startup, summary, …].
+    await killRuntime(h.runtimePid());
+    await h.reconnect();
+    await sendRequest(h.client.endpoint, forkSend, { forkId: fork.id, message: 'one more thing' });
+    assert.equal((await wait(fork.id)).state, 'completed');
+    const continued = requestsOf(directiveOf('compacted')).at(-1)!;
+    assert.notEqual(continued, first);
+    assert.match(continued.body.messages[0].content[0].text, /^<system-reminder>\nWorkspace root/);
+    assert.match(continued.body.messages[0].content[1].text, /SUMMARY:/);
+    assert.deepEqual(noCc(continued.body.messages.slice(0, first.body.messages.length)), noCc(first.body.messages));
     sessionId = '';
   });
 
