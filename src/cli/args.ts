@@ -40,9 +40,10 @@ const wait: OptionSpec = { type: 'boolean' };
 
 export const COMMANDS: Record<string, CommandSpec> = {
   chat: {
-    usage: 'chat --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--json] "prompt"',
+    usage: 'chat --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--thinking-budget TOKENS] [--cache-ttl 5m|1h] [--json] "prompt"\n' +
+      '  (--thinking-budget: extended thinking for a new session, 0 = off; --cache-ttl: its prompt-cache TTL; forks keep their parent\'s)',
     summary: 'one parent turn in a new or existing session; prints the session id',
-    options: { session },
+    options: { session, 'thinking-budget': { type: 'string' }, 'cache-ttl': { type: 'string' } },
   },
   fork: {
     usage: 'fork --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--worktree-setup CMD] [--wait] [--json] "directive"\n' +

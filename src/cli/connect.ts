@@ -49,6 +49,20 @@ export async function connectCli(args: ParsedArgs): Promise<RuntimeClient> {
     worktreeRoot: args.flags.has('worktree-root') ? path.resolve(args.flags.get('worktree-root')!) : undefined,
     // The user typed the command: it runs in each new worktree of the forks this connection starts.
     worktree: args.flags.has('worktree-setup') ? { setup: setupCommands(args.flags.get('worktree-setup')) } : undefined,
+    thinkingBudgetTokens: args.flags.has('thinking-budget') ? wholeNumber(args, 'thinking-budget') : undefined,
+    cacheTtl: args.flags.has('cache-ttl') ? cacheTtlOf(args) : undefined,
   });
   return client;
+}
+
+function wholeNumber(args: ParsedArgs, flag: string): number {
+  const text = args.flags.get(flag) ?? '';
+  if (!/^[0-9]+$/.test(text)) throw new UsageError(`--${flag} must be a whole number of tokens (got ${JSON.stringify(text)})`);
+  return Number(text);
+}
+
+function cacheTtlOf(args: ParsedArgs): '5m' | '1h' {
+  const ttl = args.flags.get('cache-ttl');
+  if (ttl !== '5m' && ttl !== '1h') throw new UsageError(`--cache-ttl must be 5m or 1h (got ${JSON.stringify(ttl)})`);
+  return ttl;
 }

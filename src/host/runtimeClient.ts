@@ -47,6 +47,7 @@ export function createRuntimeConnection(
         contextWindow: settings.contextWindow(), autoCompactAt: settings.autoCompactAt(), worktreeRoot: settings.worktreeRoot(),
         worktree: settings.worktreeOptions(),
         restricted: settings.restricted(),
+        thinkingBudgetTokens: settings.thinkingBudgetTokens(), cacheTtl: settings.cacheTtl(),
       };
     },
     log: output,

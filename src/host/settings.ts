@@ -114,6 +114,17 @@ export class HostSettings {
     return !vscode.workspace.isTrusted;
   }
 
+  /** `fork.thinking.budgetTokens`: 0 (off) or at least 1,024 tokens; anything else is off. */
+  thinkingBudgetTokens(): number {
+    const value = config().get<number>('thinking.budgetTokens');
+    return typeof value === 'number' && Number.isInteger(value) && value >= 1024 ? value : 0;
+  }
+
+  /** `fork.cacheTtl`: the prompt-cache TTL new sessions use (forks keep their parent's). */
+  cacheTtl(): '5m' | '1h' {
+    return config().get<string>('cacheTtl') === '1h' ? '1h' : '5m';
+  }
+
   approvalMode(): ApprovalMode {
     const value = config().get<string>('approvalMode');
     return isApprovalMode(value) ? value : 'ask';

@@ -1,6 +1,7 @@
 // The benchmark's sections, in the order they run and print. To add one, write a module exporting a
 // `Section` and append it here; main.ts, the table and bench.json pick it up with no other change.
 import { cacheShareSection } from './cacheShare';
+import { forkEngineSection } from './forkEngine';
 import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
 import { panelLoadSection } from './panelLoad';
@@ -12,6 +13,7 @@ export const SECTIONS: readonly Section[] = [
   forkStartSection,
   forkHeapSection,
   cacheShareSection,
+  forkEngineSection,
   panelLoadSection,
   worktreeSection,
   worktreePrepSection,

@@ -44,6 +44,10 @@ export interface ConfigureParams {
   autoCompactAt?: number;
   /** Forks run at most this many at a time; more wait in a queue (default 4). */
   maxConcurrentForks?: number;
+  /** Extended-thinking budget of the sessions this client starts (setting fork.thinking.budgetTokens); 0: off. */
+  thinkingBudgetTokens?: number;
+  /** Prompt-cache TTL of the sessions this client starts (setting fork.cacheTtl); forks keep their parent's. */
+  cacheTtl?: '5m' | '1h';
   /** This client can answer permission requests of background forks. */
   answersForkApprovals?: boolean;
   /** The editor's workspace is untrusted (Restricted Mode): tools may read, never write or run commands. */

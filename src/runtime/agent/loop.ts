@@ -35,6 +35,10 @@ export interface LoopDeps {
   beforeRequest?(): void;
   /** Automatic compaction when a request would pass the threshold; absent: never compacts. */
   compaction?: CompactionSettings;
+  /** Awaited just before each model request is sent (forks: the sibling stagger). */
+  beforeSend?(): Promise<void>;
+  /** The request's response has started: its cache writes are readable from now on. */
+  onResponseStart?(): void;
 }
 
 export interface LoopOutcome {
@@ -69,6 +73,8 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
     if (deps.signal.aborted) return { stopReason: 'cancelled', text, usage: total };
     deps.beforeRequest?.();
     await compactIfNeeded(deps);
+    await deps.beforeSend?.();
+    if (deps.signal.aborted) return { stopReason: 'cancelled', text, usage: total };
     deps.emit({ type: 'request_start', index });
     const response = await requestWithRetries(deps);
     if ('error' in response) {
@@ -114,7 +120,11 @@ function requestWithRetries(deps: LoopDeps) {
     deps.model,
     () => buildRequestBody(deps.session.header, deps.session.entries(), deps.session.inheritedBreakpointsEnd()),
     deps.signal,
-    { onText: text => deps.emit({ type: 'text_delta', text }), onThinking: text => deps.emit({ type: 'thinking_delta', text }) },
+    {
+      onText: text => deps.emit({ type: 'text_delta', text }),
+      onThinking: text => deps.emit({ type: 'thinking_delta', text }),
+      onStart: () => deps.onResponseStart?.(),
+    },
     { maxRetries: deps.maxRetries, onRetry: (attempt, delayMs, error) => deps.emit({ type: 'retry', attempt, delayMs, error }) },
   );
 }

@@ -11,7 +11,8 @@ import type { Session } from '../session/session';
 import { newEntryId } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
 import type { LaunchPolicy } from '../policy';
-import { closeBoundary } from './close';
+import { requestViewOf } from '../../common/requestView';
+import { closeBoundary, dropUnanswered } from './close';
 import { renderDirective } from './directive';
 import { selectHistory, snapshotUpTo, windowSkipsSummary } from './select';
 
@@ -42,13 +43,16 @@ export function newForkId(): string {
 
 /** With a worktree (already created), the fork's root and tools move into it and the directive says so. */
 export function createForkSession(store: SessionStore, spec: ForkSpec, worktree?: ForkWorktree): Session {
-  const entries = spec.snapshot ?? spec.parent.entries();
+  // The committed history, compacted parts included (Fork from here may pick a message from before a
+  // compaction, DESIGN §4.3); what a fork inherits is the request view of the snapshot up to that point.
+  const entries = spec.snapshot ?? spec.parent.history();
   const root = worktree ? forkRootIn(worktree, spec.parent.header.root) : spec.parent.header.root;
   if (spec.kind === 'fork') {
-    const snapshot = snapshotUpTo(entries, spec.atEntryId);
-    const selected = selectHistory(snapshot, spec.turns);
+    const snapshot = requestViewOf(snapshotUpTo(entries, spec.atEntryId));
+    // Unanswered prompts go before the window is counted, so "1" keeps one real turn when there is one.
+    const selected = selectHistory(dropUnanswered(snapshot, entries), spec.turns);
     const notice = worktree && { parentRoot: spec.parent.header.root, forkRoot: root };
-    const closed = closeBoundary(selected, renderDirective(spec.directive, notice));
+    const closed = closeBoundary(selected, renderDirective(spec.directive, notice), entries);
     // DESIGN §4.3: a numeric window never carries the compaction summary; the UIs say so.
     const summaryExcluded = windowSkipsSummary(snapshot, spec.turns);
     return persist(store, spec, entries, { root, worktree, summaryExcluded }, closed.inherited, closed.closing.content);

@@ -35,6 +35,7 @@ import { renderForkNotification } from './notification';
 import { UncommittedOutput, outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { refusingSubagentHost } from './subagentHost';
+import { PrefixWriters, sharedPrefixKey } from './stagger';
 
 export const MAX_FORK_REQUESTS = 200;
 
@@ -74,6 +75,8 @@ export class ForkManager {
   private readonly pending = new Set<string>();
   private readonly ports = new PortBlocks();
   readonly janitor: WorktreeJanitor;
+  /** First requests of sibling forks in flight, by shared prefix (the stagger, DESIGN §4.6). */
+  private readonly prefixWriters = new PrefixWriters();
   maxConcurrent = 4;
 
   constructor(
@@ -90,7 +93,7 @@ export class ForkManager {
    */
   async start(spec: StartSpec, access: ModelAccess): Promise<ForkSummary> {
     const id = newForkId();
-    const snapshot = spec.parent.entries().slice();
+    const snapshot = spec.parent.history().slice();
     // An unknown fork point is refused before any worktree is made for it.
     snapshotUpTo(snapshot, spec.atEntryId);
     this.pending.add(id);
@@ -324,6 +327,7 @@ export class ForkManager {
       failed: () => controller.abort(),
     });
     await workspace.begin();
+    let release: (() => void) | undefined;
     const outcome = await runLoop({
       session: run.session,
       model: createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl }),
@@ -339,7 +343,17 @@ export class ForkManager {
       signal,
       emit,
       maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
+      beforeSend: async () => {
+        release?.();
+        const key = sharedPrefixKey(run.session);
+        release = key === undefined ? undefined : await this.prefixWriters.claim(key, signal);
+      },
+      onResponseStart: () => {
+        release?.();
+        release = undefined;
+      },
     });
+    release?.();
     run.controller = undefined;
     // A failed preparation is recorded too: the reason is in the transcript, not only in the summary.
     if (!signal.aborted || workspace.failureReason) await workspace.settle();
