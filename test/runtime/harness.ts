@@ -38,9 +38,13 @@ export interface Harness {
   dispose(): Promise<void>;
 }
 
-export async function startHarness(options: { fake?: FakeAnthropicOptions; config?: ConfigureParams; prepare?: (storeDir: string, root: string) => void } = {}): Promise<Harness> {
+/**
+ * `storeDir`: a store folder to use (a small tmpfs, say); default: a new temp folder.
+ * `prepare`: fills the store (a fixture) and the work folder before the runtime starts.
+ */
+export async function startHarness(options: { fake?: FakeAnthropicOptions; config?: ConfigureParams; storeDir?: string; prepare?: (storeDir: string, root: string) => void } = {}): Promise<Harness> {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-rt-'));
-  const storeDir = path.join(base, 'store');
+  const storeDir = options.storeDir ?? path.join(base, 'store');
   const root = path.join(base, 'work');
   fs.mkdirSync(root);
   options.prepare?.(storeDir, root);

@@ -63,6 +63,12 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
     const bootstrap = bootstrapOf(fork.id);
     assert.ok(bootstrap.history?.head, 'the bootstrap names its history by segment');
     assert.equal(bootstrap.inherited, undefined, 'and does not repeat it');
+    assert.deepEqual(bootstrap.policy, { approvalMode: 'auto' }, 'and records the launch policy, revival never looser (issue 11)');
+    // Segments repeat the chat's history: the user's alone, like the transcripts (issue 11).
+    const segmentsDir = path.join(h.storeDir, 'segments');
+    assert.equal(fs.statSync(segmentsDir).mode & 0o777, 0o700, 'segments folder 0700');
+    assert.ok(segments().length > 0);
+    for (const hash of segments()) assert.equal(fs.statSync(path.join(segmentsDir, `${hash}.seg`)).mode & 0o777, 0o600, `segment ${hash} 0600`);
     const parentBytes = fs.statSync(forkFile(sessionId)).size;
     assert.ok(fs.statSync(forkFile(fork.id)).size < 64 * 1024 && parentBytes > 64 * 1024, `fork file small (${fs.statSync(forkFile(fork.id)).size} B) next to its parent (${parentBytes} B)`);
 

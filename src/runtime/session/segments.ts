@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Entry } from '../../common/transcript';
 import { deepFreeze } from '../../common/transcript';
+import { ensurePrivateDir, openPrivateFile } from '../ipc/privateFs';
 
 export interface SegmentHeader {
   v: 1;
@@ -35,7 +36,8 @@ export class SegmentStore {
 
   constructor(storeDir: string) {
     this.dir = path.join(storeDir, 'segments');
-    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    // Segments hold the same history as transcripts: the user's alone, like the rest of the store (issue 11).
+    ensurePrivateDir(this.dir);
   }
 
   fileOf(hash: string): string {
@@ -54,14 +56,14 @@ export class SegmentStore {
     const file = this.fileOf(hash);
     if (!fs.existsSync(file)) {
       const temp = path.join(this.dir, `.${hash}.${process.pid}.tmp`);
-      const fd = fs.openSync(temp, 'w', 0o600);
       try {
-        for (let offset = 0; offset < bytes.length;) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
-        fs.fdatasyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
+        writeWhole(temp, bytes);
+        fs.renameSync(temp, file);
+      } catch (error) {
+        // A full disk, say: no half segment stays; the caller keeps the entries unsealed and tries later.
+        fs.rmSync(temp, { force: true });
+        throw error;
       }
-      fs.renameSync(temp, file);
       syncDir(this.dir);
     }
     this.known.set(hash, { header, entries, verified: true });
@@ -180,6 +182,21 @@ export class SegmentStore {
     const loaded: Known = { header, entries, verified: true };
     this.known.set(hash, loaded);
     return loaded;
+  }
+}
+
+/** Creates `file` (0600) with `bytes`, looping over short writes, flushed before it returns. */
+export function writeWhole(file: string, bytes: Buffer, flags: 'w' | 'wx' = 'w'): void {
+  const fd = openPrivateFile(file, flags);
+  try {
+    for (let offset = 0; offset < bytes.length;) {
+      const n = fs.writeSync(fd, bytes, offset, bytes.length - offset);
+      if (n <= 0) throw Object.assign(new Error('no bytes written'), { code: 'ENOSPC' });
+      offset += n;
+    }
+    fs.fdatasyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

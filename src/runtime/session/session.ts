@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Entry, EntryKind, Message, SessionHeader, Usage } from '../../common/transcript';
 import { deepFreeze } from '../../common/transcript';
 import { requestViewOf } from '../../common/requestView';
+import type { ForkFirstRequest } from '../agent/request';
 import type { JsonlWriter } from './jsonl';
 import type { ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, SessionRecord } from './records';
 import type { SegmentStore } from './segments';
@@ -95,7 +96,7 @@ export class Session {
   historyRefs(selected: readonly Entry[]): HistoryRefs | undefined {
     if (!this.segments) return undefined;
     // A session written before segments existed has one long unsealed tail: the first fork seals it.
-    if (!this.closed && (this.view.length - this.sealed > SEAL_ENTRIES || this.tailBytes >= SEAL_BYTES)) this.sealTail();
+    if (!this.closed && (this.view.length - this.sealed > SEAL_ENTRIES || this.tailBytes >= SEAL_BYTES)) this.trySealTail();
     const parts: HistoryPart[] = [];
     for (let i = 0; i < selected.length;) {
       const at = this.chainPos.get(selected[i]);
@@ -122,11 +123,13 @@ export class Session {
 
   /**
    * A fork's requests keep the parent's latest request's cache breakpoints until the fork has answered
-   * once, so its first request repeats the parent's bytes exactly (DESIGN §4.6).
+   * once, so its first request repeats the parent's bytes exactly (DESIGN §4.6). Not after the fork
+   * compacted itself: its request view no longer starts with the inherited entries.
    */
-  inheritedBreakpointsEnd(): number | undefined {
+  inheritedBreakpointsEnd(): ForkFirstRequest | undefined {
     if (!this.bootstrap || this.ownResponses > 0 || this.bootstrap.parentRequestEnd < 0) return undefined;
-    return this.bootstrap.parentRequestEnd;
+    if (this.ownEntries().some(entry => entry.kind === 'summary')) return undefined;
+    return { parentRequestEnd: this.bootstrap.parentRequestEnd, closingAt: this.bootstrap.inheritedCount };
   }
 
   /** Entries this session committed itself (for forks: after the bootstrap). */
@@ -141,9 +144,21 @@ export class Session {
     this.push(entry);
     if (this.segments) {
       this.tailBytes += JSON.stringify(entry).length;
-      if (this.view.length - this.sealed >= SEAL_ENTRIES || this.tailBytes >= SEAL_BYTES) this.sealTail();
+      if (this.view.length - this.sealed >= SEAL_ENTRIES || this.tailBytes >= SEAL_BYTES) this.trySealTail();
     }
     return entry;
+  }
+
+  /**
+   * Sealing is an optimisation over entries already committed to the transcript: when it cannot be done
+   * (a full disk) the entries stay unsealed — forks then carry them in full — and the next commit tries again.
+   */
+  private trySealTail(): void {
+    try {
+      this.sealTail();
+    } catch {
+      // What was sealed before the failure stays sealed (its seal record is written); the rest waits.
+    }
   }
 
   /** Seals the unsealed tail, at most SEAL_ENTRIES a segment; each seal record follows its segment on disk. */

@@ -5,9 +5,10 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Entry, SessionHeader } from '../../common/transcript';
 import { deepFreeze } from '../../common/transcript';
-import { JsonlWriter, dropTornTail } from './jsonl';
+import { ensurePrivateDir } from '../ipc/privateFs';
+import { JsonlWriter, TranscriptWriteError, dropTornTail } from './jsonl';
 import type { ForkBootstrap, HistoryRefs, SessionRecord } from './records';
-import { SegmentError, SegmentStore } from './segments';
+import { SegmentError, SegmentStore, writeWhole } from './segments';
 import type { ChainRange } from './segments';
 import { Session } from './session';
 import { streamJsonl } from './streamJsonl';
@@ -29,7 +30,7 @@ export class SessionStore {
 
   constructor(readonly storeDir: string) {
     this.sessionsDir = path.join(storeDir, 'sessions');
-    fs.mkdirSync(this.sessionsDir, { recursive: true });
+    ensurePrivateDir(this.sessionsDir);
     this.segments = new SegmentStore(storeDir);
   }
 
@@ -46,13 +47,13 @@ export class SessionStore {
     if (fs.existsSync(file)) throw new Error(`session ${header.id} already exists`);
     let text = JSON.stringify({ type: 'header', header } satisfies SessionRecord) + '\n';
     for (const record of initial) text += JSON.stringify(record) + '\n';
-    const bytes = Buffer.from(text, 'utf8');
-    const fd = fs.openSync(file, 'wx', 0o600);
     try {
-      for (let offset = 0; offset < bytes.length;) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
-      fs.fdatasyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+      writeWhole(file, Buffer.from(text, 'utf8'), 'wx');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`session ${header.id} already exists`);
+      // A full disk: no session (or fork) file stays behind, and the caller gets the transcript's clear error.
+      fs.rmSync(file, { force: true });
+      throw new TranscriptWriteError(file, error);
     }
     const session = new Session(header, lazyWriter(() => new JsonlWriter(file)), header.parent ? undefined : this.segments);
     this.open.set(header.id, session);
@@ -192,15 +193,22 @@ export class SessionStore {
         headers.push(open.header);
         continue;
       }
-      const firstLine = readFirstLine(path.join(this.sessionsDir, name));
-      try {
-        const record = JSON.parse(firstLine) as SessionRecord;
-        if (record.type === 'header') headers.push(record.header);
-      } catch {
-        // A file torn before its header was committed holds no session.
-      }
+      const header = readHeader(path.join(this.sessionsDir, name));
+      if (header) headers.push(header);
     }
     return headers.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** One session's header: from memory, else its file's first line (the session is not loaded). */
+  headerOf(id: string): SessionHeader | undefined {
+    const open = this.open.get(id);
+    if (open) return open.header;
+    if (!SESSION_ID.test(id)) return undefined;
+    try {
+      return readHeader(this.fileOf(id));
+    } catch {
+      return undefined;
+    }
   }
 
   private intern(entry: Entry): Entry {
@@ -234,6 +242,16 @@ function lazyWriter(open: () => JsonlWriter): JsonlWriter {
       writer?.close();
     },
   } as JsonlWriter;
+}
+
+function readHeader(file: string): SessionHeader | undefined {
+  try {
+    const record = JSON.parse(readFirstLine(file)) as SessionRecord;
+    return record.type === 'header' ? record.header : undefined;
+  } catch {
+    // A file torn before its header was committed holds no session.
+    return undefined;
+  }
 }
 
 function readFirstLine(file: string): string {
