@@ -4,6 +4,7 @@ import { cacheReadShare, inputTokens } from './transcript';
 import type { Usage } from './transcript';
 
 export function stateLabel(state: ForkState): string {
+  if (state === 'paused-budget') return 'paused (budget)';
   return state === 'waiting-for-approval' ? 'waiting for approval' : state;
 }
 

@@ -1,7 +1,9 @@
 // The lines of a session file: a header, then (forks only) a bootstrap record, then entries, rewinds and
 // fork status changes in commit order.
+import type { Budget } from '../../common/budget';
 import type { ForkSummary } from '../../common/forks';
-import type { Entry, SessionHeader } from '../../common/transcript';
+import type { Entry, SessionHeader, Usage } from '../../common/transcript';
+import type { RequestRecord } from '../cache/fingerprint';
 
 export type SessionRecord =
   | { type: 'header'; header: SessionHeader }
@@ -9,7 +11,11 @@ export type SessionRecord =
   | { type: 'entry'; entry: Entry }
   /** The conversation continues from `toEntryId` (null: from the start); later entries stay on disk. */
   | { type: 'rewind'; toEntryId: string | null; time: string }
-  | { type: 'status'; status: ForkStatus };
+  | { type: 'status'; status: ForkStatus }
+  /** Usage the provider billed for attempts that left no entry: cut, failed or cancelled after they started. */
+  | { type: 'spend'; usage: Usage; time: string; why: string }
+  /** What a request that got a response looked like to the prompt cache (issue 14's explorer). */
+  | { type: 'request'; request: RequestRecord };
 
 /**
  * Everything a fork was launched with, written before its first request (DESIGN §4.7): revival resumes
@@ -36,4 +42,7 @@ export interface ForkStatus {
   delivered?: boolean;
   /** A window showed the user that this run ended (fork/announce), so no window shows it again. */
   announced?: boolean;
+  /** The fork's budget as of this status (raised by a continue). */
+  budget?: Budget;
+  pausedReason?: string;
 }
