@@ -9,7 +9,7 @@ export interface ParsedArgs {
   positional: string[];
 }
 
-const SWITCHES = new Set(['json', 'wait', 'help']);
+const SWITCHES = new Set(['json', 'wait', 'help', 'cache']);
 
 export function parseArgs(argv: string[], knownFlags: ReadonlySet<string>): ParsedArgs {
   const [verb = 'help', ...rest] = argv;
@@ -45,11 +45,11 @@ function splitOnce(text: string, separator: string): [string, string | undefined
 export const USAGE = `usage:
   fork-agents chat  --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--json] "prompt"
   fork-agents fork  --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR]
-                    [--wait] [--json] "directive"        (isolation: worktree by default inside a git repository)
-  fork-agents send  --fork ID [--wait] [--json] "message"
+                    [--budget 0.25|20000tokens] [--wait] [--json] "directive"   (isolation: worktree by default in a git repository)
+  fork-agents send  --fork ID [--budget 0.25|20000tokens] [--wait] [--json] ["message"]   (--budget alone continues a paused fork)
   fork-agents compact --session ID [--json] ["focus"]
   fork-agents list  [--cwd DIR] [--json]
-  fork-agents transcript --session ID | --fork ID [--json]
+  fork-agents transcript --session ID | --fork ID [--cache] [--json]   (--cache: the cache explorer, one line per request)
   fork-agents review  --fork ID [--json]              a worktree fork's changed files (stderr) and patch (stdout)
   fork-agents apply   --fork ID [--on-conflict refuse|markers] [--json]   onto the main working tree, uncommitted
   fork-agents keep    --fork ID [--json]              commit the fork's work to its branch fork/…, remove nothing

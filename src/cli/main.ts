@@ -8,7 +8,7 @@ import { transcriptCommand } from './commands/transcript';
 import { applyCommand, discardCommand, keepCommand, reviewCommand } from './commands/worktree';
 
 const INVALID_PARAMS = -32602;
-const FLAGS = new Set(['cwd', 'session', 'store', 'model', 'approval', 'turns', 'at', 'isolation', 'fork', 'on-conflict', 'worktree-root']);
+const FLAGS = new Set(['cwd', 'session', 'store', 'model', 'approval', 'turns', 'at', 'isolation', 'fork', 'on-conflict', 'worktree-root', 'budget']);
 const COMMANDS: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<void>> = {
   chat: chatCommand,
   compact: compactCommand,
