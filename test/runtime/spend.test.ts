@@ -1,0 +1,154 @@
+// Issue 14 end to end: budgets that pause forks, the per-turn fork cap, costs from recorded usage, and
+// the cache explorer naming why a request missed — runtime process + real SDK + fake server.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CacheStep } from '../../src/common/cacheExplorer';
+import { sendRequest } from '../../src/common/protocol/endpoint';
+import { forkList, forkSend, forkStart, forkWait } from '../../src/common/protocol/forks';
+import { sessionCache } from '../../src/common/protocol/runtime';
+import type { Usage } from '../../src/common/transcript';
+import type { FakeAnthropicOptions, ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
+import { killRuntime, startHarness } from './harness';
+import type { Harness } from './harness';
+import { call, say } from './script';
+
+const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
+const tokens = (u: Usage) => u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens + u.output_tokens;
+/** Dollars at $3 / $15 per million (5 m writes ×1.25, reads ×0.1), written out by hand. */
+const handCost = (u: Usage) => (u.input_tokens * 3 + u.cache_creation_input_tokens * 3.75 + u.cache_read_input_tokens * 0.3 + u.output_tokens * 15) / 1e6;
+
+describe('runtime: budgets, costs and the cache explorer', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  let parentScript: ScriptedTurn[];
+  let forkScript: (r: ReceivedRequest) => ScriptedTurn;
+
+  const setup = async (fake: FakeAnthropicOptions = {}) => {
+    h = await startHarness({ fake: { minCacheTokens: 256, ...fake }, config: { prices: { 'claude-sonnet-5-5': { input: 3, output: 15 } } as never } });
+    parentScript = [];
+    forkScript = () => say('Scope: test.\nResult: done.');
+    h.fake.setResponder(r => (isForkRequest(r) ? forkScript(r) : parentScript.shift() ?? say('parent: nothing scripted')));
+  };
+  afterEach(() => h?.dispose());
+
+  const steps = async (sessionId: string): Promise<CacheStep[]> => (await sendRequest(h.client.endpoint, sessionCache, { sessionId })).steps;
+
+  it('a fork with a token budget pauses in paused (budget) with no request past the limit, and continues once it is raised', async () => {
+    await setup();
+    parentScript.push(say('Here is the plan.'));
+    const parent = await h.send('plan the work');
+    const parentTokens = tokens(h.fake.requests[0].usage!);
+    // A few requests' worth: the fork keeps asking for tools until its budget stops it.
+    const budget = Math.round(parentTokens * 2.5);
+    forkScript = () => call(['list_files', { path: '.' }]);
+    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId: parent.sessionId, directive: 'list everything', budget: `${budget}tokens` });
+    assert.deepEqual(fork.budget, { tokens: budget });
+    const paused = await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    assert.equal(paused.state, 'paused-budget');
+    assert.match(paused.pausedReason!, new RegExp(`budget of ${budget} tokens is reached`));
+    const sent = h.fake.requests.filter(isForkRequest);
+    const spent = sent.map(r => tokens(r.usage!));
+    const total = spent.reduce((a, b) => a + b, 0);
+    assert.ok(sent.length >= 2, `several requests fit in ${budget} tokens (${spent.join(', ')})`);
+    assert.ok(total >= budget, 'it paused because the budget was reached');
+    assert.ok(total - spent[spent.length - 1] < budget, 'no request started once the budget was reached');
+    assert.equal(tokens(paused.usage), total, 'the fork counts what the provider reported');
+    // Costs come from the recorded usage at the configured price.
+    close(paused.cost!.usd, sent.reduce((sum, r) => sum + handCost(r.usage!), 0));
+    assert.ok(paused.cost!.uncachedUsd > paused.cost!.usd, 'reading the parent\'s prefix from the cache saved money');
+    const before = (await h.transcript(fork.id)).entries.map(e => e.id);
+
+    await assert.rejects(sendRequest(h.client.endpoint, forkSend, { forkId: fork.id, budget: `${budget}tokens` }), /is reached/);
+    forkScript = () => say('Scope: listed.\nResult: done.');
+    await sendRequest(h.client.endpoint, forkSend, { forkId: fork.id, budget: `${budget * 10}tokens` });
+    const done = await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    assert.equal(done.state, 'completed');
+    assert.equal(done.report, 'Scope: listed.\nResult: done.');
+    assert.equal(h.fake.requests.filter(isForkRequest).length, sent.length + 1);
+    const after = (await h.transcript(fork.id)).entries.map(e => e.id);
+    assert.deepEqual(after.slice(0, before.length), before, 'the transcript is intact');
+  });
+
+  it('refuses a model-initiated fork beyond fork.maxForksPerTurn with a tool error that says so', async () => {
+    await setup();
+    await h.configure({ maxForksPerTurn: 3 });
+    const agent = (n: number): [string, unknown] => ['Agent', { subagent_type: 'fork', description: `part ${n}`, prompt: `do part ${n}` }];
+    parentScript.push(call(agent(1), agent(2), agent(3), agent(4)), say('Started what I could.'));
+    const result = await h.send('split the work four ways');
+    const { forks } = await sendRequest(h.client.endpoint, forkList, { parentSessionId: result.sessionId });
+    assert.deepEqual(forks.map(f => f.name).sort(), ['part 1', 'part 2', 'part 3']);
+    const second = h.fake.requests.filter(r => !isForkRequest(r))[1];
+    const results = second.body.messages.at(-1).content.filter((b: { type: string }) => b.type === 'tool_result');
+    assert.equal(results.length, 4);
+    assert.equal(results.slice(0, 3).some((b: { is_error?: boolean }) => b.is_error), false);
+    assert.equal(results[3].is_error, true);
+    assert.match(results[3].content, /limit of fork\.maxForksPerTurn \(3\)/);
+    await Promise.all(forks.map(f => sendRequest(h.client.endpoint, forkWait, { forkId: f.id })));
+  });
+
+  it('the cache explorer says a request extended the previous one, then that the cache expired past its TTL', async () => {
+    let clock = Date.parse('2026-12-01T10:00:00Z');
+    await setup({ now: () => clock });
+    parentScript.push(say('one'), say('two'), say('three'));
+    const first = await h.send('first question with enough words to be worth caching');
+    await h.send('second question', { sessionId: first.sessionId });
+    clock += 6 * 60_000;
+    await h.send('third question', { sessionId: first.sessionId });
+    const [a, b, c] = await steps(first.sessionId);
+    assert.equal(a.cause, 'first');
+    assert.equal(b.cause, 'extended');
+    assert.ok(b.usage.cache_read_input_tokens > 0);
+    assert.equal(c.cause, 'expired');
+    assert.match(c.detail, /6\.0 min passed since the previous request, more than its 5m TTL/);
+    // The fake's cache agrees: the third request read nothing.
+    assert.equal(h.fake.requests[2].usage!.cache_read_input_tokens, 0);
+  });
+
+  for (const [label, change, cause] of [
+    ['a changed tool list', (header: any) => (header.tools = header.tools.slice(1)), 'tools'],
+    ['a different TTL', (header: any) => (header.settings.cacheTtl = '1h'), 'ttl'],
+  ] as const) {
+    it(`the cache explorer names ${label} when a session resumes with it`, async () => {
+      await setup();
+      parentScript.push(say('one'), say('two'));
+      const first = await h.send('first question with enough words to be worth caching');
+      // The session resumes in a runtime whose header differs (as after an upgrade that changed it).
+      await killRuntime(h.runtimePid());
+      const file = path.join(h.storeDir, 'sessions', `${first.sessionId}.jsonl`);
+      const lines = fs.readFileSync(file, 'utf8').split('\n');
+      const record = JSON.parse(lines[0]);
+      change(record.header);
+      lines[0] = JSON.stringify(record);
+      fs.writeFileSync(file, lines.join('\n'));
+      await h.reconnect();
+      await h.send('second question', { sessionId: first.sessionId });
+      const [, second] = await steps(first.sessionId);
+      assert.equal(second.cause, cause, second.detail);
+      assert.equal(h.fake.requests[1].usage!.cache_read_input_tokens, 0, 'the fake read nothing either');
+    });
+  }
+
+  it('the cache explorer names a breakpoint beyond the 20-block lookback (a fork\'s second request after 25 parallel calls)', async () => {
+    await setup();
+    fs.writeFileSync(path.join(h.root, 'a.txt'), 'a\n');
+    const reads = Array.from({ length: 24 }, (): [string, unknown] => ['read_file', { path: 'a.txt' }]);
+    parentScript.push(call(['Agent', { subagent_type: 'fork', description: 'side job', prompt: 'list the files' }], ...reads), say('Forked.'));
+    let forkRequests = 0;
+    forkScript = () => (forkRequests++ === 0 ? call(['list_files', { path: '.' }]) : say('Scope: listed.'));
+    const result = await h.send('read a.txt many times and fork a side job');
+    const [fork] = (await sendRequest(h.client.endpoint, forkList, { parentSessionId: result.sessionId })).forks;
+    await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    const [first, second] = await steps(fork.id);
+    assert.notEqual(first.baseline, undefined, 'the first request is compared with the parent\'s');
+    assert.equal(first.baseline!.sessionId, result.sessionId);
+    assert.equal(second.cause, 'lookback', second.detail);
+    assert.match(second.detail, /looks back only 20 blocks/);
+    const forkSent = h.fake.requests.filter(isForkRequest);
+    assert.ok(forkSent[1].usage!.cache_read_input_tokens < forkSent[0].usage!.cache_read_input_tokens, 'the fake read less too');
+  });
+});
+
+function close(actual: number, expected: number): void {
+  assert.ok(Math.abs(actual - expected) < 1e-12, `${actual} ≠ ${expected}`);
+}
