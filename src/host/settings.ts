@@ -7,6 +7,9 @@ import { parseForkTurns } from '../common/forkTurns';
 import type { ForkTurns } from '../common/forkTurns';
 import { DEFAULT_BASE_URL, resolveBaseUrl } from './modelAccess';
 import type { ApiKeyStore } from './secrets';
+import { parseBudget } from '../common/budget';
+import { parsePriceOverrides } from '../common/pricing';
+import type { PriceOverrides } from '../common/pricing';
 
 export interface ModelAccess {
   apiKey?: string;
@@ -79,6 +82,31 @@ export class HostSettings {
   maxConcurrentForks(): number {
     const value = config().get<number>('maxConcurrent');
     return typeof value === 'number' && value >= 1 ? Math.floor(value) : DEFAULT_MAX_CONCURRENT_FORKS;
+  }
+
+  /**
+   * fork.prices, fork.budget.* and fork.maxForksPerTurn as runtime/configure takes them. Invalid values
+   * are left out (and named in `problems`), so one typo never keeps the key from reaching the runtime.
+   */
+  spending(): { prices: PriceOverrides; budgetPerFork: string; budgetPerChat: string; maxForksPerTurn: number; problems: string[] } {
+    const { prices, errors } = parsePriceOverrides(config().get('prices'));
+    const problems = [...errors];
+    const budget = (name: string) => {
+      const value = config().get<string>(name)?.trim() ?? '';
+      if (value === '') return '';
+      const parsed = parseBudget(value);
+      if (parsed.ok) return value;
+      problems.push(`fork.${name}: ${parsed.error}`);
+      return '';
+    };
+    const perTurn = config().get<number>('maxForksPerTurn');
+    return {
+      prices,
+      budgetPerFork: budget('budget.perFork'),
+      budgetPerChat: budget('budget.perChat'),
+      maxForksPerTurn: typeof perTurn === 'number' && perTurn >= 1 ? Math.floor(perTurn) : 0,
+      problems,
+    };
   }
 
   approvalMode(): ApprovalMode {
