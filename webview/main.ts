@@ -2,6 +2,7 @@
 // load — the view may have been hidden and its page discarded), then applies the host's updates. It owns
 // no data; only what the user is typing and which rows are open are remembered across reloads.
 import { isTerminal } from '../src/common/forks';
+import { spendingText } from '../src/common/forkDisplay';
 import {
   approvalsState, forkOutput, forkReveal, forksState, isWireMessage, openLink, panelForkFromMessage, panelReady, panelSnapshot, sessionState,
 } from '../src/common/protocol/webview';
@@ -44,9 +45,16 @@ const list = new ForkList({
 });
 const form = new NewForkForm(channel, ui, save, forkId => list.reveal(forkId));
 const forksCount = h('span', { class: 'count' });
+// The panel's header: what the forks spent in total (issue 14).
+const totals = h('div', { class: 'spend-totals', role: 'status', 'aria-label': 'Spending' });
 list.onChange = () => {
-  const live = list.forks().filter(f => !isTerminal(f.state)).length;
-  setText(forksCount, live > 0 ? `${live} running` : '');
+  const forks = list.forks();
+  const live = forks.filter(f => !isTerminal(f.state) && f.state !== 'paused-budget').length;
+  const paused = forks.filter(f => f.state === 'paused-budget').length;
+  setText(forksCount, [live > 0 ? `${live} running` : '', paused > 0 ? `${paused} paused` : ''].filter(Boolean).join(', '));
+  const spent = spendingText(forks);
+  setText(totals, spent);
+  totals.hidden = spent === '';
 };
 
 function section(id: string, title: string, ...content: HTMLElement[]): HTMLElement {
@@ -61,6 +69,7 @@ function section(id: string, title: string, ...content: HTMLElement[]): HTMLElem
 
 const app = document.getElementById('app')!;
 app.replaceChildren(
+  totals,
   status,
   section('new', 'New fork', form.el),
   section('forks', 'Forks', list.el, list.empty),

@@ -6,7 +6,7 @@ import type { ForkSummary } from '../../common/forks';
 import { forkAnnounce, forkCancel, forkList, forkSend, forkState } from '../../common/protocol/forks';
 import { BUDGET_FORMS, budgetText, parseBudget } from '../../common/budget';
 import type { Budget } from '../../common/budget';
-import { NO_PRICE_TEXT, usdText } from '../../common/pricing';
+import { spendingText } from '../../common/forkDisplay';
 import type { RuntimeApi } from '../runtimeApi';
 import { WORKTREE_COMMANDS } from '../worktrees/rootPlan';
 
@@ -54,26 +54,6 @@ export function registerForkNotifier(context: vscode.ExtensionContext, runtime: 
     }
     refresh();
   }, () => undefined);
-}
-
-/** "Forks spent $0.42 (the cache saved $1.10)", plus how many have no known price. */
-export function spendingText(forks: Iterable<ForkSummary>): string {
-  let usd = 0;
-  let uncached = 0;
-  let unpriced = 0;
-  let any = false;
-  for (const fork of forks) {
-    if (fork.cost) {
-      any = true;
-      usd += fork.cost.usd;
-      uncached += fork.cost.uncachedUsd;
-    } else if (fork.modelTurns > 0) {
-      unpriced++;
-    }
-  }
-  const parts = any ? [`Forks spent ${usdText(usd)} (the cache saved ${usdText(uncached - usd)})`] : [];
-  if (unpriced > 0) parts.push(`${unpriced} fork(s): ${NO_PRICE_TEXT}`);
-  return parts.join('; ');
 }
 
 /** Continue (asking for the new budget) or Stop a fork paused at its budget. */

@@ -6,7 +6,7 @@ import { forkTurnsToString } from '../../common/forkTurns';
 import { forkCancel, forkEvent, forkHistory, forkList, forkSend, forkState } from '../../common/protocol/forks';
 import { sessionTranscript } from '../../common/protocol/runtime';
 import {
-  approvalAnswer, openLink, panelForkAction, panelForkCancel, panelForkFromMessage, panelForkSend, panelForkStart,
+  approvalAnswer, openLink, panelForkAction, panelForkCancel, panelForkContinue, panelForkFromMessage, panelForkSend, panelForkStart,
 } from '../../common/protocol/webview';
 import { registerPanelCommands } from '../commands/forkPanelCommands';
 import { forkFromMessage } from '../commands/forkFromMessage';
@@ -60,6 +60,10 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
       // The new state arrives as fork/state; the answer could be older than it by the time it lands.
       handler(panelForkSend, async params => {
         await runtime.request(forkSend, params);
+        return {};
+      }),
+      handler(panelForkContinue, async params => {
+        await runtime.request(forkSend, { forkId: params.forkId, budget: params.budget });
         return {};
       }),
       handler(approvalAnswer, async params => {
