@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import type { CacheStep } from '../../src/common/cacheExplorer';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkList, forkSend, forkStart, forkWait } from '../../src/common/protocol/forks';
-import { sessionCache } from '../../src/common/protocol/runtime';
+import { sessionCache, sessionCancel } from '../../src/common/protocol/runtime';
 import type { Usage } from '../../src/common/transcript';
 import type { FakeAnthropicOptions, ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { killRuntime, startHarness } from './harness';
@@ -146,6 +146,33 @@ describe('runtime: budgets, costs and the cache explorer', function () {
     assert.match(second.detail, /looks back only 20 blocks/);
     const forkSent = h.fake.requests.filter(isForkRequest);
     assert.ok(forkSent[1].usage!.cache_read_input_tokens < forkSent[0].usage!.cache_read_input_tokens, 'the fake read less too');
+  });
+});
+
+describe('runtime: honest accounting', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  afterEach(() => h?.dispose());
+  const input = (u: Usage) => u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
+
+  it('counts the input of a stream cut after message_start, and of a cancelled request, in what the session spent', async () => {
+    h = await startHarness({ fake: { minCacheTokens: 256, streamDelayMs: 20 } });
+    h.fake.enqueue({ fault: 'cut_stream', afterTextChars: 30 });
+    const cut = await h.send('first question');
+    assert.equal(cut.stopReason, 'error');
+    assert.ok(cut.usage.input_tokens + cut.usage.cache_creation_input_tokens > 0, 'the turn reports what the cut attempt was billed');
+    // A request cancelled mid-stream: its input was billed too.
+    h.fake.enqueue({ content: [{ type: 'text', text: 'a long answer '.repeat(200) }] });
+    const streaming = new Promise<void>(resolve => h.fake.onRequest(() => resolve()));
+    const sending = h.send('second question', { sessionId: cut.sessionId });
+    await streaming;
+    await h.waitForEvent(e => e.type === 'text_delta');
+    await sendRequest(h.client.endpoint, sessionCancel, { sessionId: cut.sessionId });
+    assert.equal((await sending).stopReason, 'cancelled');
+    const { spent, entries } = await h.transcript(cut.sessionId);
+    assert.equal(entries.filter(e => e.kind === 'response').length, 0, 'neither left a response');
+    assert.equal(h.fake.requests.length, 2);
+    assert.equal(input(spent!), h.fake.requests.reduce((sum, r) => sum + input(r.usage!), 0), 'both requests\' input is counted');
   });
 });
 
