@@ -70,6 +70,26 @@ describe('runtime: budgets, costs and the cache explorer', function () {
     assert.deepEqual(after.slice(0, before.length), before, 'the transcript is intact');
   });
 
+  it('stops a chat turn before the request that would pass fork.budget.perChat, and a fork of that chat pauses', async () => {
+    await setup();
+    parentScript.push(say('hello'));
+    const first = await h.send('first question');
+    const budget = Math.round(tokens(h.fake.requests[0].usage!) * 2.5);
+    await h.configure({ budgetPerChat: `${budget}tokens` });
+    parentScript.push(...Array.from({ length: 10 }, () => call(['list_files', { path: '.' }])));
+    const result = await h.send('list files again and again', { sessionId: first.sessionId });
+    assert.equal(result.stopReason, 'budget');
+    assert.match(result.budgetReason!, new RegExp(`This chat's budget \\(fork.budget.perChat\\) of ${budget} tokens is reached`));
+    const spent = h.fake.requests.map(r => tokens(r.usage!));
+    const total = spent.reduce((a, b) => a + b, 0);
+    assert.ok(total >= budget && total - spent[spent.length - 1] < budget, `no request past the budget (${spent.join(', ')} of ${budget})`);
+    // Its forks count against the same budget: a new one pauses before its first request.
+    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId: first.sessionId, directive: 'more', isolation: 'shared' });
+    const paused = await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    assert.equal(paused.state, 'paused-budget');
+    assert.equal(h.fake.requests.filter(isForkRequest).length, 0);
+  });
+
   it('refuses a model-initiated fork beyond fork.maxForksPerTurn with a tool error that says so', async () => {
     await setup();
     await h.configure({ maxForksPerTurn: 3 });
