@@ -14,6 +14,8 @@ import { HostChannel } from './host';
 import { NewForkForm } from './newForkForm';
 import type { FormState } from './newForkForm';
 import { TranscriptView } from './transcriptView';
+import { CacheBars } from './cacheBars';
+import type { CacheStep } from '../src/common/cacheExplorer';
 
 interface UiState extends FormState { expanded: string[]; closed: string[]; seen: boolean }
 
@@ -43,6 +45,13 @@ const list = new ForkList({
   },
   messageSnippet: entryId => transcript.snippet(entryId),
 });
+const chatCost = h('p', { class: 'chat-cost', role: 'status' });
+const chatCache = new CacheBars();
+const showChatSpending = (session: { costText?: string; cacheSteps?: CacheStep[] } | undefined) => {
+  setText(chatCost, session?.costText ?? '');
+  chatCost.hidden = !session?.costText;
+  chatCache.set(session?.cacheSteps);
+};
 const form = new NewForkForm(channel, ui, save, forkId => list.reveal(forkId));
 const forksCount = h('span', { class: 'count' });
 // The panel's header: what the forks spent in total (issue 14).
@@ -73,12 +82,13 @@ app.replaceChildren(
   status,
   section('new', 'New fork', form.el),
   section('forks', 'Forks', list.el, list.empty),
-  section('conversation', 'Conversation', transcript.el, transcript.empty),
+  section('conversation', 'Conversation', chatCost, chatCache.el, transcript.el, transcript.empty),
 );
 
 function load(snapshot: PanelSnapshot): void {
   worktreeActions = snapshot.worktreeActions;
   transcript.set(snapshot.session);
+  showChatSpending(snapshot.session);
   form.setSession(snapshot.session);
   form.setDefaults(snapshot.defaults, !ui.seen);
   ui.seen = true;
@@ -102,6 +112,7 @@ window.addEventListener('message', (event: MessageEvent) => {
     case sessionState.method: {
       const { session } = params as ParamsOf<typeof sessionState>;
       transcript.set(session);
+      showChatSpending(session);
       return form.setSession(session);
     }
     case forkReveal.method: return list.reveal((params as ParamsOf<typeof forkReveal>).forkId);

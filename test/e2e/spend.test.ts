@@ -110,6 +110,16 @@ describe('Spending UI (code-server + chromium)', function () {
     await screenshot(page, 'spend-continued');
   });
 
+  it('shows the chat\'s own cost and its cache bars above the conversation', async () => {
+    const page = workbench!.page;
+    const conversation = panel.locator('.section[data-section="conversation"]');
+    assert.match(await conversation.locator('.chat-cost').innerText(), /^This chat: \$[\d.]+ \(the cache saved \$[\d.]+\)$/);
+    assert.ok((await conversation.locator('.cache-bar').count()) >= 2, 'one bar per chat request');
+    assert.equal(await conversation.locator('.cache-bar').first().getAttribute('data-cause'), 'first');
+    await conversation.locator('.chat-cost').scrollIntoViewIfNeeded();
+    await screenshot(page, 'spend-conversation');
+  });
+
   it('Stop ends a paused fork', async () => {
     const page = workbench!.page;
     const row = await forkWithBudget('another slow survey', '8000tokens');

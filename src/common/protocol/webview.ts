@@ -5,6 +5,7 @@ import type { ToolCategory } from '../approval';
 import type { ForkSummary, Isolation } from '../forks';
 import type { EntryKind } from '../transcript';
 import { notification, request } from './descriptor';
+import type { CacheStep } from '../cacheExplorer';
 import type { NotificationDescriptor, RequestDescriptor } from './descriptor';
 
 // ── Views: what the webview renders ─────────────────────────────────────────────────────────────────
@@ -59,6 +60,10 @@ export interface SessionView {
   /** Real user turns a numeric window can reach: those after the latest compaction summary. */
   realTurns: number;
   messages: MessageView[];
+  /** The chat's own spending line (issue 14): its cost, or why there is none. */
+  costText?: string;
+  /** The cache explorer of the chat's requests. */
+  cacheSteps?: CacheStep[];
 }
 
 export interface PanelSnapshot {

@@ -4,7 +4,15 @@ import * as vscode from 'vscode';
 import { isTerminal } from '../../common/forks';
 import { forkTurnsToString } from '../../common/forkTurns';
 import { forkCancel, forkEvent, forkHistory, forkList, forkSend, forkState } from '../../common/protocol/forks';
-import { sessionTranscript } from '../../common/protocol/runtime';
+import { sessionCache, sessionTranscript } from '../../common/protocol/runtime';
+import type { TranscriptResult } from '../../common/protocol/runtime';
+import { NO_PRICE_TEXT, usdText } from '../../common/pricing';
+
+/** "This chat: $0.012 (the cache saved $0.030)", its own requests only; forks show in their rows. */
+function chatCostText(t: TranscriptResult): string {
+  if (!t.costs) return `This chat: ${NO_PRICE_TEXT} for ${t.header.settings.model}`;
+  return `This chat: ${usdText(t.costs.total.usd)} (the cache saved ${usdText(t.costs.total.uncachedUsd - t.costs.total.usd)})`;
+}
 import {
   approvalAnswer, openLink, panelForkAction, panelForkCancel, panelForkContinue, panelForkFromMessage, panelForkSend, panelForkStart,
 } from '../../common/protocol/webview';
@@ -86,7 +94,13 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
     const mine = ++generation;
     const sessionId = chatSession.sessionId;
     try {
-      const view = sessionId ? await runtime.request(sessionTranscript, { sessionId }).then(t => buildSessionView(t.header, t.entries, renderUntrustedMarkdown)) : undefined;
+      const view = sessionId
+        ? await runtime.request(sessionTranscript, { sessionId }).then(async t => ({
+          ...buildSessionView(t.header, t.entries, renderUntrustedMarkdown),
+          costText: chatCostText(t),
+          cacheSteps: (await runtime.request(sessionCache, { sessionId }).catch(() => ({ steps: [] }))).steps,
+        }))
+        : undefined;
       if (mine === generation) model.setSession(view);
     } catch (error) {
       log.warn(`Forks panel: could not read the transcript of ${sessionId}: ${error instanceof Error ? error.message : String(error)}`);
