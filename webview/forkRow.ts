@@ -1,6 +1,6 @@
 // One fork in the Forks list: name, state, origin, turns, isolation, elapsed time, usage; expandable to
 // its live output, report (host-rendered markdown), pending approvals and actions.
-import { costLine, durationText, elapsedMs, originLabel, stateLabel, turnsLabel, usageLine } from '../src/common/forkDisplay';
+import { costLine, durationText, elapsedMs, originLabel, stateLabel, turnsLabel, usageLine, workspaceLine } from '../src/common/forkDisplay';
 import { parseBudget } from '../src/common/budget';
 import type { ForkState, ForkSummary } from '../src/common/forks';
 import { isTerminal } from '../src/common/forks';
@@ -48,6 +48,7 @@ export class ForkRow {
   private readonly pausedText = h('p', { class: 'paused-reason' });
   private readonly budgetInput = h('input', { type: 'text', class: 'budget-input', 'aria-label': 'New budget: dollars such as 0.50, or tokens such as 40000tokens' });
   private readonly cacheBars = new CacheBars();
+  private readonly workspace = h('div', { class: 'fork-workspace' });
   private readonly latest = h('div', { class: 'fork-latest' });
   private readonly approvals = h('div', { class: 'approvals' });
   private readonly body: HTMLDivElement;
@@ -93,7 +94,7 @@ export class ForkRow {
     });
     this.body.append(this.directive, this.error, this.reportSection, this.outputDetails, this.cacheBars.el, this.actions, this.continueForm);
     this.el = h('li', { class: 'fork', 'data-fork-id': view.fork.id },
-      h('div', { class: 'fork-head' }, this.toggle, this.badge, this.inline), this.meta, this.usage, this.cost, this.paused, this.latest, this.approvals, this.body);
+      h('div', { class: 'fork-head' }, this.toggle, this.badge, this.inline), this.meta, this.usage, this.cost, this.workspace, this.paused, this.latest, this.approvals, this.body);
     this.update(view);
     this.output.reset(items);
     this.setExpanded(ctx.isExpanded(view.fork.id), false);
@@ -135,6 +136,9 @@ export class ForkRow {
     setText(this.pausedText, fork.pausedReason ?? 'Paused: its budget is reached.');
     if (isPaused && stateChanged) this.budgetInput.value = suggestedBudget(fork);
     this.cacheBars.set(fork.cacheSteps);
+    const workspace = workspaceLine(fork);
+    setText(this.workspace, workspace);
+    this.workspace.hidden = workspace === '';
     setText(this.directive, fork.directive);
     // The name is the directive's first words: quote the directive only when it says more.
     this.directive.hidden = fork.directive.trim() === fork.name.trim();

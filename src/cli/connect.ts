@@ -8,8 +8,10 @@ import type { RuntimeClient } from '../client/rpcClient';
 import { isApprovalMode } from '../common/approval';
 import type { ApprovalMode } from '../common/approval';
 import { sendRequest } from '../common/protocol/endpoint';
+import { setupCommands } from '../common/worktreeOptions';
 import { runtimeConfigure } from '../common/protocol/runtime';
 import { UsageError } from './args';
+import { ensureDemoModel } from './demoModel';
 import type { ParsedArgs } from './args';
 
 export function storeDirOf(args: ParsedArgs): string {
@@ -37,13 +39,30 @@ export async function connectCli(args: ParsedArgs): Promise<RuntimeClient> {
   const storeDir = storeDirOf(args);
   const runtimeScript = process.env.FORK_AGENTS_RUNTIME_SCRIPT ?? path.join(__dirname, 'runtime.js');
   const socket = await connectOrStart({ storeDir, runtimeScript });
+  const demo = args.switches.has('demo') ? await ensureDemoModel(storeDir) : undefined;
   const client = await connectRpc(socket, 'cli');
   await sendRequest(client.endpoint, runtimeConfigure, {
-    apiKey: process.env.ANTHROPIC_API_KEY || undefined,
-    baseUrl: process.env.ANTHROPIC_BASE_URL || undefined,
+    apiKey: demo?.apiKey ?? (process.env.ANTHROPIC_API_KEY || undefined),
+    baseUrl: demo?.url ?? (process.env.ANTHROPIC_BASE_URL || undefined),
     model: args.flags.get('model'),
     approvalMode: args.flags.has('approval') ? approvalOf(args) : undefined,
     worktreeRoot: args.flags.has('worktree-root') ? path.resolve(args.flags.get('worktree-root')!) : undefined,
+    // The user typed the command: it runs in each new worktree of the forks this connection starts.
+    worktree: args.flags.has('worktree-setup') ? { setup: setupCommands(args.flags.get('worktree-setup')) } : undefined,
+    thinkingBudgetTokens: args.flags.has('thinking-budget') ? wholeNumber(args, 'thinking-budget') : undefined,
+    cacheTtl: args.flags.has('cache-ttl') ? cacheTtlOf(args) : undefined,
   });
   return client;
+}
+
+function wholeNumber(args: ParsedArgs, flag: string): number {
+  const text = args.flags.get(flag) ?? '';
+  if (!/^[0-9]+$/.test(text)) throw new UsageError(`--${flag} must be a whole number of tokens (got ${JSON.stringify(text)})`);
+  return Number(text);
+}
+
+function cacheTtlOf(args: ParsedArgs): '5m' | '1h' {
+  const ttl = args.flags.get('cache-ttl');
+  if (ttl !== '5m' && ttl !== '1h') throw new UsageError(`--cache-ttl must be 5m or 1h (got ${JSON.stringify(ttl)})`);
+  return ttl;
 }

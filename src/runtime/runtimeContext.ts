@@ -15,13 +15,17 @@ export interface RuntimeContext {
   approvals: ApprovalRouter;
   clients: Set<ClientConnection>;
   info: RuntimeInfo;
+  /** This runtime's secret: what a client must present at `initialize` (issue 11). */
+  token: string;
+  /** A client presented the token: it gets every handler and counts as connected. */
+  admit(client: ClientConnection): void;
   /** Stops this runtime (sockets closed, files flushed). */
   stop(why: string): void;
 }
 
 /** The model access a client configured, for the turns and forks it starts. */
 export function accessOf(client: ClientConnection): ModelAccess | undefined {
-  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, contextWindow, autoCompactAt, budgetPerFork, budgetPerChat, maxForksPerTurn } = client.config;
+  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, worktree, contextWindow, autoCompactAt, restricted, budgetPerFork, budgetPerChat, maxForksPerTurn } = client.config;
   const compaction = {
     contextWindow: contextWindow && contextWindow > 0 ? contextWindow : DEFAULT_CONTEXT_WINDOW,
     autoCompactAt: autoCompactAt && autoCompactAt > 0 && autoCompactAt <= 1 ? autoCompactAt : DEFAULT_AUTO_COMPACT_AT,
@@ -32,6 +36,10 @@ export function accessOf(client: ClientConnection): ModelAccess | undefined {
   };
   const budgets = { perFork: budget(budgetPerFork), perChat: budget(budgetPerChat) };
   const perTurn = maxForksPerTurn && maxForksPerTurn > 0 ? Math.floor(maxForksPerTurn) : undefined;
-  return apiKey ? { apiKey, baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath, worktreeRoot, compaction, budgets, maxForksPerTurn: perTurn } : undefined;
+  const access: ModelAccess = {
+    apiKey: apiKey ?? '', baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath, worktreeRoot, worktree, compaction, budgets, maxForksPerTurn: perTurn,
+  };
+  if (restricted === true) access.restricted = true;
+  return apiKey ? access : undefined;
 }
 

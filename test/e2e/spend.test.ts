@@ -36,8 +36,8 @@ describe('Spending UI (code-server + chromium)', function () {
     stack = await startStack({
       tools, extension: 'install', fake: false, label: 'spend',
       env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY },
-      workspaceSettings: { 'fork.approvalMode': 'auto' },
-      userSettings: { 'fork.prices': { 'claude-sonnet-5-5': { input: 3, output: 15 } } },
+      // Both application-scoped: read from user settings only (a workspace's value is ignored).
+      userSettings: { 'fork.approvalMode': 'auto', 'fork.prices': { 'claude-sonnet-5-5': { input: 3, output: 15 } } },
     });
     workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
   });

@@ -1,10 +1,12 @@
 // The cache explorer's causes that the runtime tests do not reach (they cover tools, TTL, expiry and
 // lookback): model, thinking, system prompt, messages, below the minimum — on fingerprints of real bodies.
 import * as assert from 'node:assert/strict';
+import { buildRequestBody } from '../../src/runtime/agent/request';
 import type { MessagesRequestBody } from '../../src/runtime/agent/request';
 import { explain } from '../../src/runtime/cache/explorer';
 import { fingerprint } from '../../src/runtime/cache/fingerprint';
 import type { Usage } from '../../src/common/transcript';
+import { Transcript, header } from './forkFixtures';
 
 const bp = { type: 'ephemeral' as const };
 const read = (n: number): Usage => ({ input_tokens: 10, output_tokens: 1, cache_read_input_tokens: n, cache_creation_input_tokens: 50 });
@@ -41,5 +43,16 @@ describe('cache explorer', () => {
     assert.equal(explain(at(body(), nothing), undefined).cause, 'below-minimum');
     assert.equal(explain(at(body({}, ['hello', 'a', 'q']), nothing), base(body(), nothing)).cause, 'below-minimum');
     assert.equal(explain(at(body(), read(0)), undefined).cause, 'first');
+  });
+
+  it('records the session\'s TTL when the prefix breakpoint is on the startup entry, not the system prompt', () => {
+    const t = new Transcript();
+    t.startup();
+    t.prompt('Hello.');
+    // Opus 4.5's 4,096-token minimum is above this system prompt: request.ts marks the startup entry instead.
+    const sent = buildRequestBody(header({ model: 'claude-opus-4-5', cacheTtl: '1h' }), t.entries);
+    assert.equal(sent.system[0].cache_control, undefined);
+    assert.equal(at(sent, read(0)).ttl, '1h');
+    assert.equal(at(buildRequestBody(header({ model: 'claude-opus-4-5' }), t.entries), read(0)).ttl, '5m');
   });
 });

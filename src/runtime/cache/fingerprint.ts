@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Usage } from '../../common/transcript';
 import type { MessagesRequestBody } from '../agent/request';
+import { requestTtl } from '../agent/request';
 
 export interface RequestRecord {
   /** When the provider answered (its clock when it said, else ours), ISO. */
@@ -40,7 +41,7 @@ export function fingerprint(body: MessagesRequestBody, time: number, usage: Usag
     time: new Date(time).toISOString(),
     model: body.model,
     thinking: body.thinking ? JSON.stringify(body.thinking) : 'off',
-    ttl: body.system.some(block => block.cache_control?.ttl === '1h') ? '1h' : '5m',
+    ttl: requestTtl(body),
     toolBlocks: body.tools.length,
     systemBlocks: body.system.length,
     blocks,

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import type { AgentEvent } from '../../common/agentEvents';
 import type { ApprovalMode } from '../../common/approval';
 import type { ForkSummary, ForkState, ForkWorktree, Isolation } from '../../common/forks';
+import type { WorktreeOptions } from '../../common/worktreeOptions';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
 import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
@@ -17,14 +18,21 @@ import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import type { CompactionSettings } from '../agent/compact';
 import { runLoop } from '../agent/loop';
+import type { ApprovalRequest } from '../agent/loop';
+import { applyPolicy, revivalPolicy } from '../policy';
+import type { LaunchPolicy } from '../policy';
 import { createAnthropicClient } from '../model/anthropicClient';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
+import { log } from '../log';
 import { ALL_TOOLS } from '../tools/registry';
 import type { Tool } from '../tools/types';
 import { discardForkWorktree } from '../git/worktree';
-import { readWorktreeMeta } from '../git/worktreeMeta';
+import { findAdminDir, readWorktreeMeta } from '../git/worktreeMeta';
+import { pinGitDir } from '../git/run';
 import { createForkSession, newForkId } from './createFork';
+import { PortBlocks } from './forkPorts';
+import { ForkWorkspace } from './forkWorkspace';
 import type { ForkSpec } from './createFork';
 import { placeFork } from './isolation';
 import { snapshotUpTo } from './select';
@@ -33,6 +41,7 @@ import { renderForkNotification } from './notification';
 import { UncommittedOutput, outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { refusingSubagentHost } from './subagentHost';
+import { PrefixWriters, sharedPrefixKey } from './stagger';
 
 export const MAX_FORK_REQUESTS = 200;
 
@@ -40,9 +49,13 @@ export interface ModelAccess {
   apiKey: string;
   baseUrl?: string;
   approvalMode: ApprovalMode;
+  /** Restricted Mode (an untrusted workspace): read tools only. */
+  restricted?: boolean;
   ripgrepPath?: string;
   worktreeRoot?: string;
   compaction?: CompactionSettings;
+  /** Ignored files, links, setup commands and ports of new worktrees (issue 13). */
+  worktree?: WorktreeOptions;
   /** fork.budget.perFork (a fork's default budget) and fork.budget.perChat (a chat and its forks together). */
   budgets?: { perFork?: Budget; perChat?: Budget };
   /** fork.maxForksPerTurn: Agent calls the model may make in one turn. */
@@ -50,7 +63,7 @@ export interface ModelAccess {
 }
 
 /** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
-export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot'> & { isolation?: Isolation };
+export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot' | 'policy'> & { isolation?: Isolation };
 
 interface ForkRun {
   session: Session;
@@ -70,7 +83,10 @@ export class ForkManager {
   private idleListeners: (() => void)[] = [];
   /** Ids of forks being created (worktree first, then the bootstrap): start-up pruning must spare them. */
   private readonly pending = new Set<string>();
+  private readonly ports = new PortBlocks();
   readonly janitor: WorktreeJanitor;
+  /** First requests of sibling forks in flight, by shared prefix (the stagger, DESIGN §4.6). */
+  private readonly prefixWriters = new PrefixWriters();
   maxConcurrent = 4;
   /** fork.prices of the client that configured last (the table covers the rest). */
   prices: PriceOverrides = {};
@@ -94,7 +110,7 @@ export class ForkManager {
       throw new BudgetError(`A budget of ${budgetText(budget)} needs a price, and none is known for ${spec.parent.header.settings.model}: set fork.prices, or give the budget in tokens (e.g. 20000tokens).`);
     }
     spec = { ...spec, budget };
-    const snapshot = spec.parent.entries().slice();
+    const snapshot = spec.parent.history().slice();
     // An unknown fork point is refused before any worktree is made for it.
     snapshotUpTo(snapshot, spec.atEntryId);
     this.pending.add(id);
@@ -105,7 +121,8 @@ export class ForkManager {
       });
       let session: Session;
       try {
-        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation }, placement.worktree);
+        const policy = policyOf(access);
+        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy }, placement.worktree);
       } catch (error) {
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
         throw error;
@@ -182,7 +199,6 @@ export class ForkManager {
     }
     run.summary.pausedReason = undefined;
     if (message !== undefined) run.session.commit('prompt', { role: 'user', content: [{ type: 'text', text: message }] });
-    run.access = access ?? run.access;
     run.summary.report = undefined;
     run.summary.error = undefined;
     run.summary.endedAt = undefined;
@@ -267,7 +283,9 @@ export class ForkManager {
         this.finish(run, 'failed', undefined, `Its worktree ${run.summary.worktree.path} no longer exists.`);
         continue;
       }
-      run.access = access;
+      // Issue 11: a fork launched with `ask` still asks when a client configured with `auto` revives it.
+      const policy = revivalPolicy(run.session.bootstrap?.policy, policyOf(access));
+      run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted };
       closeInterruptedCalls(run.session);
       this.enqueue(run);
     }
@@ -334,7 +352,8 @@ export class ForkManager {
     while (this.running < this.maxConcurrent && this.queue.length > 0) {
       const run = this.queue.shift()!;
       this.running++;
-      void this.execute(run).finally(() => {
+      // execute() ends the run itself; this catch is for a failure in the bookkeeping around the loop.
+      void this.execute(run).catch(error => this.failRun(run, error)).finally(() => {
         this.running--;
         this.pump();
       });
@@ -345,34 +364,70 @@ export class ForkManager {
   private async execute(run: ForkRun): Promise<void> {
     const access = run.access;
     if (!access) return this.finish(run, 'failed', undefined, 'No model access: configure an API key.');
-    run.controller = new AbortController();
-    const signal = run.controller.signal;
+    const controller = new AbortController();
+    run.controller = controller;
+    const signal = controller.signal;
+    run.summary.endedProcesses = undefined;
     this.setState(run, 'running');
     const emit = (event: AgentEvent) => this.onEvent(run, event);
+    const { approvalMode, approve } = applyPolicy(policyOf(access), async ({ callId, tool, input, description, category }: ApprovalRequest) => {
+      this.setState(run, 'waiting-for-approval');
+      try {
+        return await this.approvals.ask({
+          sessionId: run.session.id, turnId: run.session.id, callId, toolName: tool.definition.name,
+          category, description: `${run.summary.name}: ${description}`, input,
+        }, signal);
+      } finally {
+        if (!signal.aborted) this.setState(run, 'running');
+      }
+    });
+    const workspace = new ForkWorkspace({
+      summary: run.summary, session: run.session, parentRoot: this.parentRootOf(run),
+      // Restricted Mode runs no code: setup commands (npm ci runs the repository's scripts) are skipped too.
+      options: access.restricted ? { ...access.worktree, setup: [] } : access.worktree, ports: this.ports, emit, signal,
+      changed: patch => {
+        Object.assign(run.summary, patch);
+        this.broadcastState(run);
+      },
+      failed: () => controller.abort(),
+    });
+    await workspace.begin();
+    let release: (() => void) | undefined;
     const outcome = await runLoop({
       session: run.session,
       model: createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl }),
-      tools: toolsFor(run.summary.kind),
-      toolContext: { root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost },
-      approvalMode: access.approvalMode,
-      compaction: access.compaction,
-      approve: async ({ callId, tool, input, description }) => {
-        this.setState(run, 'waiting-for-approval');
-        try {
-          return await this.approvals.ask({
-            sessionId: run.session.id, turnId: run.session.id, callId, toolName: tool.definition.name,
-            category: tool.category, description: `${run.summary.name}: ${description}`, input,
-          }, signal);
-        } finally {
-          if (!signal.aborted) this.setState(run, 'running');
-        }
+      tools: workspace.gatedTools(toolsFor(run.summary.kind)),
+      toolContext: {
+        root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost,
+        env: workspace.env, onProcessGroup: pgid => workspace.groups.add(pgid),
       },
+      beforeRequest: () => workspace.beforeRequest(),
+      approvalMode,
+      compaction: access.compaction,
+      approve,
       signal,
       emit,
       maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
       mayRequest: () => this.budgetStop(run),
+      beforeSend: async () => {
+        release?.();
+        const key = sharedPrefixKey(run.session);
+        release = key === undefined ? undefined : await this.prefixWriters.claim(key, signal);
+      },
+      onResponseStart: () => {
+        release?.();
+        release = undefined;
+      },
     });
+    release?.();
     run.controller = undefined;
+    // A failed preparation is recorded too: the reason is in the transcript, not only in the summary.
+    if (!signal.aborted || workspace.failureReason) await workspace.settle();
+    // Servers and watchers its commands left running end with the run (stopped, failed or finished).
+    const ended = await workspace.end();
+    if (ended > 0) run.summary.endedProcesses = ended;
+    const setupFailure = workspace.failureReason;
+    if (setupFailure) return this.finish(run, 'failed', undefined, setupFailure);
     if (outcome.stopReason === 'cancelled') return this.finish(run, 'cancelled');
     if (outcome.stopReason === 'budget') return this.pause(run, outcome.budgetReason ?? 'Its budget is reached.');
     if (outcome.stopReason === 'error') return this.finish(run, 'failed', undefined, outcome.error?.message);
@@ -380,6 +435,15 @@ export class ForkManager {
       return this.finish(run, 'failed', outcome.text || undefined, `Stopped at the cap of ${MAX_FORK_REQUESTS} model turns.`);
     }
     this.finish(run, 'completed', outcome.text);
+  }
+
+  /** The parent session's root, for FORK_AGENTS_PARENT_ROOT (its repository's top when the parent is gone). */
+  private parentRootOf(run: ForkRun): string {
+    try {
+      return this.store.get(run.summary.parentSessionId).header.root;
+    } catch {
+      return run.summary.worktree?.repoRoot ?? run.summary.root;
+    }
   }
 
   private onEvent(run: ForkRun, event: AgentEvent): void {
@@ -420,13 +484,27 @@ export class ForkManager {
     return cacheSteps(session, id => this.sessionOrUndefined(id));
   }
 
+  private failRun(run: ForkRun, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    log(`fork ${run.session.id} failed: ${message}`);
+    run.controller = undefined;
+    if (!isTerminal(run.summary.state)) this.finish(run, 'failed', undefined, message);
+  }
+
   private finish(run: ForkRun, state: ForkState, report?: string, error?: string): void {
     run.summary.report = report;
     run.summary.error = error;
     run.summary.endedAt = new Date().toISOString();
     run.summary.announced = undefined;
     run.summary.pausedReason = undefined;
-    run.session.writeStatus({ state, time: run.summary.endedAt, report, error, budget: run.summary.budget });
+    try {
+      run.session.writeStatus({ state, time: run.summary.endedAt, report, error, budget: run.summary.budget });
+    } catch (writeError) {
+      // A full disk: the clients still learn how the run ended; on disk it stays unfinished and is revived.
+      const message = writeError instanceof Error ? writeError.message : String(writeError);
+      log(`fork ${run.session.id}: ${message}`);
+      run.summary.error = error ? `${error} ${message}` : message;
+    }
     this.setState(run, state);
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
   }
@@ -444,6 +522,10 @@ export class ForkManager {
 export class ForkNotFoundError extends Error {}
 export class BudgetError extends Error {}
 export class ForkBusyError extends Error {}
+
+function policyOf(access: ModelAccess): LaunchPolicy {
+  return access.restricted ? { approvalMode: access.approvalMode, restricted: true } : { approvalMode: access.approvalMode };
+}
 
 function newRun(session: Session, summary: ForkSummary, access?: ModelAccess): ForkRun {
   return { session, summary, access, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
@@ -482,6 +564,10 @@ function summarize(session: Session): ForkSummary {
 /** A worktree's launch record brought up to date from disk: gone means discarded; apply and keep from its metadata. */
 function worktreeNow(worktree: ForkWorktree): ForkWorktree {
   if (!fs.existsSync(worktree.path)) return { ...worktree, discarded: true };
+  // Pinned before any git call in it: the recorded admin folder, or for older records the main repository's entry.
+  const gitDir = worktree.gitDir ?? findAdminDir(worktree.repoRoot, worktree.path);
+  if (gitDir) pinGitDir(worktree.path, gitDir);
   const meta = readWorktreeMeta(worktree.path);
-  return { ...worktree, appliedAt: meta?.appliedAt, keptAt: meta?.keptAt };
+  // The base moves once when preparation changed the worktree (setupBase.ts); the metadata has the latest.
+  return { ...worktree, base: meta?.base || worktree.base, appliedAt: meta?.appliedAt, keptAt: meta?.keptAt };
 }

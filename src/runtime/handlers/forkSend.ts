@@ -7,12 +7,14 @@ import type { ClientConnection } from '../clientConnection';
 import { BudgetError, ForkBusyError, ForkNotFoundError } from '../fork/forkManager';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
+import { checkTextSize } from './textLimits';
 
 export function registerForkSend(ctx: RuntimeContext, client: ClientConnection): void {
   client.rpc.onRequest(forkSend.method, (params: { forkId: string; message?: string; budget?: string }) => {
     const invalid = (message: string) => new ResponseError(ErrorCodes.InvalidParams, message);
     const message = params?.message;
     if (message !== undefined && (typeof message !== 'string' || message.trim() === '')) throw invalid('fork/send: the message must not be empty.');
+    if (message !== undefined) checkTextSize('message', message);
     if (message === undefined && params?.budget === undefined) throw invalid('fork/send needs a non-empty message (or, for a fork paused at its budget, a new budget).');
     const budget = params.budget === undefined ? undefined : parseBudget(params.budget);
     if (budget && !budget.ok) throw invalid(`budget: ${budget.error}`);

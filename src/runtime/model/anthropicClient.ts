@@ -3,6 +3,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlock, Usage } from '../../common/transcript';
 import type { MessagesRequestBody } from '../agent/request';
+import { requestTtl } from '../agent/request';
 import { ModelError } from './modelClient';
 import type { ModelClient, ModelResponse, StreamHandlers } from './modelClient';
 
@@ -29,6 +30,8 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         stream.on('streamEvent', (_event, snapshot) => (billed = toUsage(snapshot.usage, ttl)));
         stream.on('text', delta => handlers.onText(delta));
         stream.on('thinking', delta => handlers.onThinking(delta));
+        // message_start: from here the request's cache writes are readable by others (DESIGN §4.6).
+        stream.on('streamEvent', event => event.type === 'message_start' && handlers.onStart?.());
         const final = await stream.finalMessage();
         return {
           message: { role: 'assistant', content: final.content.flatMap(toContentBlock) },
@@ -78,10 +81,6 @@ function toUsage(usage: Anthropic.Usage, ttl: '5m' | '1h'): Usage {
       ? { ephemeral_5m_input_tokens: split.ephemeral_5m_input_tokens ?? 0, ephemeral_1h_input_tokens: split.ephemeral_1h_input_tokens ?? 0 }
       : { ephemeral_5m_input_tokens: ttl === '5m' ? created : 0, ephemeral_1h_input_tokens: ttl === '1h' ? created : 0 },
   };
-}
-
-function requestTtl(body: MessagesRequestBody): '5m' | '1h' {
-  return body.system.some(block => block.cache_control?.ttl === '1h') ? '1h' : '5m';
 }
 
 function dateHeader(headers: Headers | undefined): number | undefined {

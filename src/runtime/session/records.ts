@@ -2,6 +2,7 @@
 // fork status changes in commit order.
 import type { Budget } from '../../common/budget';
 import type { ForkSummary } from '../../common/forks';
+import type { LaunchPolicy } from '../policy';
 import type { Entry, SessionHeader, Usage } from '../../common/transcript';
 import type { RequestRecord } from '../cache/fingerprint';
 
@@ -31,6 +32,8 @@ export interface ForkBootstrap {
   parentRequestEnd: number;
   /** Tool call id of the Agent call that started it, when the agent did. */
   callId?: string;
+  /** Approval mode and Restricted Mode at launch: revival never runs looser (absent in older files: ask). */
+  policy?: LaunchPolicy;
 }
 
 export interface ForkStatus {
