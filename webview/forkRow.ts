@@ -1,10 +1,12 @@
 // One fork in the Forks list: name, state, origin, turns, isolation, elapsed time, usage; expandable to
 // its live output, report (host-rendered markdown), pending approvals and actions.
-import { durationText, elapsedMs, originLabel, stateLabel, turnsLabel, usageLine, workspaceLine } from '../src/common/forkDisplay';
+import { costLine, durationText, elapsedMs, originLabel, stateLabel, turnsLabel, usageLine, workspaceLine } from '../src/common/forkDisplay';
+import { parseBudget } from '../src/common/budget';
 import type { ForkState, ForkSummary } from '../src/common/forks';
 import { isTerminal } from '../src/common/forks';
 import type { ForkAction, ForkRowView, OutputItem, PendingApprovalView } from '../src/common/protocol/webview';
-import { approvalAnswer, panelForkAction, panelForkCancel, panelForkSend } from '../src/common/protocol/webview';
+import { approvalAnswer, panelForkAction, panelForkCancel, panelForkContinue, panelForkSend } from '../src/common/protocol/webview';
+import { CacheBars } from './cacheBars';
 import { button, h, icon, setText, setTrustedHtml } from './dom';
 import type { HostChannel } from './host';
 import { OutputView, setLatest } from './outputView';
@@ -13,6 +15,7 @@ const STATE_ICONS: Record<ForkState, string> = {
   queued: 'clock',
   running: 'sync codicon-modifier-spin',
   'waiting-for-approval': 'shield',
+  'paused-budget': 'debug-pause',
   completed: 'pass',
   failed: 'error',
   cancelled: 'circle-slash',
@@ -40,6 +43,11 @@ export class ForkRow {
   private readonly meta = h('div', { class: 'fork-meta' });
   private readonly elapsed = h('span', { class: 'elapsed' });
   private readonly usage = h('div', { class: 'fork-usage' });
+  private readonly cost = h('div', { class: 'fork-cost' });
+  private readonly paused = h('div', { class: 'fork-paused', role: 'group' });
+  private readonly pausedText = h('p', { class: 'paused-reason' });
+  private readonly budgetInput = h('input', { type: 'text', class: 'budget-input', 'aria-label': 'New budget: dollars such as 0.50, or tokens such as 40000tokens' });
+  private readonly cacheBars = new CacheBars();
   private readonly workspace = h('div', { class: 'fork-workspace' });
   private readonly latest = h('div', { class: 'fork-latest' });
   private readonly approvals = h('div', { class: 'approvals' });
@@ -73,9 +81,20 @@ export class ForkRow {
     message.addEventListener('keydown', event => {
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) this.continueForm.requestSubmit();
     });
-    this.body.append(this.directive, this.error, this.reportSection, this.outputDetails, this.actions, this.continueForm);
+    this.paused.append(
+      this.pausedText,
+      h('div', { class: 'paused-buttons' },
+        this.budgetInput,
+        button('Continue', { kind: 'primary', icon: 'debug-continue', title: 'Continue with this budget', onClick: () => this.continueWithBudget() }),
+        button('Stop', { icon: 'debug-stop', title: `Stop ${view.fork.name}`, onClick: () => void ctx.channel.request(panelForkCancel, { forkId: this.fork.id }).catch(ctx.report) }),
+      ),
+    );
+    this.budgetInput.addEventListener('keydown', event => {
+      if (event.key === 'Enter') this.continueWithBudget();
+    });
+    this.body.append(this.directive, this.error, this.reportSection, this.outputDetails, this.cacheBars.el, this.actions, this.continueForm);
     this.el = h('li', { class: 'fork', 'data-fork-id': view.fork.id },
-      h('div', { class: 'fork-head' }, this.toggle, this.badge, this.inline), this.meta, this.usage, this.workspace, this.latest, this.approvals, this.body);
+      h('div', { class: 'fork-head' }, this.toggle, this.badge, this.inline), this.meta, this.usage, this.cost, this.workspace, this.paused, this.latest, this.approvals, this.body);
     this.update(view);
     this.output.reset(items);
     this.setExpanded(ctx.isExpanded(view.fork.id), false);
@@ -107,6 +126,16 @@ export class ForkRow {
     const usage = usageLine(fork);
     setText(this.usage, usage.text);
     this.usage.title = usage.title;
+    const cost = costLine(fork);
+    setText(this.cost, cost.text);
+    this.cost.title = cost.title;
+    this.cost.hidden = cost.text === '';
+    const isPaused = fork.state === 'paused-budget';
+    this.paused.hidden = !isPaused;
+    this.paused.setAttribute('aria-label', `${fork.name} is paused at its budget`);
+    setText(this.pausedText, fork.pausedReason ?? 'Paused: its budget is reached.');
+    if (isPaused && stateChanged) this.budgetInput.value = suggestedBudget(fork);
+    this.cacheBars.set(fork.cacheSteps);
     const workspace = workspaceLine(fork);
     setText(this.workspace, workspace);
     this.workspace.hidden = workspace === '';
@@ -128,6 +157,15 @@ export class ForkRow {
     }
     this.continueForm.hidden = !isTerminal(fork.state) || fork.worktree?.discarded === true;
     setLatest(this.latest, isTerminal(fork.state) ? [] : this.items);
+  }
+
+  private continueWithBudget(): void {
+    const budget = this.budgetInput.value.trim();
+    if (!parseBudget(budget).ok) {
+      this.ctx.report(new Error('A budget is dollars such as 0.50, or tokens such as 40000tokens.'));
+      return this.budgetInput.focus();
+    }
+    this.ctx.channel.request(panelForkContinue, { forkId: this.fork.id, budget }).catch(this.ctx.report);
   }
 
   setOutput(items: OutputItem[], changed?: ReadonlySet<number>): void {
@@ -189,6 +227,13 @@ export class ForkRow {
       ),
     );
   }
+}
+
+/** Twice the budget it reached, as text the budget parser takes. */
+function suggestedBudget(fork: ForkSummary): string {
+  const budget = fork.budget;
+  if (!budget) return '';
+  return 'usd' in budget ? String(Math.round(budget.usd * 200) / 100) : `${budget.tokens * 2}tokens`;
 }
 
 function quote(snippet: string | undefined): string {

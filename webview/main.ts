@@ -2,6 +2,7 @@
 // load — the view may have been hidden and its page discarded), then applies the host's updates. It owns
 // no data; only what the user is typing and which rows are open are remembered across reloads.
 import { isTerminal } from '../src/common/forks';
+import { spendingText } from '../src/common/forkDisplay';
 import {
   approvalsState, forkOutput, forkReveal, forksState, isWireMessage, openLink, panelForkFromMessage, panelReady, panelSnapshot, sessionState, storeState,
 } from '../src/common/protocol/webview';
@@ -13,6 +14,8 @@ import { HostChannel } from './host';
 import { NewForkForm } from './newForkForm';
 import type { FormState } from './newForkForm';
 import { TranscriptView } from './transcriptView';
+import { CacheBars } from './cacheBars';
+import type { CacheStep } from '../src/common/cacheExplorer';
 
 interface UiState extends FormState { expanded: string[]; closed: string[]; seen: boolean }
 
@@ -42,6 +45,13 @@ const list = new ForkList({
   },
   messageSnippet: entryId => transcript.snippet(entryId),
 });
+const chatCost = h('p', { class: 'chat-cost', role: 'status' });
+const chatCache = new CacheBars();
+const showChatSpending = (session: { costText?: string; cacheSteps?: CacheStep[] } | undefined) => {
+  setText(chatCost, session?.costText ?? '');
+  chatCost.hidden = !session?.costText;
+  chatCache.set(session?.cacheSteps);
+};
 const form = new NewForkForm(channel, ui, save, forkId => list.reveal(forkId));
 const forksCount = h('span', { class: 'count' });
 const storeLine = h('div', { class: 'store-line', hidden: true });
@@ -49,9 +59,16 @@ const showStore = (store: StoreSizeView | undefined) => {
   storeLine.hidden = !store;
   if (store) setText(storeLine, `Store on disk: ${(store.bytes / 1024 / 1024).toFixed(1)} MB (${store.sessions} sessions, ${store.segments} shared history segments)`);
 };
+// The panel's header: what the forks spent in total (issue 14).
+const totals = h('div', { class: 'spend-totals', role: 'status', 'aria-label': 'Spending' });
 list.onChange = () => {
-  const live = list.forks().filter(f => !isTerminal(f.state)).length;
-  setText(forksCount, live > 0 ? `${live} running` : '');
+  const forks = list.forks();
+  const live = forks.filter(f => !isTerminal(f.state) && f.state !== 'paused-budget').length;
+  const paused = forks.filter(f => f.state === 'paused-budget').length;
+  setText(forksCount, [live > 0 ? `${live} running` : '', paused > 0 ? `${paused} paused` : ''].filter(Boolean).join(', '));
+  const spent = spendingText(forks);
+  setText(totals, spent);
+  totals.hidden = spent === '';
 };
 
 function section(id: string, title: string, ...content: HTMLElement[]): HTMLElement {
@@ -66,15 +83,17 @@ function section(id: string, title: string, ...content: HTMLElement[]): HTMLElem
 
 const app = document.getElementById('app')!;
 app.replaceChildren(
+  totals,
   status,
   section('new', 'New fork', form.el),
   section('forks', 'Forks', list.el, list.empty, storeLine),
-  section('conversation', 'Conversation', transcript.el, transcript.empty),
+  section('conversation', 'Conversation', chatCost, chatCache.el, transcript.el, transcript.empty),
 );
 
 function load(snapshot: PanelSnapshot): void {
   worktreeActions = snapshot.worktreeActions;
   transcript.set(snapshot.session);
+  showChatSpending(snapshot.session);
   form.setSession(snapshot.session);
   form.setDefaults(snapshot.defaults, !ui.seen);
   ui.seen = true;
@@ -99,6 +118,7 @@ window.addEventListener('message', (event: MessageEvent) => {
     case sessionState.method: {
       const { session } = params as ParamsOf<typeof sessionState>;
       transcript.set(session);
+      showChatSpending(session);
       return form.setSession(session);
     }
     case storeState.method: return showStore(params as StoreSizeView);

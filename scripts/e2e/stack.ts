@@ -27,6 +27,8 @@ export interface StackOptions {
   port?: number;
   host?: string;
   workspaceSettings?: Record<string, unknown>;
+  /** User settings (application-scope ones such as fork.prices are read only from there). */
+  userSettings?: Record<string, unknown>;
   /** Environment for code-server (and so the extension host) when there is no fake. */
   env?: Record<string, string>;
   keepRunDir?: boolean;
@@ -75,6 +77,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const codeServer = await startCodeServer({
       tools: options.tools,
       runDir,
+      userSettings: options.userSettings,
       env: extensionEnv,
       port: options.port,
       host: options.host,

@@ -37,6 +37,7 @@ interface CommandSpec {
 const session: OptionSpec = { type: 'string' };
 const fork: OptionSpec = { type: 'string' };
 const wait: OptionSpec = { type: 'boolean' };
+const budget: OptionSpec = { type: 'string' };
 
 export const COMMANDS: Record<string, CommandSpec> = {
   chat: {
@@ -46,15 +47,17 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { session, 'thinking-budget': { type: 'string' }, 'cache-ttl': { type: 'string' } },
   },
   fork: {
-    usage: 'fork --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--worktree-setup CMD] [--wait] [--json] "directive"\n' +
-      '  (--worktree-setup: CMD runs in the new worktree before the fork\'s first tool call; its output is shown with --wait)',
+    usage: 'fork --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--worktree-setup CMD] [--budget 0.25|20000tokens] [--wait] [--json] "directive"\n' +
+      '  (--worktree-setup: CMD runs in the new worktree before the fork\'s first tool call; its output is shown with --wait;\n' +
+      '   --budget: dollars, or tokens with the suffix; the fork pauses in paused (budget) once it has spent that)',
     summary: 'start a background fork of a session (worktree isolation by default in a git repository); prints the fork id, or its report with --wait',
-    options: { session, turns: { type: 'string' }, at: { type: 'string' }, isolation: { type: 'string' }, 'worktree-setup': { type: 'string' }, wait },
+    options: { session, turns: { type: 'string' }, at: { type: 'string' }, isolation: { type: 'string' }, 'worktree-setup': { type: 'string' }, budget, wait },
   },
   send: {
-    usage: 'send --fork ID [--wait] [--json] "message"',
+    usage: 'send --fork ID [--budget 0.25|20000tokens] [--wait] [--json] ["message"]\n' +
+      '  (--budget raises the fork\'s budget; --budget alone continues a paused fork)',
     summary: 'continue a fork with a message',
-    options: { fork, wait },
+    options: { fork, budget, wait },
   },
   compact: {
     usage: 'compact --session ID [--json] ["focus"]',
@@ -67,9 +70,10 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: {},
   },
   transcript: {
-    usage: 'transcript --session ID | --fork ID [--json]',
+    usage: 'transcript --session ID | --fork ID [--cache] [--json]\n' +
+      '  (--cache: the cache explorer, one line per request)',
     summary: 'print a session\'s or a fork\'s transcript',
-    options: { session, fork },
+    options: { session, fork, cache: { type: 'boolean' } },
   },
   delete: {
     usage: 'delete --session ID | --fork ID [--json]',

@@ -8,7 +8,8 @@ export type ErrorKind =
 
 export interface ErrorInfo { kind: ErrorKind; message: string; status?: number }
 
-export type TurnStopReason = 'end_turn' | 'max_tokens' | 'cancelled' | 'error' | 'max_turns';
+/** budget: a spending limit was reached before the next request (issue 14). */
+export type TurnStopReason = 'end_turn' | 'max_tokens' | 'cancelled' | 'error' | 'max_turns' | 'budget';
 
 export type AgentEvent =
   | { type: 'turn_start'; promptEntryId: string }
@@ -19,8 +20,11 @@ export type AgentEvent =
   | { type: 'approval_wait'; callId: string; description: string }
   | { type: 'tool_result'; callId: string; name: string; isError: boolean; summary: string; files: string[] }
   | { type: 'entry'; entry: Entry }
-  /** contextTokens: input of the request just made (cache reads and writes included), of contextWindow. */
-  | { type: 'usage'; usage: Usage; contextTokens: number; contextWindow?: number }
+  /**
+   * contextTokens: input of the request just made (cache reads and writes included), of contextWindow.
+   * billedOnly: what attempts that produced no response were billed (retried, cut, cancelled); no turn.
+   */
+  | { type: 'usage'; usage: Usage; contextTokens: number; contextWindow?: number; billedOnly?: boolean }
   | { type: 'compaction'; auto: boolean; summaryEntryId: string; tokensBefore: number }
   | { type: 'compaction_failed'; auto: boolean; error: ErrorInfo }
   | { type: 'retry'; attempt: number; delayMs: number; error: ErrorInfo }

@@ -2,8 +2,11 @@
 import type { ForkState, ForkSummary } from './forks';
 import { cacheReadShare, inputTokens } from './transcript';
 import type { Usage } from './transcript';
+import { allTokens } from './budget';
+import { NO_PRICE_TEXT, usdText } from './pricing';
 
 export function stateLabel(state: ForkState): string {
+  if (state === 'paused-budget') return 'paused (budget)';
   return state === 'waiting-for-approval' ? 'waiting for approval' : state;
 }
 
@@ -45,7 +48,46 @@ export function percentText(share: number): string {
   return `${Math.round(share * 100)}%`;
 }
 
+/** "Forks spent $0.42 (the cache saved $1.10)", plus how many have no known price. */
+export function spendingText(forks: Iterable<Pick<ForkSummary, 'cost' | 'modelTurns'>>): string {
+  let usd = 0;
+  let uncached = 0;
+  let unpriced = 0;
+  let any = false;
+  for (const fork of forks) {
+    if (fork.cost) {
+      any = true;
+      usd += fork.cost.usd;
+      uncached += fork.cost.uncachedUsd;
+    } else if (fork.modelTurns > 0) {
+      unpriced++;
+    }
+  }
+  const parts = any ? [`Forks spent ${usdText(usd)} (the cache saved ${usdText(uncached - usd)})`] : [];
+  if (unpriced > 0) parts.push(`${unpriced} fork(s): ${NO_PRICE_TEXT}`);
+  return parts.join('; ');
+}
+
 export interface UsageLine { text: string; title: string }
+
+/** "$0.042 · saved $0.11 vs uncached" or "no price known for m"; with the budget when there is one. */
+export function costLine(fork: Pick<ForkSummary, 'cost' | 'model' | 'budget' | 'modelTurns' | 'usage'>): UsageLine {
+  const parts: string[] = [];
+  const title: string[] = [];
+  if (fork.cost) {
+    const saved = fork.cost.uncachedUsd - fork.cost.usd;
+    parts.push(usdText(fork.cost.usd), `saved ${usdText(saved)} vs uncached`);
+    title.push(`Cost of the usage the provider reported, at ${fork.model ?? 'the model'}'s price; the same tokens uncached would have cost ${usdText(fork.cost.uncachedUsd)}.`);
+  } else if (fork.modelTurns > 0) {
+    parts.push(`${NO_PRICE_TEXT} for ${fork.model ?? 'this model'}`);
+    title.push('Set fork.prices to price this model.');
+  }
+  if (fork.budget) {
+    const spent = 'usd' in fork.budget ? (fork.cost ? usdText(fork.cost.usd) : '?') : tokenText(allTokens(fork.usage));
+    parts.push(`budget ${spent} of ${'usd' in fork.budget ? usdText(fork.budget.usd) : `${tokenText(fork.budget.tokens)} tokens`}`);
+  }
+  return { text: parts.join(' · '), title: title.join(' ') };
+}
 
 /** "3 model turns · 12.3k in / 1.2k out · cache 94%" (the first request's share: the inherited prefix). */
 export function usageLine(fork: Pick<ForkSummary, 'modelTurns' | 'usage' | 'firstUsage' | 'context'>): UsageLine {

@@ -1,7 +1,11 @@
 // Fork lifecycle data shared by the runtime, the extension, the CLI and (later) the Forks panel.
+import type { Budget } from './budget';
+import type { CacheStep } from './cacheExplorer';
+import type { CostFigures } from './pricing';
 import type { Usage } from './transcript';
 
-export type ForkState = 'queued' | 'running' | 'waiting-for-approval' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
+/** paused-budget ("paused (budget)"): stopped before a request at its budget; continue (raising it) or stop it. */
+export type ForkState = 'queued' | 'running' | 'waiting-for-approval' | 'paused-budget' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 export const TERMINAL_FORK_STATES: readonly ForkState[] = ['completed', 'failed', 'cancelled'];
 
 /** Who started it: the user (chat command, palette, panel), the agent (Agent tool), or Fork from here. */
@@ -55,7 +59,18 @@ export interface ForkSummary {
   endedAt?: string;
   /** Model requests made so far. */
   modelTurns: number;
+  /** Everything billed so far: responses, plus attempts cut, failed or cancelled after they started. */
   usage: Usage;
+  /** What `usage` cost, and would have cost uncached; absent when no price is known for the model. */
+  cost?: CostFigures;
+  /** The model whose price `cost` uses. */
+  model?: string;
+  /** Spending limit: the fork pauses (paused-budget) before a request once it is reached. */
+  budget?: Budget;
+  /** Why it paused, when it did. */
+  pausedReason?: string;
+  /** The cache explorer's answer per request (issue 14). */
+  cacheSteps?: CacheStep[];
   /** Usage of the fork's first request: its cache-read share shows the prefix sharing. */
   firstUsage?: Usage;
   /** Input tokens of the fork's latest request, against the model's context window (issue 6). */

@@ -27,6 +27,8 @@ export interface Usage {
   output_tokens: number;
   cache_read_input_tokens: number;
   cache_creation_input_tokens: number;
+  /** cache_creation_input_tokens by TTL, as the API reports it (issue 14 prices the two differently). */
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
 export interface Entry {
@@ -101,12 +103,21 @@ export function inputTokens(usage: Usage): number {
 }
 
 export function addUsage(a: Usage, b: Usage): Usage {
-  return {
+  const sum: Usage = {
     input_tokens: a.input_tokens + b.input_tokens,
     output_tokens: a.output_tokens + b.output_tokens,
     cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
     cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens,
   };
+  if (a.cache_creation || b.cache_creation) {
+    // A side without the split wrote with the default TTL (5 m).
+    const split = (u: Usage) => u.cache_creation ?? { ephemeral_5m_input_tokens: u.cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 };
+    sum.cache_creation = {
+      ephemeral_5m_input_tokens: split(a).ephemeral_5m_input_tokens + split(b).ephemeral_5m_input_tokens,
+      ephemeral_1h_input_tokens: split(a).ephemeral_1h_input_tokens + split(b).ephemeral_1h_input_tokens,
+    };
+  }
+  return sum;
 }
 
 /** Share of a request's input read from the prompt cache, 0..1. */

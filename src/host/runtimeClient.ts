@@ -40,9 +40,14 @@ export function createRuntimeConnection(
     createClient: onSocket => createLanguageClient({ storeDir, runtimeScript, output, onSocket }),
     configuration: async () => {
       const access = await settings.modelAccess();
+      const { problems, ...spending } = settings.spending();
+      if (problems.length > 0) {
+        output.warn(`Spending settings ignored: ${problems.join(' ')}`);
+        void vscode.window.showWarningMessage(`Fork Agents ignored invalid spending settings: ${problems.join(' ')}`);
+      }
       // runtime/configure merges into what it has: '' (not undefined) clears a removed key or endpoint.
       return {
-        ...access, apiKey: access.apiKey ?? '', baseUrl: access.baseUrl ?? '', ripgrepPath,
+        ...access, ...spending, apiKey: access.apiKey ?? '', baseUrl: access.baseUrl ?? '', ripgrepPath,
         maxConcurrentForks: settings.maxConcurrentForks(), answersForkApprovals: true,
         contextWindow: settings.contextWindow(), autoCompactAt: settings.autoCompactAt(), worktreeRoot: settings.worktreeRoot(),
         retentionDays: settings.retentionDays(),

@@ -9,6 +9,9 @@ import { parsePortRange, setupCommands } from '../common/worktreeOptions';
 import type { WorktreeOptions } from '../common/worktreeOptions';
 import { DEFAULT_BASE_URL, resolveBaseUrl } from './modelAccess';
 import type { ApiKeyStore } from './secrets';
+import { parseBudget } from '../common/budget';
+import { parsePriceOverrides } from '../common/pricing';
+import type { PriceOverrides } from '../common/pricing';
 
 export interface ModelAccess {
   apiKey?: string;
@@ -129,6 +132,31 @@ export class HostSettings {
   /** `fork.cacheTtl`: the prompt-cache TTL new sessions use (forks keep their parent's). */
   cacheTtl(): '5m' | '1h' {
     return config().get<string>('cacheTtl') === '1h' ? '1h' : '5m';
+  }
+
+  /**
+   * fork.prices, fork.budget.* and fork.maxForksPerTurn as runtime/configure takes them. Invalid values
+   * are left out (and named in `problems`), so one typo never keeps the key from reaching the runtime.
+   */
+  spending(): { prices: PriceOverrides; budgetPerFork: string; budgetPerChat: string; maxForksPerTurn: number; problems: string[] } {
+    const { prices, errors } = parsePriceOverrides(config().get('prices'));
+    const problems = [...errors];
+    const budget = (name: string) => {
+      const value = config().get<string>(name)?.trim() ?? '';
+      if (value === '') return '';
+      const parsed = parseBudget(value);
+      if (parsed.ok) return value;
+      problems.push(`fork.${name}: ${parsed.error}`);
+      return '';
+    };
+    const perTurn = config().get<number>('maxForksPerTurn');
+    return {
+      prices,
+      budgetPerFork: budget('budget.perFork'),
+      budgetPerChat: budget('budget.perChat'),
+      maxForksPerTurn: typeof perTurn === 'number' && perTurn >= 1 ? Math.floor(perTurn) : 0,
+      problems,
+    };
   }
 
   approvalMode(): ApprovalMode {

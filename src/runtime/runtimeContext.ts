@@ -1,6 +1,7 @@
 // What every protocol handler may use. Built once in server.ts.
 import { DEFAULT_AUTO_COMPACT_AT, DEFAULT_CONTEXT_WINDOW } from './agent/compact';
 import type { RuntimeInfo } from '../common/protocol/runtime';
+import { parseBudget } from '../common/budget';
 import type { ApprovalRouter } from './approvals';
 import type { ClientConnection } from './clientConnection';
 import type { ForkManager, ModelAccess } from './fork/forkManager';
@@ -24,12 +25,20 @@ export interface RuntimeContext {
 
 /** The model access a client configured, for the turns and forks it starts. */
 export function accessOf(client: ClientConnection): ModelAccess | undefined {
-  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, worktree, contextWindow, autoCompactAt, restricted } = client.config;
+  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, worktree, contextWindow, autoCompactAt, restricted, budgetPerFork, budgetPerChat, maxForksPerTurn } = client.config;
   const compaction = {
     contextWindow: contextWindow && contextWindow > 0 ? contextWindow : DEFAULT_CONTEXT_WINDOW,
     autoCompactAt: autoCompactAt && autoCompactAt > 0 && autoCompactAt <= 1 ? autoCompactAt : DEFAULT_AUTO_COMPACT_AT,
   };
-  const access: ModelAccess = { apiKey: apiKey ?? '', baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath, worktreeRoot, worktree, compaction };
+  const budget = (text: string | undefined) => {
+    const parsed = text ? parseBudget(text) : undefined;
+    return parsed?.ok ? parsed.value : undefined;
+  };
+  const budgets = { perFork: budget(budgetPerFork), perChat: budget(budgetPerChat) };
+  const perTurn = maxForksPerTurn && maxForksPerTurn > 0 ? Math.floor(maxForksPerTurn) : undefined;
+  const access: ModelAccess = {
+    apiKey: apiKey ?? '', baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath, worktreeRoot, worktree, compaction, budgets, maxForksPerTurn: perTurn,
+  };
   if (restricted === true) access.restricted = true;
   return apiKey ? access : undefined;
 }

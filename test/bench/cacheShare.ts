@@ -121,7 +121,7 @@ function toResult(parent: Parent, forks: ForkRequest[]) {
       result: `${pct(share)} read (${thousands(usage.cache_read_input_tokens)} of ${thousands(total)}; written ${thousands(usage.cache_creation_input_tokens)}, uncached ${thousands(usage.input_tokens)})`,
       target: judged ? `≥ ${TARGET_SHARE * 100}%` : undefined,
       verdict: judged ? (share >= TARGET_SHARE ? 'PASS' : 'MISS') : 'info',
-      values: { share: Math.round(share * 10000) / 10000, ...usage, totalInputTokens: total, ...extra },
+      values: { share: Math.round(share * 10000) / 10000, input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_read_input_tokens: usage.cache_read_input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens, totalInputTokens: total, ...extra },
     };
   };
   const rows: Row[] = [usageRow(`parent's latest request (${parent.turns} turns)`, parent.request.usage!, false)];

@@ -113,6 +113,9 @@ function shareRow(label: string, usage: Usage, judged = true): Row {
     result: `${pct(share)} read (${thousands(usage.cache_read_input_tokens)} of ${thousands(total)}; written ${thousands(usage.cache_creation_input_tokens)})`,
     target: judged ? `≥ ${TARGET_SHARE * 100}%` : undefined,
     verdict: judged ? (share >= TARGET_SHARE ? 'PASS' : 'MISS') : 'info',
-    values: { share: Math.round(share * 10000) / 10000, ...usage, totalInputTokens: total },
+    values: {
+      share: Math.round(share * 10000) / 10000, input_tokens: usage.input_tokens, output_tokens: usage.output_tokens,
+      cache_read_input_tokens: usage.cache_read_input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens, totalInputTokens: total,
+    },
   };
 }

@@ -106,6 +106,7 @@ interface State {
   ids: IdSource;
   streamDelayMs: number;
   firstEventDelayMs: number;
+  now: () => number;
 }
 
 export function isFault(value: ScriptedTurn | Fault): value is Fault {
@@ -124,6 +125,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     ids: new IdSource(options.idPrefix),
     streamDelayMs: options.streamDelayMs ?? 0,
     firstEventDelayMs: options.firstEventDelayMs ?? 0,
+    now: options.now ?? Date.now,
   };
   const server = createServer((req, res) => {
     handle(state, req, res).catch((err: unknown) => {
@@ -197,6 +199,8 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     sendError(res, new ApiError(404, 'not_found_error', `fake server: no route for ${req.method ?? '?'} ${path}`));
     return;
   }
+  // The Date header follows the fake's clock, as the real API's follows the provider's.
+  res.setHeader('date', new Date(state.now()).toUTCString());
   const rawBody = await readBody(req);
   const record: ReceivedRequest = { body: parseJson(rawBody), rawBody, headers: { ...req.headers } };
   if (endpoint === 'messages') {

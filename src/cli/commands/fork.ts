@@ -9,6 +9,23 @@ import { UsageError } from '../args';
 import type { ParsedArgs } from '../args';
 import { connectCli } from '../connect';
 import { CliFailure, printJson } from '../output';
+import { parseBudget } from '../../common/budget';
+import { stateLabel } from '../../common/forkDisplay';
+import { NO_PRICE_TEXT, usdText } from '../../common/pricing';
+
+/** --budget as the runtime takes it, checked here so a typo exits 2 before anything starts. */
+function budgetFlag(args: ParsedArgs): string | undefined {
+  const value = args.flags.get('budget');
+  if (value === undefined) return undefined;
+  const parsed = parseBudget(value);
+  if (!parsed.ok) throw new UsageError(`--budget: ${parsed.error}`);
+  return value;
+}
+
+export function costText(fork: ForkSummary): string {
+  if (!fork.cost) return `cost: ${NO_PRICE_TEXT} for ${fork.model ?? 'this model'}`;
+  return `cost ${usdText(fork.cost.usd)} (uncached ${usdText(fork.cost.uncachedUsd)}, saved ${usdText(fork.cost.uncachedUsd - fork.cost.usd)})`;
+}
 
 export async function forkCommand(args: ParsedArgs): Promise<void> {
   const sessionId = args.flags.get('session');
@@ -19,10 +36,11 @@ export async function forkCommand(args: ParsedArgs): Promise<void> {
   if (!turns.ok) throw new UsageError(`--turns: ${turns.error}`);
   const isolation = args.flags.get('isolation');
   if (isolation !== undefined && isolation !== 'shared' && isolation !== 'worktree') throw new UsageError('--isolation must be worktree or shared');
+  const budget = budgetFlag(args);
   const client = await connectCli(args);
   try {
     const fork = await sendRequest(client.endpoint, forkStart, {
-      sessionId, directive, forkTurns: args.flags.get('turns'), atEntryId: args.flags.get('at'), isolation,
+      sessionId, directive, forkTurns: args.flags.get('turns'), atEntryId: args.flags.get('at'), isolation, budget,
     });
     // Once it started (a refused start keeps its one-line reason).
     if ((args.flags.get('approval') ?? 'ask') === 'ask' && !args.switches.has('json')) {
@@ -41,10 +59,11 @@ export async function sendCommand(args: ParsedArgs): Promise<void> {
   const forkId = args.flags.get('fork');
   if (!forkId) throw new UsageError('send needs --fork ID');
   const message = args.positional.join(' ');
-  if (message.trim() === '') throw new UsageError('send needs a message');
+  const budget = budgetFlag(args);
+  if (message.trim() === '' && budget === undefined) throw new UsageError('send needs a message (or --budget to continue a fork paused at its budget)');
   const client = await connectCli(args);
   try {
-    await finish(client, await sendRequest(client.endpoint, forkSend, { forkId, message }), args);
+    await finish(client, await sendRequest(client.endpoint, forkSend, { forkId, message: message.trim() === '' ? undefined : message, budget }), args);
   } finally {
     await client.close();
   }
@@ -64,8 +83,15 @@ async function finish(client: RuntimeClient, fork: ForkSummary, args: ParsedArgs
     else if (!json) writeProgress(params.event);
   });
   const done = await sendRequest(client.endpoint, forkWait, { forkId: fork.id });
-  if (json) printJson({ type: 'result', forkId: done.id, state: done.state, report: done.report, error: done.error, usage: done.usage, modelTurns: done.modelTurns });
-  else process.stdout.write(`${done.report ?? ''}\n\nfork: ${done.id} (${done.state})\n`);
+  if (json) {
+    printJson({
+      type: 'result', forkId: done.id, state: done.state, report: done.report, error: done.error, usage: done.usage, modelTurns: done.modelTurns,
+      cost: done.cost, budget: done.budget, pausedReason: done.pausedReason,
+    });
+  } else {
+    process.stdout.write(`${done.report ?? ''}\n\nfork: ${done.id} (${stateLabel(done.state)}) · ${costText(done)}\n`);
+  }
+  if (done.state === 'paused-budget') throw new CliFailure(`${done.pausedReason ?? 'paused at its budget'} Continue: fork-agents send --fork ${done.id} --budget …`);
   if (done.state !== 'completed') throw new CliFailure(done.error ?? `fork ${done.state}`);
 }
 

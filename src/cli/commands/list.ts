@@ -5,6 +5,7 @@ import { forkList } from '../../common/protocol/forks';
 import type { ParsedArgs } from '../args';
 import { connectCli, cwdOf } from '../connect';
 import { printJson } from '../output';
+import { costText } from './fork';
 
 export async function listCommand(args: ParsedArgs): Promise<void> {
   const root = cwdOf(args, false);
@@ -28,7 +29,7 @@ export async function listCommand(args: ParsedArgs): Promise<void> {
       process.stdout.write(`${s.id}  ${s.createdAt.slice(0, 19)}  ${s.running ? 'running ' : ''}${s.title}\n`);
       for (const f of shown.filter(f => f.parentSessionId === s.id)) {
         const where = f.worktree ? `  [${f.worktree.branch}${f.worktree.discarded ? ', discarded' : ''}]` : '';
-        process.stdout.write(`  └ ${f.id}  ${f.state.padEnd(10)} turns=${f.forkTurns} ${f.name}${where}\n`);
+        process.stdout.write(`  └ ${f.id}  ${f.state.padEnd(10)} turns=${f.forkTurns} ${f.name}${where}  ${costText(f)}\n`);
       }
     }
     for (const f of orphans) process.stdout.write(`${f.id}  ${f.state.padEnd(10)} turns=${f.forkTurns} ${f.name}  (parent ${f.parentSessionId} deleted)\n`);

@@ -14,13 +14,18 @@ export interface ForkStartParams {
   isolation?: 'shared' | 'worktree';
   origin?: 'user' | 'message';
   name?: string;
+  /** Spending limit, dollars ("0.25") or tokens ("20000tokens"); absent: fork.budget.perFork. */
+  budget?: string;
 }
 export const forkStart = request<ForkStartParams, ForkSummary>('fork/start');
 
 export const forkList = request<{ parentSessionId?: string }, { forks: ForkSummary[] }>('fork/list');
 export const forkCancel = request<{ forkId: string }, { cancelled: boolean }>('fork/cancel');
-/** Continues a finished fork's own transcript with a new message (never re-reads the parent). */
-export const forkSend = request<{ forkId: string; message: string }, ForkSummary>('fork/send');
+/**
+ * Continues a finished fork's own transcript with a new message (never re-reads the parent). A fork
+ * paused at its budget continues with or without a message once `budget` (its new budget) allows.
+ */
+export const forkSend = request<{ forkId: string; message?: string; budget?: string }, ForkSummary>('fork/send');
 /** Resolves once the fork is completed, failed or cancelled. */
 export const forkWait = request<{ forkId: string }, ForkSummary>('fork/wait');
 

@@ -5,6 +5,8 @@ import type { AgentEvent } from '../agentEvents';
 import type { Entry, SessionHeader, Usage } from '../transcript';
 import type { WorktreeOptions } from '../worktreeOptions';
 import { notification, request } from './descriptor';
+import type { CacheStep } from '../cacheExplorer';
+import type { CostFigures, PriceOverrides } from '../pricing';
 
 /** Bumped on any incompatible change; checked in `initialize`. */
 export const PROTOCOL_VERSION = 3;
@@ -54,6 +56,13 @@ export interface ConfigureParams {
   retentionDays?: number;
   /** The editor's workspace is untrusted (Restricted Mode): tools may read, never write or run commands. */
   restricted?: boolean;
+  /** fork.prices: dollars per million tokens per model id, over the built-in table (issue 14). */
+  prices?: PriceOverrides;
+  /** fork.budget.perFork / perChat: dollars ("0.25") or tokens ("20000tokens"); empty: none. */
+  budgetPerFork?: string;
+  budgetPerChat?: string;
+  /** fork.maxForksPerTurn: Agent calls the model may make in one turn; 0 or absent: no limit. */
+  maxForksPerTurn?: number;
 }
 export const runtimeConfigure = request<ConfigureParams, RuntimeInfo>('runtime/configure');
 
@@ -78,6 +87,10 @@ export interface SendResult {
   text: string;
   usage: Usage;
   error?: { kind: string; message: string };
+  /** What this turn and the whole chat (its forks included) cost; absent when no price is known. */
+  cost?: { turn: CostFigures; chat: CostFigures };
+  /** Why the turn stopped at fork.budget.perChat (stopReason "budget"). */
+  budgetReason?: string;
 }
 export const sessionSend = request<SendParams, SendResult>('session/send');
 
@@ -101,7 +114,15 @@ export interface SessionSummary {
 }
 export const sessionList = request<{ root?: string }, { sessions: SessionSummary[] }>('session/list');
 
-export interface TranscriptResult { header: SessionHeader; entries: Entry[]; running: boolean }
+export interface TranscriptResult {
+  header: SessionHeader;
+  entries: Entry[];
+  running: boolean;
+  /** Cost per response entry (by id) and in total, billed attempts without an entry included; absent: no price known. */
+  costs?: { entries: Record<string, CostFigures>; total: CostFigures; model: string; priceFrom: 'setting' | 'table' };
+  /** Everything billed to this session (its own requests only). */
+  spent?: Usage;
+}
 export const sessionTranscript = request<{ sessionId: string }, TranscriptResult>('session/transcript');
 
 /** What the store takes on disk: session files plus the sealed history segments they share. */
@@ -112,6 +133,9 @@ export const storeInfo = request<Record<string, never> | undefined, StoreUsage>(
 export interface DeleteParams { sessionId?: string; forkId?: string }
 export interface DeleteResult { deleted: string; segmentsRemoved: number; freedBytes: number; store: StoreUsage }
 export const sessionDelete = request<DeleteParams, DeleteResult>('session/delete');
+
+/** The cache explorer of a chat or fork: one step per request that got a response (issue 14). */
+export const sessionCache = request<{ sessionId: string }, { steps: CacheStep[] }>('session/cache');
 
 /** Runtime → client: may this tool call run? The turn waits for the answer. */
 export interface PermissionParams {

@@ -5,6 +5,7 @@ import type { ToolCategory } from '../approval';
 import type { ForkSummary, Isolation } from '../forks';
 import type { EntryKind } from '../transcript';
 import { notification, request } from './descriptor';
+import type { CacheStep } from '../cacheExplorer';
 import type { NotificationDescriptor, RequestDescriptor } from './descriptor';
 
 // ── Views: what the webview renders ─────────────────────────────────────────────────────────────────
@@ -60,6 +61,10 @@ export interface SessionView {
   /** Real user turns a numeric window can reach: those after the latest compaction summary. */
   realTurns: number;
   messages: MessageView[];
+  /** The chat's own spending line (issue 14): its cost, or why there is none. */
+  costText?: string;
+  /** The cache explorer of the chat's requests. */
+  cacheSteps?: CacheStep[];
 }
 
 export interface PanelSnapshot {
@@ -100,6 +105,8 @@ export const panelForkStart = request<PanelForkStart, { forkId: string }>('fork/
 export const panelForkFromMessage = request<{ messageId: string; forkTurns: string }, { forkId?: string }>('fork/fromMessage');
 export const panelForkCancel = request<{ forkId: string }, { cancelled: boolean }>('fork/cancel');
 export const panelForkSend = request<{ forkId: string; message: string }, Record<string, never>>('fork/send');
+/** Continues a fork paused at its budget with a new budget (dollars "0.50" or tokens "40000tokens"). */
+export const panelForkContinue = request<{ forkId: string; budget: string }, Record<string, never>>('fork/continue');
 export const approvalAnswer = request<{ callId: string; approved: boolean }, Record<string, never>>('approval/answer');
 export type ForkAction = 'transcript' | 'root' | 'review' | 'apply' | 'keep' | 'discard';
 export const panelForkAction = request<{ forkId: string; action: ForkAction }, Record<string, never>>('fork/action');
@@ -128,6 +135,7 @@ const TO_HOST: Record<string, { kind: 'request' | 'notification'; checks: Check[
   [panelForkFromMessage.method]: { kind: 'request', checks: [str('messageId', true), str('forkTurns')] },
   [panelForkCancel.method]: { kind: 'request', checks: [str('forkId', true)] },
   [panelForkSend.method]: { kind: 'request', checks: [str('forkId', true), str('message', true)] },
+  [panelForkContinue.method]: { kind: 'request', checks: [str('forkId', true), str('budget', true)] },
   [approvalAnswer.method]: { kind: 'request', checks: [str('callId', true), bool('approved')] },
   [panelForkAction.method]: { kind: 'request', checks: [str('forkId', true), oneOf('action', ['transcript', 'root', 'review', 'apply', 'keep', 'discard'])] },
   [openLink.method]: { kind: 'request', checks: [str('href', true)] },

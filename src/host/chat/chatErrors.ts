@@ -42,6 +42,8 @@ export function turnErrorView(error: Pick<ErrorInfo, 'message' | 'status'> & { k
       };
     case 'stream_cut':
       return { message: "The model's response was cut off mid-stream. The partial answer was not kept, so the conversation is intact: send your request again." };
+    case 'budget':
+      return { message: `Stopped before the next model request: ${error.message} Raise "fork.budget.perChat" (or clear it) to go on; the conversation is intact.` };
     case 'bad_request':
       return { message: `The Anthropic API refused the request${code(status)}: ${error.message} This is likely a bug in Fork Agents; the runtime log has details.`, action: SHOW_LOG };
     default:

@@ -2,7 +2,8 @@
 // Also tracks what the response's metadata and closing buttons need.
 import type { AgentEvent, ErrorInfo, TurnStopReason } from '../../common/agentEvents';
 import type { ToolCategory } from '../../common/approval';
-import type { SessionEventParams } from '../../common/protocol/runtime';
+import type { SendResult, SessionEventParams } from '../../common/protocol/runtime';
+import { NO_PRICE_TEXT, usdText } from '../../common/pricing';
 import type { Usage } from '../../common/transcript';
 
 export type RenderOp =
@@ -88,6 +89,16 @@ export function contextNote(context: { tokens: number; window: number } | undefi
   if (!context || context.window <= 0 || context.tokens / context.window <= 0.5) return undefined;
   const percent = Math.round((context.tokens / context.window) * 100);
   return `\n\n_Context: ${percent}% of ${formatTokens(context.window)} tokens used. It compacts automatically near the limit; \`/compact\` does it now._`;
+}
+
+/**
+ * The chat's cost line (issue 14), from the runtime's figures for the recorded usage: this turn, and the
+ * chat with its forks. Without a price for the model it says so rather than guess.
+ */
+export function costNote(cost: SendResult['cost'], model: string): string {
+  if (!cost) return `\n\n_Cost: ${NO_PRICE_TEXT} for ${model} (set \`fork.prices\`)._`;
+  const saved = cost.chat.uncachedUsd - cost.chat.usd;
+  return `\n\n_Cost: ${usdText(cost.turn.usd)} this turn · ${usdText(cost.chat.usd)} this chat with its forks · the prompt cache saved ${usdText(saved)}._`;
 }
 
 function formatTokens(tokens: number): string {

@@ -10,7 +10,7 @@ import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
 import type { CurrentChatSession } from '../panel/currentSession';
 import { NO_FOLDER_MESSAGE, requestErrorView, turnErrorView } from './chatErrors';
-import { TurnView, contextNote, stopNote } from './eventView';
+import { TurnView, contextNote, costNote, stopNote } from './eventView';
 import { finishResponse, renderOps, untrusted } from './renderEvents';
 import { continuationFrom, sessionMetadata } from './sessionMapping';
 
@@ -79,7 +79,7 @@ async function handleRequest(
       usage: view.usage,
     });
     if (token.isCancellationRequested) return { metadata };
-    const note = [stopNote(result.stopReason), contextNote(view.context)].filter(Boolean).join('') || undefined;
+    const note = [stopNote(result.stopReason), contextNote(view.context), costNote(result.cost, deps.settings.model())].filter(Boolean).join('') || undefined;
     // turn_end's error carries the HTTP status; the result's is the same error without it.
     const error = view.error ?? result.error;
     if (note && !error) stream.markdown(untrusted(note));

@@ -3,7 +3,10 @@
 import * as vscode from 'vscode';
 import { isTerminal } from '../../common/forks';
 import type { ForkSummary } from '../../common/forks';
-import { forkAnnounce, forkList, forkState } from '../../common/protocol/forks';
+import { forkAnnounce, forkCancel, forkList, forkSend, forkState } from '../../common/protocol/forks';
+import { BUDGET_FORMS, budgetText, parseBudget } from '../../common/budget';
+import type { Budget } from '../../common/budget';
+import { spendingText } from '../../common/forkDisplay';
 import type { RuntimeApi } from '../runtimeApi';
 import { WORKTREE_COMMANDS } from '../worktrees/rootPlan';
 
@@ -13,10 +16,12 @@ export function registerForkNotifier(context: vscode.ExtensionContext, runtime: 
   status.name = 'Fork Agents: running forks';
   status.command = { command: 'forkAgents.showForks', title: 'Show Forks' };
   const refresh = () => {
-    const running = [...forks.values()].filter(f => !isTerminal(f.state)).length;
-    status.text = `$(repo-forked) ${running}`;
-    status.tooltip = `${running} fork(s) running or queued: show the Forks view`;
-    if (running > 0) status.show();
+    const running = [...forks.values()].filter(f => !isTerminal(f.state) && f.state !== 'paused-budget').length;
+    const paused = [...forks.values()].filter(f => f.state === 'paused-budget').length;
+    status.text = `$(repo-forked) ${running}${paused > 0 ? ` $(debug-pause) ${paused}` : ''}`;
+    const spent = spendingText(forks.values());
+    status.tooltip = `${running} fork(s) running or queued${paused > 0 ? `, ${paused} paused at their budget` : ''}${spent ? `. ${spent}` : ''}: show the Forks view`;
+    if (running > 0 || paused > 0) status.show();
     else status.hide();
   };
   // The runtime decides who announces a finished run (fork/announce), so a fork that ended while the
@@ -33,9 +38,12 @@ export function registerForkNotifier(context: vscode.ExtensionContext, runtime: 
     ).catch(() => undefined);
   };
   const onState = (fork: ForkSummary) => {
+    const before = forks.get(fork.id);
     forks.set(fork.id, fork);
     refresh();
     if (isTerminal(fork.state)) announceOnce(fork);
+    // A pause is seen live by this window: it offers to continue or stop.
+    if (fork.state === 'paused-budget' && before?.state !== 'paused-budget') void offerContinue(runtime, fork);
   };
   context.subscriptions.push(status, runtime.listen(forkState, params => onState(params.fork)));
   runtime.request(forkList, {}).then(({ forks: all }) => {
@@ -46,6 +54,27 @@ export function registerForkNotifier(context: vscode.ExtensionContext, runtime: 
     }
     refresh();
   }, () => undefined);
+}
+
+/** Continue (asking for the new budget) or Stop a fork paused at its budget. */
+export async function offerContinue(runtime: RuntimeApi, fork: ForkSummary): Promise<void> {
+  const choice = await vscode.window.showWarningMessage(`Fork "${fork.name}" paused: ${fork.pausedReason ?? 'its budget is reached.'}`, 'Continue…', 'Stop');
+  if (choice === 'Stop') {
+    await runtime.request(forkCancel, { forkId: fork.id });
+  } else if (choice === 'Continue…') {
+    const budget = await vscode.window.showInputBox({
+      title: `New budget for "${fork.name}"`,
+      prompt: `Dollars such as 0.50, or tokens such as 40000tokens. Now: ${fork.budget ? budgetText(fork.budget) : 'none'}.`,
+      value: fork.budget ? suggestedBudget(fork.budget) : '',
+      validateInput: value => (parseBudget(value).ok ? undefined : `A budget is ${BUDGET_FORMS}.`),
+    });
+    if (budget === undefined) return;
+    await runtime.request(forkSend, { forkId: fork.id, budget }).catch(error => vscode.window.showErrorMessage(error instanceof Error ? error.message : String(error)));
+  }
+}
+
+function suggestedBudget(budget: Budget): string {
+  return 'usd' in budget ? String(Math.round(budget.usd * 200) / 100) : `${budget.tokens * 2}tokens`;
 }
 
 async function announce(fork: ForkSummary): Promise<void> {

@@ -4,9 +4,17 @@ import * as vscode from 'vscode';
 import { isTerminal } from '../../common/forks';
 import { forkTurnsToString } from '../../common/forkTurns';
 import { forkCancel, forkEvent, forkHistory, forkList, forkSend, forkState } from '../../common/protocol/forks';
-import { sessionTranscript, storeInfo } from '../../common/protocol/runtime';
+import { sessionCache, sessionTranscript, storeInfo } from '../../common/protocol/runtime';
+import type { TranscriptResult } from '../../common/protocol/runtime';
+import { NO_PRICE_TEXT, usdText } from '../../common/pricing';
+
+/** "This chat: $0.012 (the cache saved $0.030)", its own requests only; forks show in their rows. */
+function chatCostText(t: TranscriptResult): string {
+  if (!t.costs) return `This chat: ${NO_PRICE_TEXT} for ${t.header.settings.model}`;
+  return `This chat: ${usdText(t.costs.total.usd)} (the cache saved ${usdText(t.costs.total.uncachedUsd - t.costs.total.usd)})`;
+}
 import {
-  approvalAnswer, openLink, panelForkAction, panelForkCancel, panelForkFromMessage, panelForkSend, panelForkStart,
+  approvalAnswer, openLink, panelForkAction, panelForkCancel, panelForkContinue, panelForkFromMessage, panelForkSend, panelForkStart,
 } from '../../common/protocol/webview';
 import { registerPanelCommands } from '../commands/forkPanelCommands';
 import { forkFromMessage } from '../commands/forkFromMessage';
@@ -62,6 +70,10 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
         await runtime.request(forkSend, params);
         return {};
       }),
+      handler(panelForkContinue, async params => {
+        await runtime.request(forkSend, { forkId: params.forkId, budget: params.budget });
+        return {};
+      }),
       handler(approvalAnswer, async params => {
         if (!approvals.answer(params.callId, params.approved)) throw new Error('That approval is no longer pending.');
         return {};
@@ -82,7 +94,13 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
     const mine = ++generation;
     const sessionId = chatSession.sessionId;
     try {
-      const view = sessionId ? await runtime.request(sessionTranscript, { sessionId }).then(t => buildSessionView(t.header, t.entries, renderUntrustedMarkdown)) : undefined;
+      const view = sessionId
+        ? await runtime.request(sessionTranscript, { sessionId }).then(async t => ({
+          ...buildSessionView(t.header, t.entries, renderUntrustedMarkdown),
+          costText: chatCostText(t),
+          cacheSteps: (await runtime.request(sessionCache, { sessionId }).catch(() => ({ steps: [] }))).steps,
+        }))
+        : undefined;
       if (mine === generation) model.setSession(view);
     } catch (error) {
       log.warn(`Forks panel: could not read the transcript of ${sessionId}: ${error instanceof Error ? error.message : String(error)}`);

@@ -3,6 +3,8 @@
 // stays inert. Pure.
 import type { TranscriptResult } from '../../common/protocol/runtime';
 import type { ContentBlock, Entry } from '../../common/transcript';
+import { NO_PRICE_TEXT, usdText } from '../../common/pricing';
+import type { CostFigures } from '../../common/pricing';
 
 const MAX_BLOCK_CHARS = 4_000;
 
@@ -10,18 +12,24 @@ export function transcriptText(transcript: TranscriptResult): string {
   const { header, entries } = transcript;
   const lines = [`# ${header.title || header.id}`, '', `Session ${header.id} · ${header.settings.model} · root ${header.root}`];
   if (header.parent) lines.push(`Forked from session ${header.parent.sessionId}${header.parent.entryId ? ` at entry ${header.parent.entryId}` : ''}`);
-  lines.push(`${entries.length} entries${transcript.running ? ' · running' : ''}`, '');
-  for (const entry of entries) lines.push(...entryText(entry), '');
+  lines.push(`${entries.length} entries${transcript.running ? ' · running' : ''}`);
+  const costs = transcript.costs;
+  lines.push(costs ? `Cost: ${costText(costs.total)} (price from ${costs.priceFrom === 'setting' ? 'fork.prices' : 'the built-in table'})` : `Cost: ${NO_PRICE_TEXT} for ${header.settings.model}`, '');
+  for (const entry of entries) lines.push(...entryText(entry, costs?.entries[entry.id]), '');
   return lines.join('\n');
 }
 
-function entryText(entry: Entry): string[] {
+function costText(cost: CostFigures): string {
+  return `${usdText(cost.usd)}, uncached ${usdText(cost.uncachedUsd)}, saved ${usdText(cost.uncachedUsd - cost.usd)}`;
+}
+
+function entryText(entry: Entry, cost?: CostFigures): string[] {
   const who = entry.message.role === 'user' ? 'user' : 'assistant';
   const lines = [`## ${entry.kind} (${who}) · ${entry.id} · ${entry.time}`];
   for (const block of entry.message.content) lines.push(...blockText(block));
   if (entry.usage) {
     const u = entry.usage;
-    lines.push(`_usage: ${u.input_tokens} in, ${u.cache_read_input_tokens} cache read, ${u.cache_creation_input_tokens} cache write, ${u.output_tokens} out_`);
+    lines.push(`_usage: ${u.input_tokens} in, ${u.cache_read_input_tokens} cache read, ${u.cache_creation_input_tokens} cache write, ${u.output_tokens} out${cost ? ` · cost ${costText(cost)}` : ''}_`);
   }
   return lines;
 }

@@ -53,6 +53,8 @@ export async function compactSession(
   const response = await streamWithRetries(
     model, () => buildRequestBody(session.header, [...covered, instruction]), signal, { onText: () => undefined, onThinking: () => undefined }, options.retry,
   );
+  // Attempts that started and then failed were billed: they count.
+  if (response.lost) session.recordSpend(response.lost, 'compaction attempts');
   if ('error' in response) {
     return { ok: false, error: { ...response.error, message: `Compaction failed; the session is unchanged and still usable. ${response.error.message}` } };
   }

@@ -14,6 +14,8 @@ import { GIT_WRITE_NOTE } from '../tools/gitGuard';
 import { autoCompactionPoint, compactSession, estimateContextTokens } from './compact';
 import type { CompactionSettings } from './compact';
 import { buildRequestBody } from './request';
+import type { MessagesRequestBody } from './request';
+import { fingerprint } from '../cache/fingerprint';
 import { streamWithRetries } from './retry';
 
 /** `category`: what this call needs approving as (a write under .git counts as a command). */
@@ -35,6 +37,11 @@ export interface LoopDeps {
   beforeRequest?(): void;
   /** Automatic compaction when a request would pass the threshold; absent: never compacts. */
   compaction?: CompactionSettings;
+  /**
+   * Asked before each model request: a reason means no further request (a budget was reached), and the
+   * loop stops with stopReason "budget". So nothing is spent past a budget by more than one request.
+   */
+  mayRequest?(): string | undefined;
   /** Awaited just before each model request is sent (forks: the sibling stagger). */
   beforeSend?(): Promise<void>;
   /** The request's response has started: its cache writes are readable from now on. */
@@ -44,6 +51,8 @@ export interface LoopDeps {
 export interface LoopOutcome {
   stopReason: TurnStopReason;
   error?: ErrorInfo;
+  /** Why the loop stopped at a budget (stopReason "budget"). */
+  budgetReason?: string;
   /** Text of the final assistant message. */
   text: string;
   usage: Usage;
@@ -71,12 +80,20 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
   let text = '';
   for (let index = 0; index < maxRequests; index++) {
     if (deps.signal.aborted) return { stopReason: 'cancelled', text, usage: total };
+    const stop = deps.mayRequest?.();
+    if (stop) return { stopReason: 'budget', budgetReason: stop, text, usage: total };
     deps.beforeRequest?.();
     await compactIfNeeded(deps);
     await deps.beforeSend?.();
     if (deps.signal.aborted) return { stopReason: 'cancelled', text, usage: total };
     deps.emit({ type: 'request_start', index });
     const response = await requestWithRetries(deps);
+    if (response.lost) {
+      // Attempts that started streaming and then failed, were cut or cancelled were billed all the same.
+      total = addUsage(total, response.lost);
+      deps.session.recordSpend(response.lost, 'error' in response ? `request ended: ${response.error.kind}` : 'retried attempts');
+      deps.emit({ type: 'usage', usage: response.lost, contextTokens: inputTokens(response.lost), billedOnly: true });
+    }
     if ('error' in response) {
       const cancelled = response.error.kind === 'cancelled';
       return { stopReason: cancelled ? 'cancelled' : 'error', error: cancelled ? undefined : response.error, text, usage: total };
@@ -115,10 +132,15 @@ async function compactIfNeeded(deps: LoopDeps): Promise<void> {
   }
 }
 
-function requestWithRetries(deps: LoopDeps) {
-  return streamWithRetries(
+async function requestWithRetries(deps: LoopDeps) {
+  let sent: { body: MessagesRequestBody; lastEntryId?: string } | undefined;
+  const response = await streamWithRetries(
     deps.model,
-    () => buildRequestBody(deps.session.header, deps.session.entries(), deps.session.inheritedBreakpointsEnd()),
+    () => {
+      const entries = deps.session.entries();
+      sent = { body: buildRequestBody(deps.session.header, entries, deps.session.inheritedBreakpointsEnd()), lastEntryId: entries[entries.length - 1]?.id };
+      return sent.body;
+    },
     deps.signal,
     {
       onText: text => deps.emit({ type: 'text_delta', text }),
@@ -127,6 +149,10 @@ function requestWithRetries(deps: LoopDeps) {
     },
     { maxRetries: deps.maxRetries, onRetry: (attempt, delayMs, error) => deps.emit({ type: 'retry', attempt, delayMs, error }) },
   );
+  if (!('error' in response) && sent) {
+    deps.session.recordRequest(fingerprint(sent.body, response.serverTime ?? Date.now(), response.usage, sent.lastEntryId));
+  }
+  return response;
 }
 
 /** Every tool_use gets exactly one tool_result, whatever happens (denied, cancelled, failed). */

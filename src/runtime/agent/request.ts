@@ -21,6 +21,15 @@ export interface ForkFirstRequest {
   closingAt: number;
 }
 
+/**
+ * The cache TTL this body's breakpoints ask for: every breakpoint carries the session's one TTL, and the
+ * first need not be on the system prompt (a prefix below the model's minimum puts it on the startup entry).
+ */
+export function requestTtl(body: MessagesRequestBody): '5m' | '1h' {
+  const blocks = [...body.system, ...body.messages.flatMap(message => message.content)];
+  return blocks.some(block => (block as { cache_control?: CacheControl }).cache_control?.ttl === '1h') ? '1h' : '5m';
+}
+
 /** Consecutive same-role entries become one message, as the API would merge them anyway. */
 export function entriesToMessages(entries: readonly Entry[]): Message[] {
   const messages: Message[] = [];

@@ -4,6 +4,8 @@ import type { ErrorInfo } from '../../common/agentEvents';
 import type { ModelClient, ModelResponse, StreamHandlers } from '../model/modelClient';
 import { ModelError } from '../model/modelClient';
 import type { MessagesRequestBody } from './request';
+import type { Usage } from '../../common/transcript';
+import { addUsage } from '../../common/transcript';
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 4; at most 2 for an unreachable endpoint). */
@@ -11,22 +13,30 @@ export interface RetryOptions {
   onRetry?(attempt: number, delayMs: number, error: ErrorInfo): void;
 }
 
+/**
+ * What attempts that produced no response still cost: each one whose stream had started (the provider
+ * bills its input from message_start on, and any output it streamed), cancelled ones included.
+ */
+export interface BilledAttempts { lost?: Usage }
+
 /** The response, or the error that ended the attempts (`cancelled` when the signal aborted a wait). */
 export async function streamWithRetries(
   model: ModelClient, body: () => MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers, options: RetryOptions = {},
-): Promise<ModelResponse | { error: ErrorInfo }> {
+): Promise<(ModelResponse | { error: ErrorInfo }) & BilledAttempts> {
   const maxRetries = options.maxRetries ?? 4;
+  let lost: Usage | undefined;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await model.stream(body(), signal, handlers);
+      return { ...(await model.stream(body(), signal, handlers)), lost };
     } catch (error) {
       const modelError = error instanceof ModelError ? error : new ModelError({ kind: 'internal', message: String(error) });
+      if (modelError.billed) lost = lost ? addUsage(lost, modelError.billed) : modelError.billed;
       // An endpoint that refuses connections rarely recovers within seconds: give up sooner.
       const limit = modelError.info.kind === 'network' ? Math.min(2, maxRetries) : maxRetries;
-      if (!modelError.retryable || attempt >= limit || signal.aborted) return { error: modelError.info };
+      if (!modelError.retryable || attempt >= limit || signal.aborted) return { error: modelError.info, lost };
       const delayMs = retryDelayMs(attempt, modelError.retryAfterMs);
       options.onRetry?.(attempt + 1, delayMs, modelError.info);
-      if (!(await sleepUnlessAborted(delayMs, signal))) return { error: { kind: 'cancelled', message: 'Cancelled.' } };
+      if (!(await sleepUnlessAborted(delayMs, signal))) return { error: { kind: 'cancelled', message: 'Cancelled.' }, lost };
     }
   }
 }

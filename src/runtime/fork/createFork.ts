@@ -1,6 +1,7 @@
 // Builds a fork (or regular subagent) session: selection, boundary closing, directive, and the
 // bootstrap record — all written before the first request.
 import { randomUUID } from 'node:crypto';
+import type { Budget } from '../../common/budget';
 import type { ForkTurns } from '../../common/forkTurns';
 import { forkTurnsToString } from '../../common/forkTurns';
 import * as path from 'node:path';
@@ -25,6 +26,8 @@ export interface ForkSpec {
   origin: ForkOrigin;
   name: string;
   callId?: string;
+  /** Spending limit (issue 14). */
+  budget?: Budget;
   /** Chosen by the caller when it needs the id first (a worktree's branch carries it). */
   id?: string;
   /**
@@ -101,6 +104,7 @@ function persist(
     createdAt: now,
     modelTurns: 0,
     usage: zeroUsage(),
+    ...(spec.budget ? { budget: spec.budget } : {}),
   };
   const closing: Entry = { id: newEntryId(), kind: 'prompt', time: now, message: { role: 'user', content: closingContent } };
   // By reference to the parent's sealed segments (DESIGN §4.7 "Storage"): the bootstrap stays small.

@@ -8,6 +8,12 @@ import type { WorktreeOptions } from '../../common/worktreeOptions';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
 import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
+import type { Usage } from '../../common/transcript';
+import type { Budget } from '../../common/budget';
+import { budgetStop, budgetText } from '../../common/budget';
+import type { ModelPrice, PriceOverrides } from '../../common/pricing';
+import { costFigures, priceFor } from '../../common/pricing';
+import { cacheSteps } from '../cache/sessionCache';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import type { CompactionSettings } from '../agent/compact';
@@ -50,6 +56,10 @@ export interface ModelAccess {
   compaction?: CompactionSettings;
   /** Ignored files, links, setup commands and ports of new worktrees (issue 13). */
   worktree?: WorktreeOptions;
+  /** fork.budget.perFork (a fork's default budget) and fork.budget.perChat (a chat and its forks together). */
+  budgets?: { perFork?: Budget; perChat?: Budget };
+  /** fork.maxForksPerTurn: Agent calls the model may make in one turn. */
+  maxForksPerTurn?: number;
 }
 
 /** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
@@ -78,6 +88,8 @@ export class ForkManager {
   /** First requests of sibling forks in flight, by shared prefix (the stagger, DESIGN §4.6). */
   private readonly prefixWriters = new PrefixWriters();
   maxConcurrent = 4;
+  /** fork.prices of the client that configured last (the table covers the rest). */
+  prices: PriceOverrides = {};
 
   constructor(
     private readonly store: SessionStore,
@@ -93,6 +105,11 @@ export class ForkManager {
    */
   async start(spec: StartSpec, access: ModelAccess): Promise<ForkSummary> {
     const id = newForkId();
+    const budget = spec.budget ?? access.budgets?.perFork;
+    if (budget && 'usd' in budget && !this.priceOf(spec.parent.header.settings.model)) {
+      throw new BudgetError(`A budget of ${budgetText(budget)} needs a price, and none is known for ${spec.parent.header.settings.model}: set fork.prices, or give the budget in tokens (e.g. 20000tokens).`);
+    }
+    spec = { ...spec, budget };
     const snapshot = spec.parent.history().slice();
     // An unknown fork point is refused before any worktree is made for it.
     snapshotUpTo(snapshot, spec.atEntryId);
@@ -170,14 +187,27 @@ export class ForkManager {
     return true;
   }
 
-  /** Continues a finished fork with a message: its own transcript only, never newer parent history. */
-  send(forkId: string, message: string, access: ModelAccess | undefined): ForkSummary {
+  /**
+   * Continues a finished fork with a message: its own transcript only, never newer parent history. A fork
+   * paused at its budget continues with or without one, once `budget` (its new budget) allows.
+   */
+  send(forkId: string, message: string | undefined, access: ModelAccess | undefined, budget?: Budget): ForkSummary {
     const run = this.runOf(forkId);
-    if (!isTerminal(run.summary.state)) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}; wait for it to finish or stop it first.`);
+    const paused = run.summary.state === 'paused-budget';
+    if (!isTerminal(run.summary.state) && !paused) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}; wait for it to finish or stop it first.`);
     if (run.summary.worktree?.discarded) throw new ForkBusyError(`Fork ${forkId}'s worktree was discarded; it cannot continue.`);
     if (run.session.unavailable) throw new ForkBusyError(`Fork ${forkId} cannot continue: ${run.session.unavailable}.`);
-    run.session.commit('prompt', { role: 'user', content: [{ type: 'text', text: message }] });
+    if (message === undefined && !paused) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}: continue it with a message.`);
+    const previousBudget = run.summary.budget;
+    if (budget) run.summary.budget = budget;
     run.access = access ?? run.access;
+    const stop = this.budgetStop(run);
+    if (stop) {
+      run.summary.budget = previousBudget;
+      throw new BudgetError(`${stop} Raise the budget to continue fork ${forkId}.`);
+    }
+    run.summary.pausedReason = undefined;
+    if (message !== undefined) run.session.commit('prompt', { role: 'user', content: [{ type: 'text', text: message }] });
     run.summary.report = undefined;
     run.summary.error = undefined;
     run.summary.endedAt = undefined;
@@ -185,10 +215,11 @@ export class ForkManager {
     return { ...run.summary };
   }
 
+  /** Resolves when the fork ends, or pauses at its budget (it needs the user then too). */
   wait(forkId: string): Promise<ForkSummary> {
     const run = this.forks.get(forkId);
     if (!run) return Promise.reject(new ForkNotFoundError(`No fork with id ${forkId}.`));
-    if (isTerminal(run.summary.state)) return Promise.resolve({ ...run.summary });
+    if (isTerminal(run.summary.state) || run.summary.state === 'paused-budget') return Promise.resolve({ ...run.summary });
     return new Promise(resolve => run.waiters.push(resolve));
   }
 
@@ -252,7 +283,12 @@ export class ForkManager {
         // Its segments are gone or damaged: this fork cannot run or continue; no other fork is affected.
         Object.assign(run.summary, { state: 'failed', error: `Cannot revive: ${session.unavailable}.` });
         problems.push(`${id}: ${session.unavailable}`);
-      } else if (!isTerminal(summary.state)) run.summary.state = 'interrupted';
+      } else {
+        this.refreshCost(run);
+        if (session.requests().length > 0) run.summary.cacheSteps = this.cacheStepsOf(session);
+        // A fork paused at its budget stays paused: only the user continues it.
+        if (!isTerminal(summary.state) && summary.state !== 'paused-budget') run.summary.state = 'interrupted';
+      }
     }
     return problems;
   }
@@ -284,15 +320,52 @@ export class ForkManager {
     return new Promise(resolve => this.idleListeners.push(resolve));
   }
 
+  /** What each chat had spent when last in memory (see chatSpent). */
+  private readonly chatSpentSeen = new Map<string, Usage>();
+
   private runOf(forkId: string): ForkRun {
     const run = this.forks.get(forkId);
     if (!run) throw new ForkNotFoundError(`No fork with id ${forkId}.`);
     return run;
   }
 
+  /** A chat's spending: its own session's and every fork's of it. */
+  chatSpent(parentSessionId: string): Usage {
+    // Budgets are checked synchronously before each request; a chat evicted from memory (idle) cannot have
+    // spent more since it was last seen, so its last known figure stands. One never seen since start-up is
+    // read in the background for the next check. A deleted chat counts zero; its forks still count.
+    const chat = this.store.loaded(parentSessionId);
+    if (chat) this.chatSpentSeen.set(parentSessionId, chat.spent);
+    else if (!this.chatSpentSeen.has(parentSessionId)) {
+      this.store.get(parentSessionId).then(s => void this.chatSpentSeen.set(parentSessionId, s.spent), () => undefined);
+    }
+    let total = this.chatSpentSeen.get(parentSessionId) ?? zeroUsage();
+    for (const run of this.forks.values()) if (run.summary.parentSessionId === parentSessionId) total = addUsage(total, run.summary.usage);
+    return total;
+  }
+
+  priceOf(model: string): ModelPrice | undefined {
+    return priceFor(model, this.prices)?.price;
+  }
+
+  /** Why the fork may not make another request (its budget, or its chat's), if it may not. */
+  private budgetStop(run: ForkRun): string | undefined {
+    const model = run.session.header.settings.model;
+    const price = this.priceOf(model);
+    const own = run.summary.budget && budgetStop('Its budget', run.summary.budget, run.summary.usage, price, model);
+    if (own) return own;
+    const perChat = run.access?.budgets?.perChat;
+    return perChat && budgetStop("The chat's budget (fork.budget.perChat)", perChat, this.chatSpent(run.summary.parentSessionId), price, model);
+  }
+
+  private refreshCost(run: ForkRun): void {
+    run.summary.model = run.session.header.settings.model;
+    run.summary.cost = costFigures(run.summary.usage, this.priceOf(run.summary.model));
+  }
+
   private enqueue(run: ForkRun): void {
     // On disk too: a runtime that dies from here on finds the fork unfinished and revives it.
-    run.session.writeStatus({ state: 'queued', time: new Date().toISOString() });
+    run.session.writeStatus({ state: 'queued', time: new Date().toISOString(), budget: run.summary.budget });
     run.uncommitted.clear();
     this.setState(run, 'queued');
     this.queue.push(run);
@@ -359,6 +432,7 @@ export class ForkManager {
       signal,
       emit,
       maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
+      mayRequest: () => this.budgetStop(run),
       beforeSend: async () => {
         release?.();
         const key = sharedPrefixKey(run.session);
@@ -379,6 +453,7 @@ export class ForkManager {
     const setupFailure = workspace.failureReason;
     if (setupFailure) return this.finish(run, 'failed', undefined, setupFailure);
     if (outcome.stopReason === 'cancelled') return this.finish(run, 'cancelled');
+    if (outcome.stopReason === 'budget') return this.pause(run, outcome.budgetReason ?? 'Its budget is reached.');
     if (outcome.stopReason === 'error') return this.finish(run, 'failed', undefined, outcome.error?.message);
     if (outcome.stopReason === 'max_turns') {
       return this.finish(run, 'failed', outcome.text || undefined, `Stopped at the cap of ${MAX_FORK_REQUESTS} model turns.`);
@@ -394,15 +469,37 @@ export class ForkManager {
 
   private onEvent(run: ForkRun, event: AgentEvent): void {
     if (event.type === 'usage') {
-      run.summary.modelTurns++;
       run.summary.usage = addUsage(run.summary.usage, event.usage);
-      run.summary.firstUsage ??= event.usage;
-      run.summary.context = { tokens: event.contextTokens, window: event.contextWindow };
+      if (!event.billedOnly) {
+        run.summary.modelTurns++;
+        run.summary.firstUsage ??= event.usage;
+        run.summary.context = { tokens: event.contextTokens, window: event.contextWindow };
+        run.summary.cacheSteps = cacheSteps(run.session, id => this.sessionOrUndefined(id));
+      }
+      this.refreshCost(run);
       this.broadcastState(run);
     }
     run.uncommitted.add(event);
     const seq = ++run.eventSeq;
     for (const client of this.clients) client.notify(forkEvent, { forkId: run.session.id, event, seq });
+  }
+
+  /** Stopped before a request at a budget: not finished, transcript intact; the user continues or stops it. */
+  private pause(run: ForkRun, reason: string): void {
+    run.summary.pausedReason = reason;
+    run.session.writeStatus({ state: 'paused-budget', time: new Date().toISOString(), budget: run.summary.budget, pausedReason: reason });
+    this.setState(run, 'paused-budget');
+    for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
+  }
+
+  /** A session in memory (the explorer compares a fork's first request with its parent's, when loaded). */
+  private sessionOrUndefined(id: string): Session | undefined {
+    return this.store.loaded(id);
+  }
+
+  /** Cache explorer steps of any session (chat or fork). */
+  cacheStepsOf(session: Session) {
+    return cacheSteps(session, id => this.sessionOrUndefined(id));
   }
 
   private failRun(run: ForkRun, error: unknown): void {
@@ -417,8 +514,9 @@ export class ForkManager {
     run.summary.error = error;
     run.summary.endedAt = new Date().toISOString();
     run.summary.announced = undefined;
+    run.summary.pausedReason = undefined;
     try {
-      run.session.writeStatus({ state, time: run.summary.endedAt, report, error });
+      run.session.writeStatus({ state, time: run.summary.endedAt, report, error, budget: run.summary.budget });
     } catch (writeError) {
       // A full disk: the clients still learn how the run ended; on disk it stays unfinished and is revived.
       const message = writeError instanceof Error ? writeError.message : String(writeError);
@@ -440,6 +538,7 @@ export class ForkManager {
 }
 
 export class ForkNotFoundError extends Error {}
+export class BudgetError extends Error {}
 export class ForkBusyError extends Error {}
 
 function policyOf(access: ModelAccess): LaunchPolicy {
@@ -458,11 +557,11 @@ function toolsFor(kind: ForkSummary['kind']): ReadonlyMap<string, Tool> {
 
 /** A fork's summary rebuilt from disk: launch record, own responses' usage, latest status. */
 function summarize(session: Session): ForkSummary {
-  const summary: ForkSummary = { ...session.bootstrap!.fork, usage: zeroUsage(), modelTurns: 0 };
+  // Billed usage counts every own request, rewound and failed ones included.
+  const summary: ForkSummary = { ...session.bootstrap!.fork, usage: session.spent, modelTurns: 0 };
   for (const entry of session.ownEntries()) {
     if (entry.kind !== 'response' || !entry.usage) continue;
     summary.modelTurns++;
-    summary.usage = addUsage(summary.usage, entry.usage);
     summary.firstUsage ??= entry.usage;
     summary.context = { tokens: inputTokens(entry.usage) };
   }
@@ -474,6 +573,8 @@ function summarize(session: Session): ForkSummary {
     summary.error = status.error;
     summary.endedAt = isTerminal(status.state) ? status.time : undefined;
     summary.announced = status.announced;
+    if (status.budget) summary.budget = status.budget;
+    summary.pausedReason = status.pausedReason;
   }
   return summary;
 }

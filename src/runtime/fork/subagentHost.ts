@@ -3,6 +3,7 @@
 import type { Session } from '../session/session';
 import type { AgentToolInput, SubagentHost, ToolOutput } from '../tools/types';
 import { NESTED_FORK_ERROR, isForkTranscript } from './directive';
+import { BudgetError } from './forkManager';
 import type { ForkManager, ModelAccess } from './forkManager';
 import { GitError } from '../git/run';
 import { WorktreeError } from '../git/worktree';
@@ -14,12 +15,22 @@ export const refusingSubagentHost: SubagentHost = {
   },
 };
 
+/** One per parent turn: it counts the Agent calls of that turn against fork.maxForksPerTurn. */
 export function parentSubagentHost(manager: ForkManager, parent: Session, access: ModelAccess): SubagentHost {
+  let started = 0;
   return {
     async run(input, callId, signal) {
       // The guard holds on the transcript itself (seed 003's isInForkChild): a history that carries the
       // fork boilerplate is a fork's, however its turn was started.
       if (parent.bootstrap || isForkTranscript(parent.history())) return refusingSubagentHost.run(input, callId, signal);
+      const limit = access.maxForksPerTurn;
+      if (limit !== undefined && started >= limit) {
+        return {
+          content: `Agent: not started. This turn already started ${started} fork(s) or subagent(s), the limit of fork.maxForksPerTurn (${limit}). Do this work yourself, or wait for their reports and start more in a later turn.`,
+          isError: true,
+        };
+      }
+      started++;
       let fork;
       try {
         fork = await manager.start({
@@ -36,6 +47,7 @@ export function parentSubagentHost(manager: ForkManager, parent: Session, access
       } catch (error) {
         if (error instanceof WorktreeError) return { content: `Agent: ${error.message}`, isError: true };
         if (error instanceof GitError) return { content: `Agent: could not create the fork's git worktree: ${error.message}`, isError: true };
+        if (error instanceof BudgetError) return { content: `Agent: ${error.message}`, isError: true };
         throw error;
       }
       if (input.run_in_background) {

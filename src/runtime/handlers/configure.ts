@@ -1,6 +1,8 @@
 // runtime/configure: the client's model access and tool settings, kept for that connection only.
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { isApprovalMode } from '../../common/approval';
+import { parseBudget } from '../../common/budget';
+import { parsePriceOverrides } from '../../common/pricing';
 import { runtimeConfigure } from '../../common/protocol/runtime';
 import type { ConfigureParams, RuntimeInfo } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
@@ -20,6 +22,17 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
     }
     if (params.cacheTtl !== undefined && params.cacheTtl !== '5m' && params.cacheTtl !== '1h') {
       throw new ResponseError(ErrorCodes.InvalidParams, `cacheTtl must be "5m" or "1h" (got ${JSON.stringify(params.cacheTtl)}).`);
+    }
+    // Spending settings are checked before anything is kept: a bad one changes nothing.
+    for (const [name, value] of [['fork.budget.perFork', params.budgetPerFork], ['fork.budget.perChat', params.budgetPerChat]] as const) {
+      if (value === undefined || value === '') continue;
+      const parsed = parseBudget(value);
+      if (!parsed.ok) throw new ResponseError(ErrorCodes.InvalidParams, `${name}: ${parsed.error}`);
+    }
+    if (params.prices !== undefined) {
+      const { prices, errors } = parsePriceOverrides(params.prices);
+      if (errors.length > 0) throw new ResponseError(ErrorCodes.InvalidParams, errors.join(' '));
+      ctx.forks.prices = prices;
     }
     client.config = { ...client.config, ...dropUndefined(params) };
     if (params.maxConcurrentForks !== undefined && params.maxConcurrentForks >= 1) ctx.forks.maxConcurrent = Math.floor(params.maxConcurrentForks);

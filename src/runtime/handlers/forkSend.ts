@@ -1,22 +1,27 @@
-// fork/send: continue a finished fork's own transcript with a message.
+// fork/send: continue a finished fork's own transcript with a message, or a fork paused at its budget
+// (with a raised budget, with or without a message).
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { parseBudget } from '../../common/budget';
 import { forkSend } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
-import { ForkBusyError, ForkNotFoundError } from '../fork/forkManager';
+import { BudgetError, ForkBusyError, ForkNotFoundError } from '../fork/forkManager';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { checkTextSize } from './textLimits';
 
 export function registerForkSend(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkSend.method, (params: { forkId: string; message: string }) => {
-    if (typeof params?.message !== 'string' || params.message.trim() === '') {
-      throw new ResponseError(ErrorCodes.InvalidParams, 'fork/send needs a non-empty message.');
-    }
-    checkTextSize('message', params.message);
+  client.rpc.onRequest(forkSend.method, (params: { forkId: string; message?: string; budget?: string }) => {
+    const invalid = (message: string) => new ResponseError(ErrorCodes.InvalidParams, message);
+    const message = params?.message;
+    if (message !== undefined && (typeof message !== 'string' || message.trim() === '')) throw invalid('fork/send: the message must not be empty.');
+    if (message !== undefined) checkTextSize('message', message);
+    if (message === undefined && params?.budget === undefined) throw invalid('fork/send needs a non-empty message (or, for a fork paused at its budget, a new budget).');
+    const budget = params.budget === undefined ? undefined : parseBudget(params.budget);
+    if (budget && !budget.ok) throw invalid(`budget: ${budget.error}`);
     try {
-      return ctx.forks.send(params.forkId, params.message, accessOf(client));
+      return ctx.forks.send(params.forkId, message, accessOf(client), budget?.ok ? budget.value : undefined);
     } catch (error) {
-      if (error instanceof ForkNotFoundError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
+      if (error instanceof ForkNotFoundError || error instanceof BudgetError) throw invalid(error.message);
       if (error instanceof ForkBusyError) throw new ResponseError(ErrorCodes.InvalidRequest, error.message);
       throw error;
     }

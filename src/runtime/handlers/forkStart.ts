@@ -8,6 +8,8 @@ import type { ForkSummary } from '../../common/forks';
 import { RuntimeErrorCode } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
 import { ForkPointError } from '../fork/select';
+import { BudgetError } from '../fork/forkManager';
+import { parseBudget } from '../../common/budget';
 import { MISSING_KEY_MESSAGE } from './send';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
@@ -28,6 +30,8 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
     const turns = parseForkTurns(params.forkTurns);
     if (!turns.ok) throw invalid(turns.error);
     if (params.isolation !== undefined && params.isolation !== 'shared' && params.isolation !== 'worktree') throw invalid(`isolation must be "worktree" or "shared".`);
+    const budget = params.budget === undefined ? undefined : parseBudget(params.budget);
+    if (budget && !budget.ok) throw invalid(`budget: ${budget.error}`);
     const access = accessOf(client);
     if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
     try {
@@ -43,9 +47,10 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
         isolation: params.isolation,
         origin: params.origin === 'message' ? 'message' : 'user',
         name: params.name?.trim() || defaultName(params.directive),
+        budget: budget?.ok ? budget.value : undefined,
       }, access);
     } catch (error) {
-      if (error instanceof SessionNotFoundError || error instanceof ForkPointError) throw invalid(error.message);
+      if (error instanceof SessionNotFoundError || error instanceof ForkPointError || error instanceof BudgetError) throw invalid(error.message);
       throw asResponseError(error);
     }
   });

@@ -4,6 +4,8 @@ import type { AgentEvent } from '../../common/agentEvents';
 import { RuntimeErrorCode, permissionRequest, sessionEvent, sessionSend } from '../../common/protocol/runtime';
 import type { SendParams, SendResult } from '../../common/protocol/runtime';
 import { zeroUsage } from '../../common/transcript';
+import { budgetStop } from '../../common/budget';
+import { costFigures } from '../../common/pricing';
 import type { Entry, ModelSettings } from '../../common/transcript';
 import type { ClientConnection } from '../clientConnection';
 import { runLoop } from '../agent/loop';
@@ -92,11 +94,24 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
       approve,
       signal,
       emit,
+      mayRequest: () => {
+        const perChat = access.budgets?.perChat;
+        const model = session.header.settings.model;
+        return perChat && budgetStop("This chat's budget (fork.budget.perChat)", perChat, ctx.forks.chatSpent(session.id), ctx.forks.priceOf(model), model);
+      },
     }),
   );
   const lastEntryId = session.lastEntry()?.id;
+  const error = outcome.stopReason === 'budget' ? { kind: 'budget', message: outcome.budgetReason ?? 'The chat reached its budget.' } : outcome.error;
   emit({ type: 'turn_end', stopReason: outcome.stopReason, error: outcome.error, lastEntryId });
-  return { ...result, lastEntryId, stopReason: outcome.stopReason, text: outcome.text, usage: outcome.usage, error: outcome.error };
+  const price = ctx.forks.priceOf(session.header.settings.model);
+  const turnCost = costFigures(outcome.usage, price);
+  const chatCost = costFigures(ctx.forks.chatSpent(session.id), price);
+  return {
+    ...result, lastEntryId, stopReason: outcome.stopReason, text: outcome.text, usage: outcome.usage, error,
+    ...(turnCost && chatCost ? { cost: { turn: turnCost, chat: chatCost } } : {}),
+    ...(outcome.budgetReason ? { budgetReason: outcome.budgetReason } : {}),
+  };
 }
 
 async function openOrCreate(ctx: RuntimeContext, client: ClientConnection, params: SendParams): Promise<Session> {

@@ -1,19 +1,39 @@
-// session/transcript: the header and active history of one session.
+// session/transcript: the header and active history of one session, with what each response cost.
+// session/cache: the cache explorer of one session (issue 14).
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
-import { sessionTranscript } from '../../common/protocol/runtime';
+import { costFigures, priceFor } from '../../common/pricing';
+import type { CostFigures } from '../../common/pricing';
+import { sessionCache, sessionTranscript } from '../../common/protocol/runtime';
 import type { TranscriptResult } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';
+import type { Session } from '../session/session';
 import { SessionNotFoundError } from '../session/sessionStore';
 
 export function registerTranscript(ctx: RuntimeContext, client: ClientConnection): void {
   client.rpc.onRequest(sessionTranscript.method, async (params: { sessionId: string }): Promise<TranscriptResult> => {
-    try {
-      const session = await ctx.store.get(params.sessionId);
-      return { header: session.header, entries: [...session.history()], running: ctx.turns.isRunning(session.id) };
-    } catch (error) {
-      if (error instanceof SessionNotFoundError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
-      throw error;
-    }
+    const session = await sessionOf(ctx, params?.sessionId);
+    const entries = [...session.history()];
+    return { header: session.header, entries, running: ctx.turns.isRunning(session.id), costs: costsOf(ctx, session), spent: session.spent };
   });
+  client.rpc.onRequest(sessionCache.method, async (params: { sessionId: string }) => ({ steps: ctx.forks.cacheStepsOf(await sessionOf(ctx, params?.sessionId)) }));
+}
+
+async function sessionOf(ctx: RuntimeContext, id: string | undefined): Promise<Session> {
+  try {
+    return await ctx.store.get(String(id));
+  } catch (error) {
+    if (error instanceof SessionNotFoundError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
+    throw error;
+  }
+}
+
+function costsOf(ctx: RuntimeContext, session: Session): TranscriptResult['costs'] {
+  const model = session.header.settings.model;
+  const lookup = priceFor(model, ctx.forks.prices);
+  if (!lookup) return undefined;
+  const entries: Record<string, CostFigures> = {};
+  // A fork's inherited entries were the parent's spending, not its own.
+  for (const entry of session.ownEntries()) if (entry.usage) entries[entry.id] = costFigures(entry.usage, lookup.price)!;
+  return { entries, total: costFigures(session.spent, lookup.price)!, model, priceFrom: lookup.from };
 }

@@ -3,6 +3,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlock, Usage } from '../../common/transcript';
 import type { MessagesRequestBody } from '../agent/request';
+import { requestTtl } from '../agent/request';
 import { ModelError } from './modelClient';
 import type { ModelClient, ModelResponse, StreamHandlers } from './modelClient';
 
@@ -16,9 +17,17 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   return {
     async stream(body: MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers): Promise<ModelResponse> {
       let started = false;
+      // Usage as the stream reported it so far: message_start carries the input, message_delta the output.
+      let billed: Usage | undefined;
+      let serverTime: number | undefined;
+      const ttl = requestTtl(body);
       try {
         const stream = sdk.messages.stream(body as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal });
-        stream.on('connect', () => (started = true));
+        stream.on('connect', () => {
+          started = true;
+          serverTime = dateHeader(stream.response?.headers);
+        });
+        stream.on('streamEvent', (_event, snapshot) => (billed = toUsage(snapshot.usage, ttl)));
         stream.on('text', delta => handlers.onText(delta));
         stream.on('thinking', delta => handlers.onThinking(delta));
         // message_start: from here the request's cache writes are readable by others (DESIGN §4.6).
@@ -26,11 +35,15 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         const final = await stream.finalMessage();
         return {
           message: { role: 'assistant', content: final.content.flatMap(toContentBlock) },
-          usage: toUsage(final.usage),
+          usage: toUsage(final.usage, ttl),
           stopReason: final.stop_reason ?? 'end_turn',
+          serverTime,
         };
       } catch (error) {
-        throw toModelError(error, started, signal);
+        const modelError = toModelError(error, started, signal);
+        modelError.billed = billed;
+        modelError.serverTime = serverTime;
+        throw modelError;
       }
     },
   };
@@ -52,13 +65,28 @@ function toContentBlock(block: Anthropic.ContentBlock): ContentBlock[] {
   }
 }
 
-function toUsage(usage: Anthropic.Usage): Usage {
+/**
+ * The API's usage with cache writes split by TTL. A server that sends no split wrote with the TTL the
+ * request asked for: every breakpoint of a request carries the session's one TTL.
+ */
+function toUsage(usage: Anthropic.Usage, ttl: '5m' | '1h'): Usage {
+  const created = usage.cache_creation_input_tokens ?? 0;
+  const split = usage.cache_creation;
   return {
     input_tokens: usage.input_tokens ?? 0,
     output_tokens: usage.output_tokens ?? 0,
     cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
-    cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+    cache_creation_input_tokens: created,
+    cache_creation: split
+      ? { ephemeral_5m_input_tokens: split.ephemeral_5m_input_tokens ?? 0, ephemeral_1h_input_tokens: split.ephemeral_1h_input_tokens ?? 0 }
+      : { ephemeral_5m_input_tokens: ttl === '5m' ? created : 0, ephemeral_1h_input_tokens: ttl === '1h' ? created : 0 },
   };
+}
+
+function dateHeader(headers: Headers | undefined): number | undefined {
+  const value = headers?.get?.('date');
+  const ms = value ? Date.parse(value) : NaN;
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
 function toModelError(error: unknown, started: boolean, signal: AbortSignal): ModelError {

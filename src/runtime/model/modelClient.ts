@@ -14,6 +14,8 @@ export interface ModelResponse {
   message: Message;
   usage: Usage;
   stopReason: string;
+  /** When the provider answered, by its clock (the response's Date header), in ms; absent: unknown. */
+  serverTime?: number;
 }
 
 export interface ModelClient {
@@ -21,6 +23,10 @@ export interface ModelClient {
 }
 
 export class ModelError extends Error {
+  /** What the provider billed for this attempt anyway: set once its stream started (message_start). */
+  billed?: Usage;
+  serverTime?: number;
+
   constructor(readonly info: ErrorInfo, readonly retryAfterMs?: number) {
     super(info.message);
   }

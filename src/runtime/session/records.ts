@@ -1,8 +1,10 @@
 // The lines of a session file: a header, then (forks only) a bootstrap record, then entries, rewinds and
 // fork status changes in commit order.
+import type { Budget } from '../../common/budget';
 import type { ForkSummary } from '../../common/forks';
 import type { LaunchPolicy } from '../policy';
-import type { Entry, SessionHeader } from '../../common/transcript';
+import type { Entry, SessionHeader, Usage } from '../../common/transcript';
+import type { RequestRecord } from '../cache/fingerprint';
 import type { ChainRange } from './segments';
 
 export type SessionRecord =
@@ -13,7 +15,11 @@ export type SessionRecord =
   | { type: 'rewind'; toEntryId: string | null; time: string }
   | { type: 'status'; status: ForkStatus }
   /** The entries from the last seal up to `count` more were sealed as segment `hash` (segments.ts). */
-  | { type: 'seal'; hash: string; count: number };
+  | { type: 'seal'; hash: string; count: number }
+  /** Usage the provider billed for attempts that left no entry: cut, failed or cancelled after they started. */
+  | { type: 'spend'; usage: Usage; time: string; why: string }
+  /** What a request that got a response looked like to the prompt cache (issue 14's explorer). */
+  | { type: 'request'; request: RequestRecord };
 
 /** A bootstrap's inherited entries, in order: ranges of the parent's sealed chain, or entries written here. */
 export type HistoryPart = ChainRange | { entries: Entry[] };
@@ -50,4 +56,7 @@ export interface ForkStatus {
   delivered?: boolean;
   /** A window showed the user that this run ended (fork/announce), so no window shows it again. */
   announced?: boolean;
+  /** The fork's budget as of this status (raised by a continue). */
+  budget?: Budget;
+  pausedReason?: string;
 }

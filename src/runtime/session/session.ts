@@ -1,7 +1,8 @@
 // One session (parent chat or fork): fixed header plus the committed entries of its active history.
 import { randomUUID } from 'node:crypto';
 import type { Entry, EntryKind, Message, SessionHeader, Usage } from '../../common/transcript';
-import { deepFreeze } from '../../common/transcript';
+import { addUsage, deepFreeze, zeroUsage } from '../../common/transcript';
+import type { RequestRecord } from '../cache/fingerprint';
 import { requestViewOf } from '../../common/requestView';
 import type { ForkFirstRequest } from '../agent/request';
 import type { JsonlWriter } from './jsonl';
@@ -40,6 +41,10 @@ export class Session {
   private chainEntries: Entry[] = [];
   private readonly chainPos = new WeakMap<Entry, number>();
   private tailBytes = 0;
+  /** Everything this session was billed for (its own requests, retried and rewound ones included). */
+  private billed: Usage = zeroUsage();
+  /** One record per request that got a response, oldest first. */
+  private readonly sent: RequestRecord[] = [];
 
   /** `segments`: where this session seals its history (parent sessions; forks are never forked). */
   constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter, private readonly segments?: SegmentStore) {
@@ -75,6 +80,28 @@ export class Session {
     else if (record.type === 'bootstrap') this.applyBootstrap(record.bootstrap, record.bootstrap.inherited ?? []);
     else if (record.type === 'status') this.status = record.status;
     else if (record.type === 'seal') this.replaySeal(record.hash, record.count);
+    else if (record.type === 'spend') this.billed = addUsage(this.billed, record.usage);
+    else if (record.type === 'request') this.sent.push(deepFreeze(record.request));
+  }
+
+  /** Usage billed to this session: its own entries' usage plus attempts that left none. */
+  get spent(): Usage {
+    return this.billed;
+  }
+
+  /** The requests this session sent that got a response, for the cache explorer. */
+  requests(): readonly RequestRecord[] {
+    return this.sent;
+  }
+
+  recordSpend(usage: Usage, why: string): void {
+    this.writer.append({ type: 'spend', usage, time: new Date().toISOString(), why } satisfies SessionRecord);
+    this.billed = addUsage(this.billed, usage);
+  }
+
+  recordRequest(request: RequestRecord): void {
+    this.writer.append({ type: 'request', request } satisfies SessionRecord);
+    this.sent.push(deepFreeze(request));
   }
 
   /** A fork's bootstrap record: the inherited entries by reference when `history` is given, else in full. */
@@ -214,6 +241,7 @@ export class Session {
     this.view.push(entry);
     this.requestView = undefined;
     if (entry.kind === 'response') this.ownResponses++;
+    if (entry.usage) this.billed = addUsage(this.billed, entry.usage);
   }
 
   /** `inherited` are frozen entries (shared with the parent, or read back from segments). */

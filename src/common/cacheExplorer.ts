@@ -1,0 +1,68 @@
+// The cache explorer's answer per request (issue 14): its cache figures and the first point where its
+// prompt stopped matching the request it should have extended. Computed by the runtime; shared types
+// and labels for the panel and the CLI. Pure.
+import type { Usage } from './transcript';
+import { cacheReadShare, inputTokens } from './transcript';
+
+export type CacheCause =
+  /** Nothing earlier to extend: the chat's first request (or a fork whose parent request is unknown). */
+  | 'first'
+  /** It repeated the whole previous request and read it. */
+  | 'extended'
+  | 'model'
+  | 'thinking'
+  | 'ttl'
+  | 'tools'
+  | 'system'
+  /** The messages stopped matching before the previous request's end (rewind, compaction, edits). */
+  | 'messages'
+  /** More time than the TTL passed since the previous request: its cache entries had expired. */
+  | 'expired'
+  /** No breakpoint of this request lies within the provider's 20-block lookback of the cached prefix. */
+  | 'lookback'
+  /** The prefix was below the model's minimum cacheable length: nothing was written or read. */
+  | 'below-minimum'
+  /** Everything matched, yet nothing was read (evicted by the provider, or written too late to read). */
+  | 'unexplained';
+
+export interface CacheStep {
+  /** 0-based, among the session's requests that got a response. */
+  index: number;
+  time: string;
+  usage: Usage;
+  cause: CacheCause;
+  /** One sentence naming where and why, e.g. "tool 3 of 8 differs". */
+  detail: string;
+  /** Blocks (tools, system, message blocks) shared with the request it should have extended. */
+  matchedBlocks: number;
+  totalBlocks: number;
+  /** The request it was compared with: the session's previous one, or (a fork's first) the parent's. */
+  baseline?: { sessionId: string; index: number };
+}
+
+/** Causes that mean a cache miss the user may want to fix. */
+export function isMiss(cause: CacheCause): boolean {
+  return cause !== 'first' && cause !== 'extended';
+}
+
+export const CAUSE_LABELS: Record<CacheCause, string> = {
+  first: 'first request',
+  extended: 'extended the previous request',
+  model: 'model differs',
+  thinking: 'thinking setting differs',
+  ttl: 'cache TTL differs',
+  tools: 'tools changed',
+  system: 'system prompt changed',
+  messages: 'messages changed',
+  expired: 'cache expired (past the TTL)',
+  lookback: 'breakpoint beyond the 20-block lookback',
+  'below-minimum': 'prefix below the model minimum',
+  unexplained: 'matched, but nothing read',
+};
+
+/** Shares of one request's input: read from the cache, written to it, neither. */
+export function cacheBar(usage: Usage): { read: number; write: number; uncached: number } {
+  const total = inputTokens(usage);
+  if (total === 0) return { read: 0, write: 0, uncached: 0 };
+  return { read: cacheReadShare(usage), write: usage.cache_creation_input_tokens / total, uncached: usage.input_tokens / total };
+}

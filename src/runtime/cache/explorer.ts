@@ -1,0 +1,83 @@
+// The cache explorer (issue 14): for each request a session sent, where its prompt stopped matching the
+// request it should have extended — its own previous request, or for a fork's first request the parent's
+// latest — and what that means for the provider's cache (DESIGN §4.6). Works on request records only.
+import type { CacheStep } from '../../common/cacheExplorer';
+import type { RequestRecord } from './fingerprint';
+
+/** The provider reads a cached prefix ending at most this many blocks back from a breakpoint (itself included). */
+export const LOOKBACK_BLOCKS = 20;
+const TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
+
+export interface Baseline { record: RequestRecord; sessionId: string; index: number }
+
+export function explainRequests(sessionId: string, requests: readonly RequestRecord[], firstBaseline?: Baseline): CacheStep[] {
+  return requests.map((record, index) => {
+    const baseline = index > 0 ? { record: requests[index - 1], sessionId, index: index - 1 } : firstBaseline;
+    return { index, time: record.time, usage: record.usage, ...explain(record, baseline) };
+  });
+}
+
+type Explained = Pick<CacheStep, 'cause' | 'detail' | 'matchedBlocks' | 'totalBlocks' | 'baseline'>;
+
+export function explain(current: RequestRecord, base: Baseline | undefined): Explained {
+  const totalBlocks = current.blocks.length;
+  const nothingCached = current.usage.cache_read_input_tokens === 0 && current.usage.cache_creation_input_tokens === 0;
+  if (!base) {
+    if (nothingCached && current.breakpoints.length > 0) {
+      return { cause: 'below-minimum', detail: 'Nothing was written to the cache: the prompt is below the model\'s minimum cacheable length.', matchedBlocks: 0, totalBlocks };
+    }
+    return { cause: 'first', detail: 'The first request: nothing earlier to extend.', matchedBlocks: 0, totalBlocks };
+  }
+  const previous = base.record;
+  const baseline = { sessionId: base.sessionId, index: base.index };
+  const matched = commonPrefix(previous.blocks, current.blocks);
+  const result = (cause: Explained['cause'], detail: string): Explained => ({ cause, detail, matchedBlocks: matched, totalBlocks, baseline });
+  if (current.model !== previous.model) return result('model', `The model differs (${previous.model} → ${current.model}): a different cache.`);
+  if (current.thinking !== previous.thinking) return result('thinking', `The thinking setting differs (${previous.thinking} → ${current.thinking}).`);
+  if (current.ttl !== previous.ttl) return result('ttl', `The cache TTL differs (${previous.ttl} → ${current.ttl}): a different cache entry.`);
+  const tools = Math.max(previous.toolBlocks, current.toolBlocks);
+  if (matched < tools) {
+    const what = previous.toolBlocks !== current.toolBlocks ? `${previous.toolBlocks} → ${current.toolBlocks} tools` : `tool ${matched + 1} of ${tools} differs`;
+    return result('tools', `The tool list changed (${what}): everything after it is uncached.`);
+  }
+  if (matched < tools + Math.max(previous.systemBlocks, current.systemBlocks)) {
+    return result('system', 'The system prompt changed: every message after it is uncached.');
+  }
+  const gapMs = Date.parse(current.time) - Date.parse(previous.time);
+  if (gapMs > TTL_MS[previous.ttl]) {
+    return result('expired', `${minutes(gapMs)} passed since the previous request, more than its ${previous.ttl} TTL: the cache had expired.`);
+  }
+  // Entries the previous request wrote (at its breakpoints) that this prompt still matches.
+  const readable = previous.breakpoints.filter(at => at < matched);
+  const messageBlock = (at: number) => at - previous.toolBlocks - previous.systemBlocks + 1;
+  if (readable.length === 0) return result('messages', `Message block ${messageBlock(matched)} differs from the previous request.`);
+  const end = Math.max(...readable);
+  const reaches = current.breakpoints.some(at => at >= end && at - end < LOOKBACK_BLOCKS);
+  if (!reaches) {
+    const next = current.breakpoints.filter(at => at >= end).sort((a, b) => a - b)[0];
+    const gap = next === undefined ? 'no breakpoint follows it' : `the nearest breakpoint is ${next - end} blocks later`;
+    return result('lookback', `The cached prefix ends at message block ${messageBlock(end)}, but ${gap}; the provider looks back only ${LOOKBACK_BLOCKS} blocks.`);
+  }
+  const previousWroteNothing = previous.usage.cache_creation_input_tokens === 0 && previous.usage.cache_read_input_tokens === 0;
+  if (nothingCached || (previousWroteNothing && current.usage.cache_read_input_tokens === 0)) {
+    return result('below-minimum', 'Nothing was cached: the prefix is below the model\'s minimum cacheable length.');
+  }
+  if (matched < previous.blocks.length) {
+    return result('messages', `Message block ${messageBlock(matched)} differs from the previous request; the part before it could be read.`);
+  }
+  if (current.usage.cache_read_input_tokens === 0) {
+    return result('unexplained', 'The prompt extends the previous request, yet nothing was read (evicted, or the previous response had not started yet).');
+  }
+  return result('extended', 'Extends the previous request.');
+}
+
+function commonPrefix(a: readonly string[], b: readonly string[]): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+function minutes(ms: number): string {
+  const m = ms / 60_000;
+  return m >= 60 ? `${(m / 60).toFixed(1)} h` : `${m.toFixed(1)} min`;
+}

@@ -1,0 +1,70 @@
+// What the cache explorer keeps of each request sent (issue 14): the settings that key the provider's
+// cache and one short hash per prompt block, in prefix order tools → system → messages. Computed from
+// the very body that went out, so the explorer needs no second copy of the transcript.
+import { createHash } from 'node:crypto';
+import type { Usage } from '../../common/transcript';
+import type { MessagesRequestBody } from '../agent/request';
+import { requestTtl } from '../agent/request';
+
+export interface RequestRecord {
+  /** When the provider answered (its clock when it said, else ours), ISO. */
+  time: string;
+  model: string;
+  /** JSON of the thinking setting, or "off". */
+  thinking: string;
+  ttl: '5m' | '1h';
+  /** How many of `blocks` are tool definitions, then system blocks; message blocks follow. */
+  toolBlocks: number;
+  systemBlocks: number;
+  /** One hash per block, cache_control left out (it does not change what is cached). */
+  blocks: string[];
+  /** Indexes into `blocks` of the blocks that carried a cache_control breakpoint. */
+  breakpoints: number[];
+  /** The last entry the request carried, so a fork finds the parent request it should extend. */
+  lastEntryId?: string;
+  usage: Usage;
+}
+
+export function fingerprint(body: MessagesRequestBody, time: number, usage: Usage, lastEntryId: string | undefined): RequestRecord {
+  const blocks: string[] = [];
+  const breakpoints: number[] = [];
+  const add = (where: string, block: unknown) => {
+    if (hasBreakpoint(block)) breakpoints.push(blocks.length);
+    blocks.push(shortHash(`${where}:${JSON.stringify(stripCacheControl(block))}`));
+  };
+  for (const tool of body.tools) add('tool', tool);
+  for (const block of body.system) add('system', block);
+  body.messages.forEach((message, i) => {
+    for (const block of message.content) add(`${i}:${message.role}`, block);
+  });
+  return {
+    time: new Date(time).toISOString(),
+    model: body.model,
+    thinking: body.thinking ? JSON.stringify(body.thinking) : 'off',
+    ttl: requestTtl(body),
+    toolBlocks: body.tools.length,
+    systemBlocks: body.system.length,
+    blocks,
+    breakpoints,
+    lastEntryId,
+    usage,
+  };
+}
+
+function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 12);
+}
+
+function hasBreakpoint(block: unknown): boolean {
+  if (!block || typeof block !== 'object') return false;
+  const b = block as { cache_control?: unknown; content?: unknown };
+  if (b.cache_control) return true;
+  return Array.isArray(b.content) && b.content.some(hasBreakpoint);
+}
+
+function stripCacheControl(block: unknown): unknown {
+  if (!block || typeof block !== 'object' || Array.isArray(block)) return block;
+  const { cache_control: _dropped, ...rest } = block as Record<string, unknown>;
+  if (Array.isArray(rest.content)) rest.content = rest.content.map(stripCacheControl);
+  return rest;
+}

@@ -1,0 +1,79 @@
+// The CLI's spending flags as a user runs them (issue 14): fork --budget, send --budget, transcript
+// --cache and the costs in list/transcript --json — a real process against the runtime and the fake.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
+import { startFakeAnthropic } from '../fakes/anthropicServer';
+import type { FakeAnthropic } from '../fakes/anthropicServer';
+import { call, say } from './script';
+
+describe('cli: spending', function () {
+  this.timeout(60_000);
+  let fake: FakeAnthropic;
+  let store: string;
+  let cwd: string;
+  let forkDone = false;
+  const cli = cliRunner({ apiKey: 'k-cli', baseUrl: () => fake.url, store: () => store });
+
+  beforeEach(async () => {
+    fake = await startFakeAnthropic({ apiKey: 'k-cli', minCacheTokens: 256 });
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-cli-spend-'));
+    store = path.join(base, 'store');
+    cwd = path.join(base, 'work');
+    fs.mkdirSync(cwd);
+    forkDone = false;
+    fake.setResponder(r => {
+      if (!r.rawBody.includes('<fork-boilerplate>')) return say('parent answer');
+      return forkDone ? say('Scope: listed.\nResult: done.') : call(['list_files', { path: '.' }]);
+    });
+  });
+  afterEach(async () => {
+    stopStoreRuntime(store);
+    await fake.close();
+  });
+
+  it('fork --budget pauses at a token budget, send --budget continues it, transcript --cache explains each request', async () => {
+    const chat = await cli('chat', '--cwd', cwd, '--json', 'hello there');
+    assert.equal(chat.code, 0, chat.stderr);
+    const { sessionId } = lastJson(chat);
+
+    const dollars = await cli('fork', '--cwd', cwd, '--session', sessionId, '--isolation', 'shared', '--budget', '0.25', 'list');
+    assert.equal(dollars.code, 2, 'a dollar budget without a price is refused as bad input');
+    assert.match(dollars.stderr, /needs a price, and none is known for claude-sonnet-5-5/);
+    const typo = await cli('fork', '--cwd', cwd, '--session', sessionId, '--budget', 'lots', 'list');
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /--budget: A budget is dollars/);
+
+    const fork = await cli('fork', '--cwd', cwd, '--session', sessionId, '--isolation', 'shared', '--budget', '6000tokens', '--wait', '--json', 'list everything');
+    assert.equal(fork.code, 1, 'a paused fork is not a success');
+    const paused = lastJson(fork);
+    assert.equal(paused.state, 'paused-budget');
+    assert.deepEqual(paused.budget, { tokens: 6000 });
+    assert.match(fork.stderr, /budget of 6000 tokens is reached.*fork-agents send --fork/);
+
+    forkDone = true;
+    const sent = await cli('send', '--cwd', cwd, '--fork', paused.forkId, '--budget', '100000tokens', '--wait', '--json');
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.equal(lastJson(sent).state, 'completed');
+
+    const cache = await cli('transcript', '--fork', paused.forkId, '--cache');
+    assert.equal(cache.code, 0, cache.stderr);
+    const lines = cache.stdout.trim().split('\n');
+    assert.equal(lines.length, fake.requests.filter(r => r.rawBody.includes('<fork-boilerplate>')).length, 'one line per request');
+    assert.match(lines[0], /^#1 .*\[█+.*\] read \d+ .* ✓ extended the previous request/);
+
+    const list = await cli('list', '--json');
+    const listed = list.stdout.trim().split('\n').map(line => JSON.parse(line)).find(row => row.id === paused.forkId);
+    assert.equal(listed.cost, undefined, 'no price is known for the default model, so no cost is made up');
+    assert.equal(listed.model, 'claude-sonnet-5-5');
+    const text = await cli('list');
+    assert.match(text.stdout, /cost: no price known for claude-sonnet-5-5/);
+    const transcript = await cli('transcript', '--fork', paused.forkId, '--json');
+    const total = lastJson(transcript);
+    assert.equal(total.type, 'total');
+    assert.equal(total.cost, null);
+    assert.ok(total.usage.input_tokens + total.usage.cache_read_input_tokens > 0);
+  });
+});
