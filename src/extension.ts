@@ -31,6 +31,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<ForkAg
   const panel = registerForksPanel(context, runtime, settings, output);
   registerApprovals(context, runtime, panel.approvals);
   registerChatParticipant(context, runtime, settings, panel.chatSession);
-  await registerLanguageModel(context, settings);
+  await registerLanguageModel(context, settings, runtime);
   return { storeDir, runtime };
 }

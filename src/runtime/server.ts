@@ -12,6 +12,7 @@ import { registerCompact } from './handlers/compact';
 import { registerConfigure } from './handlers/configure';
 import { registerLifecycle } from './handlers/lifecycle';
 import { registerList } from './handlers/list';
+import { registerModelChat } from './handlers/modelChat';
 import { registerSend } from './handlers/send';
 import { registerTranscript } from './handlers/transcript';
 import { registerForkAnnounce } from './handlers/forkAnnounce';
@@ -39,6 +40,7 @@ const HANDLERS = [
   registerLifecycle, registerConfigure, registerSend, registerCompact, registerCancel, registerList, registerTranscript,
   registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait, registerForkAnnounce, registerForkHistory,
   registerForkReview, registerForkBaseFile, registerForkApply, registerForkKeep, registerForkDiscard, registerWorktreeList,
+  registerModelChat,
 ];
 
 declare const FORK_AGENTS_VERSION: string | undefined;

@@ -26,9 +26,10 @@ export interface ScriptedTurn {
 }
 
 export type Fault =
-  | { fault: 'rate_limit'; retryAfterSeconds?: number }
-  | { fault: 'overloaded'; retryAfterSeconds?: number }
-  | { fault: 'server_error' }
+  /** `headers` adds raw response headers (retry-after as an HTTP-date, retry-after-ms, x-should-retry). */
+  | { fault: 'rate_limit'; retryAfterSeconds?: number; headers?: Record<string, string> }
+  | { fault: 'overloaded'; retryAfterSeconds?: number; headers?: Record<string, string> }
+  | { fault: 'server_error'; headers?: Record<string, string> }
   | { fault: 'unauthorized' }
   | { fault: 'cut_stream'; afterTextChars?: number }
   | { fault: 'hang' };
@@ -258,7 +259,8 @@ async function answer(state: State, record: ReceivedRequest, res: ServerResponse
 }
 
 async function answerFault(state: State, record: ReceivedRequest, res: ServerResponse, fault: Fault, plan: CachePlan, closed: Promise<void>): Promise<RequestOutcome> {
-  const retryAfter = (seconds: number | undefined): Record<string, string> => (seconds === undefined ? {} : { 'retry-after': String(seconds) });
+  const extra = 'headers' in fault ? fault.headers : undefined;
+  const retryAfter = (seconds: number | undefined): Record<string, string> => ({ ...(seconds === undefined ? {} : { 'retry-after': String(seconds) }), ...extra });
   let error: ApiError;
   switch (fault.fault) {
     case 'rate_limit':
@@ -268,7 +270,7 @@ async function answerFault(state: State, record: ReceivedRequest, res: ServerRes
       error = new ApiError(529, 'overloaded_error', 'Overloaded', retryAfter(fault.retryAfterSeconds));
       break;
     case 'server_error':
-      error = new ApiError(500, 'api_error', 'Internal server error');
+      error = new ApiError(500, 'api_error', 'Internal server error', extra);
       break;
     case 'unauthorized':
       error = new ApiError(401, 'authentication_error', 'invalid x-api-key');

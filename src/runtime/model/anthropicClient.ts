@@ -1,10 +1,12 @@
 // The only importer of @anthropic-ai/sdk (DESIGN §2). Streams one request and maps SDK errors to
 // ModelError kinds the chat can explain. Retries are the agent loop's job (it reports them).
 import Anthropic from '@anthropic-ai/sdk';
+import type { ErrorInfo } from '../../common/agentEvents';
 import type { ContentBlock, Usage } from '../../common/transcript';
 import type { MessagesRequestBody } from '../agent/request';
 import { ModelError } from './modelClient';
 import type { ModelClient, ModelResponse, StreamHandlers } from './modelClient';
+import { retryAdvice } from './retryRules';
 
 export interface AnthropicClientOptions {
   apiKey: string;
@@ -66,14 +68,15 @@ function toModelError(error: unknown, started: boolean, signal: AbortSignal): Mo
   if (error instanceof Anthropic.APIError && typeof error.status === 'number') {
     const status = error.status;
     const detail = apiMessage(error);
-    const retryAfterMs = retryAfter(error.headers);
+    const advice = retryAdvice(status, error.headers);
+    const make = (info: ErrorInfo) => new ModelError(info, advice.delayMs, advice.retryable);
     if (status === 401 || status === 403) {
-      return new ModelError({ kind: 'auth', status, message: `The API key was rejected (${status}): ${detail}` });
+      return make({ kind: 'auth', status, message: `The API key was rejected (${status}): ${detail}` });
     }
-    if (status === 429) return new ModelError({ kind: 'rate_limit', status, message: `Rate limited (429): ${detail}` }, retryAfterMs);
-    if (status === 529) return new ModelError({ kind: 'overloaded', status, message: `The API is overloaded (529): ${detail}` }, retryAfterMs);
-    if (status >= 500) return new ModelError({ kind: 'server', status, message: `The API failed (${status}): ${detail}` }, retryAfterMs);
-    return new ModelError({ kind: 'bad_request', status, message: `The API refused the request (${status}): ${detail}` });
+    if (status === 429) return make({ kind: 'rate_limit', status, message: `Rate limited (429): ${detail}` });
+    if (status === 529) return make({ kind: 'overloaded', status, message: `The API is overloaded (529): ${detail}` });
+    if (status >= 500) return make({ kind: 'server', status, message: `The API failed (${status}): ${detail}` });
+    return make({ kind: 'bad_request', status, message: `The API refused the request (${status}): ${detail}` });
   }
   const message = error instanceof Error ? error.message : String(error);
   if (started) {
@@ -85,11 +88,4 @@ function toModelError(error: unknown, started: boolean, signal: AbortSignal): Mo
 function apiMessage(error: InstanceType<typeof Anthropic.APIError>): string {
   const body = error.error as { error?: { message?: string } } | undefined;
   return body?.error?.message ?? error.message;
-}
-
-function retryAfter(headers: Headers | undefined): number | undefined {
-  const value = headers?.get?.('retry-after');
-  if (!value) return undefined;
-  const seconds = Number(value);
-  return Number.isFinite(seconds) ? Math.max(0, seconds * 1000) : undefined;
 }

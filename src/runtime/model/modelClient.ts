@@ -19,11 +19,17 @@ export interface ModelClient {
 }
 
 export class ModelError extends Error {
-  constructor(readonly info: ErrorInfo, readonly retryAfterMs?: number) {
+  constructor(
+    readonly info: ErrorInfo,
+    readonly retryAfterMs?: number,
+    /** The server's say (x-should-retry, or the SDK's status rule); absent: decided by kind. */
+    private readonly retryOverride?: boolean,
+  ) {
     super(info.message);
   }
 
   get retryable(): boolean {
+    if (this.retryOverride !== undefined) return this.retryOverride;
     return ['rate_limit', 'overloaded', 'server', 'network'].includes(this.info.kind);
   }
 }
