@@ -32,6 +32,7 @@ import { ApprovalRouter } from './approvals';
 import { ForkManager } from './fork/forkManager';
 import { runtimeInfoPath, socketPathFor } from './ipc/socketPath';
 import { log } from './log';
+import { mcpHub } from './mcp/hub';
 import type { RuntimeContext } from './runtimeContext';
 import { SessionStore } from './session/sessionStore';
 import { TurnRegistry } from './turns';
@@ -106,6 +107,7 @@ async function main(): Promise<void> {
   const shutdown = (why: string) => {
     log(`runtime ${process.pid} stopping (${why})`);
     server.close();
+    mcpHub.killAll();
     ctx.store.closeAll();
     removeIfOurs(runtimeInfoPath(options.storeDir));
     if (process.platform !== 'win32') fs.rmSync(socketPath, { force: true });

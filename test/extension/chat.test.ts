@@ -19,7 +19,7 @@ function toolUses(entries: Entry[]): ToolUseBlock[] {
 }
 
 function resultText(result: ToolResultBlock): string {
-  return typeof result.content === 'string' ? result.content : result.content.map(b => b.text).join('');
+  return typeof result.content === 'string' ? result.content : result.content.map(b => (b.type === 'text' ? b.text : '')).join('');
 }
 
 describe('@fork in the Chat view', () => {

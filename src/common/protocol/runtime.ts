@@ -3,6 +3,7 @@
 import type { ApprovalMode, ToolCategory } from '../approval';
 import type { AgentEvent } from '../agentEvents';
 import type { Entry, SessionHeader, Usage } from '../transcript';
+import type { McpServerConfig, McpServerStatus } from './mcp';
 import { notification, request } from './descriptor';
 
 /** Bumped on any incompatible change; checked in `initialize`. */
@@ -37,6 +38,8 @@ export interface ConfigureParams {
   maxConcurrentForks?: number;
   /** This client can answer permission requests of background forks. */
   answersForkApprovals?: boolean;
+  /** MCP servers this client trusts (repository servers only after the user said so); tools of new sessions. */
+  mcpServers?: McpServerConfig[];
 }
 export const runtimeConfigure = request<ConfigureParams, RuntimeInfo>('runtime/configure');
 
@@ -81,6 +84,8 @@ export interface SessionSummary {
   createdAt: string;
   running: boolean;
   parentSessionId?: string;
+  /** MCP servers whose tools the session's header holds, and their state now. */
+  mcpServers?: McpServerStatus[];
 }
 export const sessionList = request<{ root?: string }, { sessions: SessionSummary[] }>('session/list');
 

@@ -7,6 +7,7 @@ import type { ForkSummary, ForkState, ForkWorktree, Isolation } from '../../comm
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
 import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
+import type { SessionHeader } from '../../common/transcript';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import type { CompactionSettings } from '../agent/compact';
@@ -15,6 +16,7 @@ import { createAnthropicClient } from '../model/anthropicClient';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
 import { ALL_TOOLS } from '../tools/registry';
+import { mcpToolsOf } from '../mcp/mcpTools';
 import type { Tool } from '../tools/types';
 import { discardForkWorktree } from '../git/worktree';
 import { readWorktreeMeta } from '../git/worktreeMeta';
@@ -286,7 +288,7 @@ export class ForkManager {
     const outcome = await runLoop({
       session: run.session,
       model: createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl }),
-      tools: toolsFor(run.summary.kind),
+      tools: toolsFor(run.summary.kind, run.session.header),
       toolContext: { root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost },
       approvalMode: access.approvalMode,
       compaction: access.compaction,
@@ -354,9 +356,10 @@ function newRun(session: Session, summary: ForkSummary, access?: ModelAccess): F
   return { session, summary, access, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
 }
 
-function toolsFor(kind: ForkSummary['kind']): ReadonlyMap<string, Tool> {
+function toolsFor(kind: ForkSummary['kind'], header: SessionHeader): ReadonlyMap<string, Tool> {
   // Every child keeps the full tool definitions (cache parity); explore agents may only run read tools.
-  const allowed = kind === 'explore' ? ALL_TOOLS.filter(tool => tool.category === 'read') : ALL_TOOLS;
+  const all = [...ALL_TOOLS, ...mcpToolsOf(header)];
+  const allowed = kind === 'explore' ? all.filter(tool => tool.category === 'read') : all;
   return new Map(allowed.map(tool => [tool.definition.name, tool]));
 }
 

@@ -15,6 +15,8 @@ import { BadRootError, createSession } from '../session/createSession';
 import { SessionNotFoundError } from '../session/sessionStore';
 import type { Session } from '../session/session';
 import { ALL_TOOLS } from '../tools/registry';
+import { mcpHub } from '../mcp/hub';
+import { mcpToolsOf } from '../mcp/mcpTools';
 
 export const MISSING_KEY_MESSAGE =
   'No Anthropic API key is set. Run "Fork: Set Anthropic API Key" or set ANTHROPIC_API_KEY.';
@@ -45,7 +47,7 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
     runLoop({
       session,
       model: createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl }),
-      tools: new Map(ALL_TOOLS.map(tool => [tool.definition.name, tool])),
+      tools: new Map([...ALL_TOOLS, ...mcpToolsOf(session.header)].map(tool => [tool.definition.name, tool])),
       toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access) },
       approvalMode: access.approvalMode,
       compaction: access.compaction,
@@ -71,7 +73,10 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
 async function openOrCreate(ctx: RuntimeContext, client: ClientConnection, params: SendParams): Promise<Session> {
   try {
     if (params.sessionId) return ctx.store.get(params.sessionId);
+    // A new chat lists the MCP servers' tools now: they stay fixed in its header (DESIGN §5).
+    const mcp = await mcpHub.definitionsFor(client.config.mcpServers ?? []);
     return await createSession(ctx.store, {
+      mcp,
       root: params.root,
       title: params.prompt.split('\n', 1)[0],
       settings: { model: client.config.model || DEFAULT_MODEL, maxTokens: client.config.maxTokens || DEFAULT_MAX_TOKENS },
