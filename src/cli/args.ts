@@ -9,7 +9,7 @@ export interface ParsedArgs {
   positional: string[];
 }
 
-const SWITCHES = new Set(['json', 'wait', 'help']);
+const SWITCHES = new Set(['json', 'wait', 'help', 'trust-mcp']);
 
 export function parseArgs(argv: string[], knownFlags: ReadonlySet<string>): ParsedArgs {
   const [verb = 'help', ...rest] = argv;
@@ -43,7 +43,9 @@ function splitOnce(text: string, separator: string): [string, string | undefined
 }
 
 export const USAGE = `usage:
-  fork-agents chat  --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--json] "prompt"
+  fork-agents chat  --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--trust-mcp] [--json] "prompt"
+                    (MCP: ~/.config/fork-agents/mcp.json; the repository's .vscode/mcp.json only with --trust-mcp
+                    or its command line / URL in that file's trustedWorkspaceServers)
   fork-agents fork  --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR]
                     [--wait] [--json] "directive"        (isolation: worktree by default inside a git repository)
   fork-agents send  --fork ID [--wait] [--json] "message"

@@ -9,7 +9,10 @@ import { isApprovalMode } from '../common/approval';
 import type { ApprovalMode } from '../common/approval';
 import { sendRequest } from '../common/protocol/endpoint';
 import { runtimeConfigure } from '../common/protocol/runtime';
+import type { McpServerConfig } from '../common/protocol/mcp';
 import { UsageError } from './args';
+import { cliMcpServers } from './mcpServers';
+import { cliProxy } from './proxy';
 import type { ParsedArgs } from './args';
 
 export function storeDirOf(args: ParsedArgs): string {
@@ -33,17 +36,27 @@ export function cwdOf(args: ParsedArgs, required: boolean): string | undefined {
   return fs.realpathSync(resolved);
 }
 
-export async function connectCli(args: ParsedArgs): Promise<RuntimeClient> {
+/** `mcpRoot`: the folder whose MCP servers (user + trusted repository ones) a new session gets. */
+export async function connectCli(args: ParsedArgs, mcpRoot?: string): Promise<RuntimeClient> {
   const storeDir = storeDirOf(args);
   const runtimeScript = process.env.FORK_AGENTS_RUNTIME_SCRIPT ?? path.join(__dirname, 'runtime.js');
   const socket = await connectOrStart({ storeDir, runtimeScript });
   const client = await connectRpc(socket, 'cli');
+  let mcpServers: McpServerConfig[] | undefined;
+  if (mcpRoot) {
+    const mcp = await cliMcpServers(mcpRoot, args.switches.has('trust-mcp'));
+    for (const problem of mcp.problems) process.stderr.write(`fork-agents: ${problem}\n`);
+    for (const skipped of mcp.skipped) process.stderr.write(`fork-agents: MCP server ${skipped} from .vscode/mcp.json not started (pass --trust-mcp to run it)\n`);
+    mcpServers = mcp.servers;
+  }
   await sendRequest(client.endpoint, runtimeConfigure, {
     apiKey: process.env.ANTHROPIC_API_KEY || undefined,
     baseUrl: process.env.ANTHROPIC_BASE_URL || undefined,
     model: args.flags.get('model'),
     approvalMode: args.flags.has('approval') ? approvalOf(args) : undefined,
     worktreeRoot: args.flags.has('worktree-root') ? path.resolve(args.flags.get('worktree-root')!) : undefined,
+    mcpServers,
+    proxy: cliProxy(process.env),
   });
   return client;
 }

@@ -20,11 +20,11 @@ export interface RuntimeContext {
 
 /** The model access a client configured, for the turns and forks it starts. */
 export function accessOf(client: ClientConnection): ModelAccess | undefined {
-  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, contextWindow, autoCompactAt } = client.config;
+  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, contextWindow, autoCompactAt, proxy } = client.config;
   const compaction = {
     contextWindow: contextWindow && contextWindow > 0 ? contextWindow : DEFAULT_CONTEXT_WINDOW,
     autoCompactAt: autoCompactAt && autoCompactAt > 0 && autoCompactAt <= 1 ? autoCompactAt : DEFAULT_AUTO_COMPACT_AT,
   };
-  return apiKey ? { apiKey, baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath, worktreeRoot, compaction } : undefined;
+  return apiKey ? { apiKey, baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath, worktreeRoot, compaction, ...(proxy?.url ? { proxy } : {}) } : undefined;
 }
 

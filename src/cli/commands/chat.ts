@@ -16,7 +16,7 @@ export async function chatCommand(args: ParsedArgs): Promise<void> {
   if (prompt.trim() === '') throw new UsageError('chat needs a prompt');
   approvalOf(args);
   const json = args.switches.has('json');
-  const client = await connectCli(args);
+  const client = await connectCli(args, root);
   const turnId = randomUUID();
   onNotification(client.endpoint, sessionEvent, params => {
     if (params.turnId === turnId) render(params.event, json);

@@ -40,7 +40,11 @@ export interface ConfigureParams {
   answersForkApprovals?: boolean;
   /** MCP servers this client trusts (repository servers only after the user said so); tools of new sessions. */
   mcpServers?: McpServerConfig[];
+  /** Proxy for model and MCP HTTP traffic (VS Code's http.proxy, or HTTPS_PROXY/NO_PROXY in the CLI); url '' is direct. */
+  proxy?: ProxySettings;
 }
+
+export interface ProxySettings { url?: string; strictSSL?: boolean; noProxy?: string }
 export const runtimeConfigure = request<ConfigureParams, RuntimeInfo>('runtime/configure');
 
 export interface SendParams {

@@ -8,6 +8,7 @@ import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
 import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
 import type { SessionHeader } from '../../common/transcript';
+import type { ProxySettings } from '../../common/protocol/runtime';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import type { CompactionSettings } from '../agent/compact';
@@ -39,6 +40,8 @@ export interface ModelAccess {
   ripgrepPath?: string;
   worktreeRoot?: string;
   compaction?: CompactionSettings;
+  /** Proxy for model requests (the configuring client's). */
+  proxy?: ProxySettings;
 }
 
 /** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
@@ -287,7 +290,7 @@ export class ForkManager {
     const emit = (event: AgentEvent) => this.onEvent(run, event);
     const outcome = await runLoop({
       session: run.session,
-      model: createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl }),
+      model: createAnthropicClient(access),
       tools: toolsFor(run.summary.kind, run.session.header),
       toolContext: { root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost },
       approvalMode: access.approvalMode,

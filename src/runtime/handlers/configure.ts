@@ -5,6 +5,7 @@ import { runtimeConfigure } from '../../common/protocol/runtime';
 import type { ConfigureParams, RuntimeInfo } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
 import { mcpHub } from '../mcp/hub';
+import { proxyFetch } from '../proxyFetch';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 
@@ -14,6 +15,7 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
       throw new ResponseError(ErrorCodes.InvalidParams, `approvalMode must be ask, auto-edit or auto (got ${JSON.stringify(params.approvalMode)}).`);
     }
     client.config = { ...client.config, ...dropUndefined(params) };
+    if (params.proxy) mcpHub.fetchImpl = proxyFetch(params.proxy);
     if (params.mcpServers) mcpHub.configure(client.id, params.mcpServers);
     if (params.maxConcurrentForks !== undefined && params.maxConcurrentForks >= 1) ctx.forks.maxConcurrent = Math.floor(params.maxConcurrentForks);
     ctx.approvals.clientsChanged();

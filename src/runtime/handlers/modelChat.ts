@@ -37,7 +37,7 @@ export function registerModelChat(_ctx: RuntimeContext, client: ClientConnection
     running.set(params.requestId, abort);
     try {
       const body = chatBody(params);
-      const model = createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl });
+      const model = createAnthropicClient(access);
       const response = await streamWithRetries(model, () => body, abort.signal, {
         onText: text => client.notify(modelPart, { requestId: params.requestId, part: { type: 'text', text } }),
         onThinking: () => undefined,

@@ -46,7 +46,7 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
   const outcome = await ctx.turns.run(session.id, signal =>
     runLoop({
       session,
-      model: createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl }),
+      model: createAnthropicClient(access),
       tools: new Map([...ALL_TOOLS, ...mcpToolsOf(session.header)].map(tool => [tool.definition.name, tool])),
       toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access) },
       approvalMode: access.approvalMode,

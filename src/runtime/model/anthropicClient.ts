@@ -7,14 +7,18 @@ import type { MessagesRequestBody } from '../agent/request';
 import { ModelError } from './modelClient';
 import type { ModelClient, ModelResponse, StreamHandlers } from './modelClient';
 import { retryAdvice } from './retryRules';
+import type { ProxySettings } from '../../common/protocol/runtime';
+import { proxyFetch } from '../proxyFetch';
 
 export interface AnthropicClientOptions {
   apiKey: string;
   baseUrl?: string;
+  proxy?: ProxySettings;
 }
 
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
-  const sdk = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseUrl || undefined, maxRetries: 0, timeout: 10 * 60_000 });
+  const fetch = proxyFetch(options.proxy);
+  const sdk = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseUrl || undefined, maxRetries: 0, timeout: 10 * 60_000, ...(fetch ? { fetch } : {}) });
   return {
     async stream(body: MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers): Promise<ModelResponse> {
       let started = false;
