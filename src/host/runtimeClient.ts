@@ -13,6 +13,7 @@ import { RestartPolicy } from './restartPolicy';
 import { findRipgrep } from './ripgrep';
 import { RuntimeConnection } from './runtimeConnection';
 import type { HostSettings } from './settings';
+import type { McpSettings } from './mcp/mcpSettings';
 
 /** FORK_AGENTS_STORE (tests, scripts) or this workspace's storage folder — one runtime per store. */
 export function resolveStoreDir(context: vscode.ExtensionContext): string {
@@ -31,6 +32,7 @@ export function createRuntimeConnection(
   settings: HostSettings,
   output: vscode.LogOutputChannel,
   storeDir: string,
+  mcp: McpSettings,
 ): RuntimeConnection {
   const ripgrepPath = findRipgrep(vscode.env.appRoot);
   const runtimeScript = context.asAbsolutePath(path.join('dist', 'runtime.js'));
@@ -43,11 +45,12 @@ export function createRuntimeConnection(
         ...access, apiKey: access.apiKey ?? '', baseUrl: access.baseUrl ?? '', ripgrepPath,
         maxConcurrentForks: settings.maxConcurrentForks(), answersForkApprovals: true,
         contextWindow: settings.contextWindow(), autoCompactAt: settings.autoCompactAt(), worktreeRoot: settings.worktreeRoot(),
+        proxy: settings.proxy(), mcpServers: await mcp.servers(),
       };
     },
     log: output,
   });
-  context.subscriptions.push(connection, settings.onDidChange(() => connection.reconfigure()));
+  context.subscriptions.push(connection, settings.onDidChange(() => connection.reconfigure()), mcp.onDidChange(() => connection.reconfigure()));
   void connection.start();
   return connection;
 }

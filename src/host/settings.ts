@@ -7,6 +7,7 @@ import { parseForkTurns } from '../common/forkTurns';
 import type { ForkTurns } from '../common/forkTurns';
 import { DEFAULT_BASE_URL, resolveBaseUrl } from './modelAccess';
 import type { ApiKeyStore } from './secrets';
+import type { ProxySettings } from '../common/protocol/runtime';
 
 export interface ModelAccess {
   apiKey?: string;
@@ -26,7 +27,7 @@ export class HostSettings {
     context.subscriptions.push(
       emitter,
       vscode.workspace.onDidChangeConfiguration(event => {
-        if (event.affectsConfiguration('fork')) emitter.fire();
+        if (event.affectsConfiguration('fork') || event.affectsConfiguration('http')) emitter.fire();
       }),
       keys.onDidChange(() => emitter.fire()),
     );
@@ -79,6 +80,14 @@ export class HostSettings {
   maxConcurrentForks(): number {
     const value = config().get<number>('maxConcurrent');
     return typeof value === 'number' && value >= 1 ? Math.floor(value) : DEFAULT_MAX_CONCURRENT_FORKS;
+  }
+
+  /** VS Code's http.proxy / http.proxyStrictSSL / http.noProxy, else HTTPS_PROXY and NO_PROXY: the detached runtime sees neither by itself. */
+  proxy(): ProxySettings {
+    const http = vscode.workspace.getConfiguration('http');
+    const url = http.get<string>('proxy')?.trim() || process.env.HTTPS_PROXY || process.env.https_proxy || process.env.HTTP_PROXY || process.env.http_proxy || '';
+    const noProxy = [...(http.get<string[]>('noProxy') ?? []), process.env.NO_PROXY ?? process.env.no_proxy ?? ''].filter(Boolean).join(',');
+    return { url, strictSSL: http.get<boolean>('proxyStrictSSL') !== false, ...(noProxy ? { noProxy } : {}) };
   }
 
   approvalMode(): ApprovalMode {
