@@ -1,7 +1,9 @@
 // MCP servers as tools, with the REAL @modelcontextprotocol/server-everything from npm over stdio: the
 // runtime is the MCP client; definitions are fixed in the header and inherited by forks byte for byte.
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
@@ -109,6 +111,50 @@ describe('runtime: MCP servers (server-everything over stdio)', function () {
     assert.match(listed.mcpServers?.[0].error ?? '', /could not start/);
   });
 });
+
+describe('runtime: MCP over streamable HTTP (server-everything)', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  let child: ChildProcess;
+  let url: string;
+
+  before(async () => {
+    const port = await freePort();
+    child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    await new Promise<void>((resolve, reject) => {
+      let text = '';
+      child.stderr!.on('data', chunk => {
+        text += String(chunk);
+        if (text.includes('listening on port')) resolve();
+      });
+      child.once('exit', code => reject(new Error(`server-everything exited ${code}: ${text}`)));
+    });
+    url = `http://127.0.0.1:${port}/mcp`;
+  });
+  after(() => void child.kill());
+  beforeEach(async () => {
+    h = await startHarness({ config: { approvalMode: 'auto', mcpServers: [{ name: 'remote', type: 'http', url }] } });
+  });
+  afterEach(() => h.dispose());
+
+  it('lists the HTTP server\'s tools into the header and calls one', async () => {
+    h.fake.enqueue(call(['mcp__remote__get-sum', { a: 20, b: 22 }]), say('done'));
+    await h.send('add');
+    assert.ok(h.fake.requests[0].body.tools.some((t: { name: string }) => t.name === 'mcp__remote__echo'));
+    assert.match(resultText(toolResults(h.fake.requests[1])[0]), /42/);
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 function serverPid(runtimePid: number): number {
   const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(runtimePid)], { encoding: 'utf8' });
