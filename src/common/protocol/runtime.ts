@@ -4,6 +4,7 @@ import type { ApprovalMode, ToolCategory } from '../approval';
 import type { AgentEvent } from '../agentEvents';
 import type { Entry, SessionHeader, Usage } from '../transcript';
 import type { McpServerConfig, McpServerStatus } from './mcp';
+import type { PromptReference } from '../references';
 import { notification, request } from './descriptor';
 
 /** Bumped on any incompatible change; checked in `initialize`. */
@@ -59,6 +60,10 @@ export interface SendParams {
    * (the user edited or removed requests). Null: rewind to the start; absent: no rewind.
    */
   afterEntryId?: string | null;
+  /** Chat references (#file, #selection, …): content of the prompt entry, after the prompt text. */
+  references?: PromptReference[];
+  /** The model picked in the Chat view, for a new session (else the configured one); a session keeps its model. */
+  model?: string;
 }
 export interface SendResult {
   sessionId: string;

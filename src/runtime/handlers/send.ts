@@ -4,6 +4,7 @@ import type { AgentEvent } from '../../common/agentEvents';
 import { RuntimeErrorCode, permissionRequest, sessionEvent, sessionSend } from '../../common/protocol/runtime';
 import type { SendParams, SendResult } from '../../common/protocol/runtime';
 import { zeroUsage } from '../../common/transcript';
+import { referenceBlocks } from '../../common/references';
 import type { ClientConnection } from '../clientConnection';
 import { runLoop } from '../agent/loop';
 import { createAnthropicClient } from '../model/anthropicClient';
@@ -39,7 +40,8 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
     throw new ResponseError(ErrorCodes.InvalidParams, `Entry ${params.afterEntryId} is not in session ${session.id}.`);
   }
   const emit = (event: AgentEvent) => client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event });
-  const prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }] });
+  const references = Array.isArray(params.references) ? referenceBlocks(params.references) : [];
+  const prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }, ...references] });
   emit({ type: 'turn_start', promptEntryId: prompt.id });
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };
@@ -79,7 +81,7 @@ async function openOrCreate(ctx: RuntimeContext, client: ClientConnection, param
       mcp,
       root: params.root,
       title: params.prompt.split('\n', 1)[0],
-      settings: { model: client.config.model || DEFAULT_MODEL, maxTokens: client.config.maxTokens || DEFAULT_MAX_TOKENS },
+      settings: { model: (typeof params.model === 'string' && params.model.trim()) || client.config.model || DEFAULT_MODEL, maxTokens: client.config.maxTokens || DEFAULT_MAX_TOKENS },
     });
   } catch (error) {
     if (error instanceof SessionNotFoundError || error instanceof BadRootError) {
