@@ -8,6 +8,7 @@ import type { ForkTurns } from '../common/forkTurns';
 import { DEFAULT_BASE_URL, resolveBaseUrl } from './modelAccess';
 import type { ApiKeyStore } from './secrets';
 import type { ProxySettings } from '../common/protocol/runtime';
+import type { ListedModel } from '../common/protocol/model';
 
 export interface ModelAccess {
   apiKey?: string;
@@ -39,6 +40,19 @@ export class HostSettings {
 
   model(): string {
     return config().get<string>('model')?.trim() || DEFAULT_MODEL;
+  }
+
+  /** `fork.models`: the picker's list when the endpoint lists none (ids, or { id, name, contextWindow }). */
+  fallbackModels(): ListedModel[] {
+    const value = config().get<unknown[]>('models') ?? [];
+    return value.flatMap(item => {
+      if (typeof item === 'string' && item.trim()) return [{ id: item.trim(), name: item.trim() }];
+      const m = item as { id?: unknown; name?: unknown; contextWindow?: unknown };
+      if (m && typeof m.id === 'string' && m.id.trim()) {
+        return [{ id: m.id, name: typeof m.name === 'string' ? m.name : m.id, ...(typeof m.contextWindow === 'number' ? { contextWindow: m.contextWindow } : {}) }];
+      }
+      return [];
+    });
   }
 
   maxTokens(): number {

@@ -69,6 +69,8 @@ export interface FakeAnthropicOptions {
   firstEventDelayMs?: number;
   /** Clock for cache TTLs; tests pass a settable one instead of sleeping. Default Date.now. */
   now?: () => number;
+  /** What GET /v1/models lists; absent: the endpoint answers 404, as some compatible servers do. */
+  models?: { id: string; display_name: string; max_input_tokens?: number | null }[];
 }
 
 export interface FakeAnthropic {
@@ -104,6 +106,7 @@ interface State {
   ids: IdSource;
   streamDelayMs: number;
   firstEventDelayMs: number;
+  models?: FakeAnthropicOptions['models'];
 }
 
 export function isFault(value: ScriptedTurn | Fault): value is Fault {
@@ -122,6 +125,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     ids: new IdSource(),
     streamDelayMs: options.streamDelayMs ?? 0,
     firstEventDelayMs: options.firstEventDelayMs ?? 0,
+    models: options.models,
   };
   const server = createServer((req, res) => {
     handle(state, req, res).catch((err: unknown) => {
@@ -190,6 +194,11 @@ function closedPromise(res: ServerResponse): Promise<void> {
 
 async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '').split('?')[0];
+  if (req.method === 'GET' && path === '/v1/models' && state.models) {
+    const data = state.models.map(m => ({ type: 'model', created_at: '2025-01-01T00:00:00Z', max_tokens: null, capabilities: null, ...m, max_input_tokens: m.max_input_tokens ?? null }));
+    sendJson(res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+    return;
+  }
   const endpoint = path === '/v1/messages' ? 'messages' : path === '/v1/messages/count_tokens' ? 'count_tokens' : undefined;
   if (req.method !== 'POST' || endpoint === undefined) {
     sendError(res, new ApiError(404, 'not_found_error', `fake server: no route for ${req.method ?? '?'} ${path}`));

@@ -2,7 +2,7 @@
 // breakpoints from request.ts, the turns' retry loop with the SDK's retry rules, the configured key.
 import * as assert from 'node:assert/strict';
 import { onNotification, sendRequest } from '../../src/common/protocol/endpoint';
-import { modelCancel, modelChat, modelPart } from '../../src/common/protocol/model';
+import { modelCancel, modelChat, modelList, modelPart } from '../../src/common/protocol/model';
 import type { ModelChatParams, ModelPartParams } from '../../src/common/protocol/model';
 import { RuntimeErrorCode } from '../../src/common/protocol/runtime';
 import { startHarness } from './harness';
@@ -98,5 +98,37 @@ describe('runtime: model/chat (the Chat view provider)', function () {
     assert.equal((await pending).error?.kind, 'cancelled');
     await h.configure({ apiKey: '' });
     await assert.rejects(chat({ requestId: 'r7' }), (e: { code?: number }) => e.code === RuntimeErrorCode.missingKey);
+  });
+});
+
+describe('runtime: model/list (the model picker)', function () {
+  this.timeout(30_000);
+
+  it('lists the endpoint\'s Claude models with their context windows', async () => {
+    const h = await startHarness({ fake: { models: [
+      { id: 'claude-sonnet-4-5', display_name: 'Claude Sonnet 4.5', max_input_tokens: 1_000_000 },
+      { id: 'claude-haiku-4-5', display_name: 'Claude Haiku 4.5' },
+      { id: 'text-embedding-x', display_name: 'Not Claude' },
+    ] } });
+    try {
+      const listed = await sendRequest(h.client.endpoint, modelList, {});
+      assert.deepEqual(listed, { models: [
+        { id: 'claude-sonnet-4-5', name: 'Claude Sonnet 4.5', contextWindow: 1_000_000 },
+        { id: 'claude-haiku-4-5', name: 'Claude Haiku 4.5' },
+      ] });
+    } finally {
+      await h.dispose();
+    }
+  });
+
+  it('says so when the endpoint has no models.list', async () => {
+    const h = await startHarness();
+    try {
+      const listed = await sendRequest(h.client.endpoint, modelList, {});
+      assert.deepEqual(listed.models, []);
+      assert.match(listed.error ?? '', /lists no models: 404/);
+    } finally {
+      await h.dispose();
+    }
   });
 });

@@ -35,3 +35,7 @@ export interface ModelPartParams { requestId: string; part: ModelPart }
 export const modelPart = notification<ModelPartParams>('model/part');
 
 export const modelCancel = request<{ requestId: string }, { cancelled: boolean }>('model/cancel');
+
+export interface ListedModel { id: string; name: string; contextWindow?: number }
+/** The Claude models the configured endpoint offers (`models.list`); `error` when it lists none. */
+export const modelList = request<Record<string, never>, { models: ListedModel[]; error?: string }>('model/list');

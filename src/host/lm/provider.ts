@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ErrorInfo } from '../../common/agentEvents';
-import { modelCancel, modelChat, modelPart } from '../../common/protocol/model';
-import type { ModelPartParams } from '../../common/protocol/model';
+import { modelCancel, modelChat, modelList, modelPart } from '../../common/protocol/model';
+import type { ListedModel, ModelPartParams } from '../../common/protocol/model';
 import { turnErrorView } from '../chat/chatErrors';
 import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
@@ -20,7 +20,7 @@ export async function registerLanguageModel(context: vscode.ExtensionContext, se
   const streams = new Map<string, (part: ModelPartParams['part']) => void>();
   const provider: vscode.LanguageModelChatProvider = {
     onDidChangeLanguageModelChatInformation: changed.event,
-    provideLanguageModelChatInformation: () => [modelInformation(settings)],
+    provideLanguageModelChatInformation: () => modelInformation(settings, runtime),
     provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond({ settings, runtime, streams }, model, messages, options, progress, token),
     // Close enough for budgeting: Claude averages about four characters a token.
     provideTokenCount: async (_model, text) => Math.ceil(textLength(text) / 4),
@@ -35,19 +35,28 @@ export async function registerLanguageModel(context: vscode.ExtensionContext, se
   await vscode.lm.selectChatModels({ vendor: LM_VENDOR });
 }
 
-function modelInformation(settings: HostSettings): vscode.LanguageModelChatInformation {
-  const model = settings.model();
-  return {
-    id: model,
-    name: model,
+/** The endpoint's Claude models (`model/list`), else `fork.models`, and always `fork.model` first. */
+async function modelInformation(settings: HostSettings, runtime: RuntimeApi): Promise<vscode.LanguageModelChatInformation[]> {
+  let listed: ListedModel[] = [];
+  try {
+    listed = (await runtime.request(modelList, {})).models;
+  } catch {
+    // The runtime is not reachable yet: the configured list below still lets the Chat view work.
+  }
+  const models = listed.length > 0 ? listed : settings.fallbackModels();
+  const preferred = settings.model();
+  const ordered = [models.find(m => m.id === preferred) ?? { id: preferred, name: preferred }, ...models.filter(m => m.id !== preferred)];
+  return ordered.map(model => ({
+    id: model.id,
+    name: model.name,
     family: 'claude',
-    version: model,
+    version: model.id,
     detail: 'Fork Agents',
-    tooltip: `Anthropic ${model} through Fork Agents`,
-    maxInputTokens: settings.contextWindow(),
+    tooltip: `Anthropic ${model.id} through Fork Agents`,
+    maxInputTokens: model.contextWindow ?? settings.contextWindow(),
     maxOutputTokens: settings.maxTokens(),
     capabilities: { toolCalling: true, imageInput: false },
-  };
+  }));
 }
 
 interface Deps {

@@ -1,8 +1,8 @@
-// model/chat and model/cancel: the Chat view's language-model requests (DESIGN §5), sent through the
-// runtime's one client. The body comes from request.ts like a session's (cache breakpoints included),
+// model/list, model/chat and model/cancel: the Chat view's models and language-model requests (DESIGN §5),
+// sent through the runtime's one client. The body comes from request.ts like a session's (cache breakpoints included),
 // the retry loop is the turns' one, and the key is the one this client configured.
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
-import { modelCancel, modelChat, modelPart } from '../../common/protocol/model';
+import { modelCancel, modelChat, modelList, modelPart } from '../../common/protocol/model';
 import type { ModelChatParams, ModelChatResult } from '../../common/protocol/model';
 import { RuntimeErrorCode } from '../../common/protocol/runtime';
 import type { Entry, SessionHeader } from '../../common/transcript';
@@ -10,7 +10,7 @@ import { buildRequestBody } from '../agent/request';
 import type { MessagesRequestBody } from '../agent/request';
 import { streamWithRetries } from '../agent/retry';
 import type { ClientConnection } from '../clientConnection';
-import { createAnthropicClient } from '../model/anthropicClient';
+import { createAnthropicClient, listModels } from '../model/anthropicClient';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { MISSING_KEY_MESSAGE } from './send';
@@ -26,6 +26,15 @@ export function registerModelChat(_ctx: RuntimeContext, client: ClientConnection
     const abort = running.get(params?.requestId);
     abort?.abort();
     return { cancelled: abort !== undefined };
+  });
+  client.rpc.onRequest(modelList.method, async () => {
+    const access = accessOf(client);
+    if (!access) return { models: [], error: MISSING_KEY_MESSAGE };
+    try {
+      return { models: await listModels(access) };
+    } catch (error) {
+      return { models: [], error: `The endpoint lists no models: ${error instanceof Error ? error.message : String(error)}` };
+    }
   });
   client.rpc.onRequest(modelChat.method, async (params: ModelChatParams): Promise<ModelChatResult> => {
     const problem = invalidParams(params);

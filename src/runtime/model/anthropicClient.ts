@@ -9,6 +9,7 @@ import type { ModelClient, ModelResponse, StreamHandlers } from './modelClient';
 import { retryAdvice } from './retryRules';
 import type { ProxySettings } from '../../common/protocol/runtime';
 import { proxyFetch } from '../proxyFetch';
+import type { ListedModel } from '../../common/protocol/model';
 
 export interface AnthropicClientOptions {
   apiKey: string;
@@ -38,6 +39,19 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       }
     },
   };
+}
+
+/** The endpoint's Claude models (every page); throws what the SDK threw. */
+export async function listModels(options: AnthropicClientOptions): Promise<ListedModel[]> {
+  const fetch = proxyFetch(options.proxy);
+  const sdk = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseUrl || undefined, maxRetries: 2, timeout: 30_000, ...(fetch ? { fetch } : {}) });
+  const models: ListedModel[] = [];
+  for await (const model of sdk.models.list({ limit: 100 })) {
+    if (!model.id.includes('claude')) continue;
+    const window = (model as { max_input_tokens?: number | null }).max_input_tokens;
+    models.push({ id: model.id, name: model.display_name || model.id, ...(window ? { contextWindow: window } : {}) });
+  }
+  return models;
 }
 
 function toContentBlock(block: Anthropic.ContentBlock): ContentBlock[] {
