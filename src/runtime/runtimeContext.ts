@@ -4,6 +4,7 @@ import type { RuntimeInfo } from '../common/protocol/runtime';
 import type { ApprovalRouter } from './approvals';
 import type { ClientConnection } from './clientConnection';
 import type { ForkManager, ModelAccess } from './fork/forkManager';
+import type { ProviderAccess } from './model/providers';
 import type { SessionStore } from './session/sessionStore';
 import type { TurnRegistry } from './turns';
 
@@ -20,11 +21,18 @@ export interface RuntimeContext {
 
 /** The model access a client configured, for the turns and forks it starts. */
 export function accessOf(client: ClientConnection): ModelAccess | undefined {
-  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, contextWindow, autoCompactAt, proxy } = client.config;
+  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, contextWindow, autoCompactAt, proxy, provider, bedrock, vertex } = client.config;
   const compaction = {
     contextWindow: contextWindow && contextWindow > 0 ? contextWindow : DEFAULT_CONTEXT_WINDOW,
     autoCompactAt: autoCompactAt && autoCompactAt > 0 && autoCompactAt <= 1 ? autoCompactAt : DEFAULT_AUTO_COMPACT_AT,
   };
-  return apiKey ? { apiKey, baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath, worktreeRoot, compaction, ...(proxy?.url ? { proxy } : {}) } : undefined;
+  const cloud: ProviderAccess | undefined =
+    provider === 'bedrock' ? { name: 'bedrock', ...bedrock } : provider === 'vertex' ? { name: 'vertex', ...vertex } : undefined;
+  // Bedrock and Vertex authenticate with the cloud's own credentials: no Anthropic key needed.
+  if (!apiKey && !cloud) return undefined;
+  return {
+    apiKey: apiKey ?? '', baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath, worktreeRoot, compaction,
+    ...(proxy?.url ? { proxy } : {}), ...(cloud ? { provider: cloud } : {}),
+  };
 }
 

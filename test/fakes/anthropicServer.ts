@@ -51,6 +51,24 @@ export interface ReceivedRequest {
   response?: FakeMessage;
   /** The error message of a rejected request. */
   error?: string;
+  /** Which wire format it came in: the Messages API, or Vertex AI's streamRawPredict (body turned into a Messages one). */
+  wire?: 'anthropic' | 'vertex';
+  /** Vertex: the body's anthropic_version. */
+  vertexVersion?: unknown;
+}
+
+/** The Vertex body as a Messages API body: model from the path, anthropic_version taken out. */
+function fromVertex(record: ReceivedRequest, model: string): unknown {
+  if (!record.body || typeof record.body !== 'object') return undefined;
+  const { anthropic_version: version, ...rest } = record.body as Record<string, unknown>;
+  record.body = { model, ...rest };
+  return version;
+}
+
+function checkVertex(headers: Record<string, string | string[] | undefined>, version: unknown): void {
+  if (!/^Bearer\s+\S+/i.test(String(headers.authorization ?? ''))) throw new ApiError(401, 'authentication_error', 'Vertex: a Google OAuth bearer token is required');
+  // The vertex-sdk moves the anthropic-version header into the body (older ones sent "vertex-2023-10-16").
+  if (typeof version !== 'string' || version === '') invalid('anthropic_version: Field required (Vertex takes it in the body)');
 }
 
 export type Responder = (req: ReceivedRequest) => ScriptedTurn | Fault | Promise<ScriptedTurn | Fault>;
@@ -199,19 +217,23 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     sendJson(res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
     return;
   }
-  const endpoint = path === '/v1/messages' ? 'messages' : path === '/v1/messages/count_tokens' ? 'count_tokens' : undefined;
+  // Vertex AI's wire format: the model in the path, anthropic_version in the body, a Google bearer token.
+  const vertex = /^\/v1\/projects\/[^/]+\/locations\/[^/]+\/publishers\/anthropic\/models\/([^/:]+):(streamRawPredict|rawPredict)$/.exec(path);
+  const endpoint = vertex || path === '/v1/messages' ? 'messages' : path === '/v1/messages/count_tokens' ? 'count_tokens' : undefined;
   if (req.method !== 'POST' || endpoint === undefined) {
     sendError(res, new ApiError(404, 'not_found_error', `fake server: no route for ${req.method ?? '?'} ${path}`));
     return;
   }
   const rawBody = await readBody(req);
-  const record: ReceivedRequest = { body: parseJson(rawBody), rawBody, headers: { ...req.headers } };
+  const record: ReceivedRequest = { body: parseJson(rawBody), rawBody, headers: { ...req.headers }, wire: vertex ? 'vertex' : 'anthropic' };
+  if (vertex) record.vertexVersion = fromVertex(record, decodeURIComponent(vertex[1]));
   if (endpoint === 'messages') {
     state.requests.push(record);
     for (const listener of [...state.requestListeners]) listener(record);
   }
   try {
-    checkHeaders(req.headers, state.apiKey);
+    if (vertex) checkVertex(req.headers, record.vertexVersion);
+    else checkHeaders(req.headers, state.apiKey);
     if (record.body === undefined) invalid('There was an error parsing the body: it is not valid JSON');
     validateRequest(record.body, endpoint);
   } catch (err) {

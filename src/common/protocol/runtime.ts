@@ -43,7 +43,15 @@ export interface ConfigureParams {
   mcpServers?: McpServerConfig[];
   /** Proxy for model and MCP HTTP traffic (VS Code's http.proxy, or HTTPS_PROXY/NO_PROXY in the CLI); url '' is direct. */
   proxy?: ProxySettings;
+  /** `fork.provider`: the Anthropic API (default, needs apiKey), Amazon Bedrock or Google Vertex AI. */
+  provider?: ProviderName;
+  /** Bedrock: region (else AWS_REGION); credentials from the AWS chain. */
+  bedrock?: { region?: string; baseUrl?: string };
+  /** Vertex: project and region (else the SDK's env defaults); Google application-default credentials, or an access token. */
+  vertex?: { projectId?: string; region?: string; accessToken?: string; baseUrl?: string };
 }
+
+export type ProviderName = 'anthropic' | 'bedrock' | 'vertex';
 
 export interface ProxySettings { url?: string; strictSSL?: boolean; noProxy?: string }
 export const runtimeConfigure = request<ConfigureParams, RuntimeInfo>('runtime/configure');

@@ -9,6 +9,7 @@ import { forkEvent, forkState } from '../../common/protocol/forks';
 import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
 import type { SessionHeader } from '../../common/transcript';
 import type { ProxySettings } from '../../common/protocol/runtime';
+import type { ProviderAccess } from '../model/providers';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import type { CompactionSettings } from '../agent/compact';
@@ -42,6 +43,8 @@ export interface ModelAccess {
   compaction?: CompactionSettings;
   /** Proxy for model requests (the configuring client's). */
   proxy?: ProxySettings;
+  /** Bedrock or Vertex instead of the Anthropic API (DESIGN §5); a fork keeps its starter's. */
+  provider?: ProviderAccess;
 }
 
 /** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */

@@ -7,24 +7,20 @@ import type { MessagesRequestBody } from '../agent/request';
 import { ModelError } from './modelClient';
 import type { ModelClient, ModelResponse, StreamHandlers } from './modelClient';
 import { retryAdvice } from './retryRules';
-import type { ProxySettings } from '../../common/protocol/runtime';
-import { proxyFetch } from '../proxyFetch';
+import { createSdk, providerModelId } from './providers';
+import type { SdkOptions } from './providers';
 import type { ListedModel } from '../../common/protocol/model';
 
-export interface AnthropicClientOptions {
-  apiKey: string;
-  baseUrl?: string;
-  proxy?: ProxySettings;
-}
+export type AnthropicClientOptions = SdkOptions;
 
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
-  const fetch = proxyFetch(options.proxy);
-  const sdk = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseUrl || undefined, maxRetries: 0, timeout: 10 * 60_000, ...(fetch ? { fetch } : {}) });
+  const sdk = createSdk(options, { maxRetries: 0, timeout: 10 * 60_000 });
   return {
     async stream(body: MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers): Promise<ModelResponse> {
       let started = false;
       try {
-        const stream = sdk.messages.stream(body as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal });
+        const sent = { ...body, model: providerModelId(options.provider, body.model) };
+        const stream = sdk.messages.stream(sent as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal });
         stream.on('connect', () => (started = true));
         stream.on('text', delta => handlers.onText(delta));
         stream.on('thinking', delta => handlers.onThinking(delta));
@@ -43,8 +39,8 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
 
 /** The endpoint's Claude models (every page); throws what the SDK threw. */
 export async function listModels(options: AnthropicClientOptions): Promise<ListedModel[]> {
-  const fetch = proxyFetch(options.proxy);
-  const sdk = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseUrl || undefined, maxRetries: 2, timeout: 30_000, ...(fetch ? { fetch } : {}) });
+  if (options.provider) return []; // Bedrock and Vertex list models through their own consoles: the fallback list applies.
+  const sdk = createSdk(options, { maxRetries: 2, timeout: 30_000 });
   const models: ListedModel[] = [];
   for await (const model of sdk.models.list({ limit: 100 })) {
     if (!model.id.includes('claude')) continue;
