@@ -13,6 +13,7 @@ import { IdSource } from './ids';
 import { buildMessage, messageEvents, writeSse } from './sse';
 import type { FakeMessage, StreamOutcome } from './sse';
 import { checkHeaders, validateRequest } from './validate';
+import { bedrockChunk } from './awsEventStream';
 
 export type FakeBlock =
   | { type: 'text'; text: string }
@@ -52,8 +53,8 @@ export interface ReceivedRequest {
   /** The error message of a rejected request. */
   error?: string;
   /** Which wire format it came in: the Messages API, or Vertex AI's streamRawPredict (body turned into a Messages one). */
-  wire?: 'anthropic' | 'vertex';
-  /** Vertex: the body's anthropic_version. */
+  wire?: 'anthropic' | 'vertex' | 'bedrock';
+  /** Vertex and Bedrock: the body's anthropic_version. */
   vertexVersion?: unknown;
 }
 
@@ -63,6 +64,12 @@ function fromVertex(record: ReceivedRequest, model: string): unknown {
   const { anthropic_version: version, ...rest } = record.body as Record<string, unknown>;
   record.body = { model, ...rest };
   return version;
+}
+
+function checkBedrock(headers: Record<string, string | string[] | undefined>, version: unknown): void {
+  if (!/^AWS4-HMAC-SHA256 Credential=\S+/.test(String(headers.authorization ?? ''))) throw new ApiError(403, 'authentication_error', 'Bedrock: a SigV4 signature is required');
+  // Like the vertex-sdk, the bedrock-sdk moves the anthropic-version header into the body.
+  if (typeof version !== 'string' || version === '') invalid('anthropic_version: Field required (Bedrock takes it in the body)');
 }
 
 function checkVertex(headers: Record<string, string | string[] | undefined>, version: unknown): void {
@@ -219,20 +226,27 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   }
   // Vertex AI's wire format: the model in the path, anthropic_version in the body, a Google bearer token.
   const vertex = /^\/v1\/projects\/[^/]+\/locations\/[^/]+\/publishers\/anthropic\/models\/([^/:]+):(streamRawPredict|rawPredict)$/.exec(path);
-  const endpoint = vertex || path === '/v1/messages' ? 'messages' : path === '/v1/messages/count_tokens' ? 'count_tokens' : undefined;
+  // Bedrock's: /model/{id}/invoke-with-response-stream, SigV4-signed, answered as an AWS event stream.
+  const bedrock = /^\/model\/([^/]+)\/(invoke-with-response-stream|invoke)$/.exec(path);
+  const endpoint = vertex || bedrock || path === '/v1/messages' ? 'messages' : path === '/v1/messages/count_tokens' ? 'count_tokens' : undefined;
   if (req.method !== 'POST' || endpoint === undefined) {
     sendError(res, new ApiError(404, 'not_found_error', `fake server: no route for ${req.method ?? '?'} ${path}`));
     return;
   }
   const rawBody = await readBody(req);
-  const record: ReceivedRequest = { body: parseJson(rawBody), rawBody, headers: { ...req.headers }, wire: vertex ? 'vertex' : 'anthropic' };
+  const record: ReceivedRequest = { body: parseJson(rawBody), rawBody, headers: { ...req.headers }, wire: vertex ? 'vertex' : bedrock ? 'bedrock' : 'anthropic' };
   if (vertex) record.vertexVersion = fromVertex(record, decodeURIComponent(vertex[1]));
+  if (bedrock) {
+    record.vertexVersion = fromVertex(record, decodeURIComponent(bedrock[1]));
+    if (record.body && bedrock[2] === 'invoke-with-response-stream') record.body.stream = true;
+  }
   if (endpoint === 'messages') {
     state.requests.push(record);
     for (const listener of [...state.requestListeners]) listener(record);
   }
   try {
     if (vertex) checkVertex(req.headers, record.vertexVersion);
+    else if (bedrock) checkBedrock(req.headers, record.vertexVersion);
     else checkHeaders(req.headers, state.apiKey);
     if (record.body === undefined) invalid('There was an error parsing the body: it is not valid JSON');
     validateRequest(record.body, endpoint);
@@ -282,7 +296,8 @@ async function answer(state: State, record: ReceivedRequest, res: ServerResponse
     record.usage = message.usage;
   };
   if (body.stream) {
-    return writeSse(res, messageEvents(message), { delayMs: state.streamDelayMs, cutAfterTextChars, onStart: start });
+    const framing = record.wire === 'bedrock' ? { contentType: 'application/vnd.amazon.eventstream', encode: bedrockChunk } : undefined;
+    return writeSse(res, messageEvents(message), { delayMs: state.streamDelayMs, cutAfterTextChars, onStart: start, framing });
   }
   start();
   sendJson(res, 200, message);
