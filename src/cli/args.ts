@@ -56,5 +56,6 @@ export const USAGE = `usage:
   fork-agents apply   --fork ID [--on-conflict refuse|markers] [--json]   onto the main working tree, uncommitted
   fork-agents keep    --fork ID [--json]              commit the fork's work to its branch fork/…, remove nothing
   fork-agents discard --fork ID [--json]              stop it; remove its worktree, branch and folder
-common: --store DIR (or FORK_AGENTS_HOME), --model NAME; ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL are honoured.
+common: --store DIR (or FORK_AGENTS_HOME), --model NAME; ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL are honoured;
+  FORK_AGENTS_PROVIDER=bedrock|vertex (AWS / Google credentials); HTTPS_PROXY and NO_PROXY apply.
 exit codes: 0 success, 2 bad input, 1 failure.`;

@@ -9,11 +9,20 @@ import { isApprovalMode } from '../common/approval';
 import type { ApprovalMode } from '../common/approval';
 import { sendRequest } from '../common/protocol/endpoint';
 import { runtimeConfigure } from '../common/protocol/runtime';
+import type { ConfigureParams } from '../common/protocol/runtime';
 import type { McpServerConfig } from '../common/protocol/mcp';
 import { UsageError } from './args';
 import { cliMcpServers } from './mcpServers';
 import { cliProxy } from './proxy';
 import type { ParsedArgs } from './args';
+
+/** FORK_AGENTS_PROVIDER=bedrock|vertex; regions and projects come from the SDKs' own variables (AWS_REGION, CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID). */
+function cliProvider(env: NodeJS.ProcessEnv): Pick<ConfigureParams, 'provider'> {
+  const name = env.FORK_AGENTS_PROVIDER?.trim();
+  if (name === undefined || name === '') return {};
+  if (name !== 'anthropic' && name !== 'bedrock' && name !== 'vertex') throw new UsageError(`FORK_AGENTS_PROVIDER must be anthropic, bedrock or vertex (got ${JSON.stringify(name)})`);
+  return { provider: name };
+}
 
 export function storeDirOf(args: ParsedArgs): string {
   return path.resolve(args.flags.get('store') ?? process.env.FORK_AGENTS_HOME ?? path.join(os.homedir(), '.fork-agents'));
@@ -57,6 +66,7 @@ export async function connectCli(args: ParsedArgs, mcpRoot?: string): Promise<Ru
     worktreeRoot: args.flags.has('worktree-root') ? path.resolve(args.flags.get('worktree-root')!) : undefined,
     mcpServers,
     proxy: cliProxy(process.env),
+    ...cliProvider(process.env),
   });
   return client;
 }

@@ -45,7 +45,7 @@ export function createRuntimeConnection(
         ...access, apiKey: access.apiKey ?? '', baseUrl: access.baseUrl ?? '', ripgrepPath,
         maxConcurrentForks: settings.maxConcurrentForks(), answersForkApprovals: true,
         contextWindow: settings.contextWindow(), autoCompactAt: settings.autoCompactAt(), worktreeRoot: settings.worktreeRoot(),
-        proxy: settings.proxy(), mcpServers: await mcp.servers(),
+        proxy: settings.proxy(), mcpServers: await mcp.servers(), ...settings.provider(),
       };
     },
     log: output,

@@ -7,7 +7,7 @@ import { parseForkTurns } from '../common/forkTurns';
 import type { ForkTurns } from '../common/forkTurns';
 import { DEFAULT_BASE_URL, resolveBaseUrl } from './modelAccess';
 import type { ApiKeyStore } from './secrets';
-import type { ProxySettings } from '../common/protocol/runtime';
+import type { ConfigureParams, ProxySettings } from '../common/protocol/runtime';
 import type { ListedModel } from '../common/protocol/model';
 
 export interface ModelAccess {
@@ -40,6 +40,15 @@ export class HostSettings {
 
   model(): string {
     return config().get<string>('model')?.trim() || DEFAULT_MODEL;
+  }
+
+  /** `fork.provider` and its region/project settings, as runtime/configure takes them. */
+  provider(): Pick<ConfigureParams, 'provider' | 'bedrock' | 'vertex'> {
+    const name = config().get<string>('provider');
+    const text = (key: string) => config().get<string>(key)?.trim() || undefined;
+    if (name === 'bedrock') return { provider: 'bedrock', bedrock: { region: text('bedrock.region') } };
+    if (name === 'vertex') return { provider: 'vertex', vertex: { projectId: text('vertex.projectId'), region: text('vertex.region') } };
+    return { provider: 'anthropic' };
   }
 
   /** `fork.models`: the picker's list when the endpoint lists none (ids, or { id, name, contextWindow }). */
