@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parse as parseJsonc } from 'jsonc-parser/lib/esm/main.js';
+import { parse as parseJsonc } from 'jsonc-parser';
 import { describeEntry, parseMcpConfig, readWorkspaceMcp, resolveEntry } from '../client/mcpConfig';
 import type { McpEntry, McpFile } from '../client/mcpConfig';
 import type { McpServerConfig } from '../common/protocol/mcp';

@@ -5,8 +5,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseEnv } from 'node:util';
-import { parse as parseJsonc, printParseErrorCode } from 'jsonc-parser/lib/esm/main.js';
-import type { ParseError } from 'jsonc-parser/lib/esm/main.js';
+import { parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
+import type { ParseError } from 'jsonc-parser';
 import type { McpServerConfig, McpServerType } from '../common/protocol/mcp';
 
 export interface McpInput { id: string; type: string; description?: string; password?: boolean; default?: string }
