@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: every test layer, in order — build, no `.only`, type-check, unit, runtime, the extension-host
+// `npm test`: every test layer, in order — build, no `.only`, type-check, unit, runtime, conformance, the extension-host
 // suite inside a real VS Code (code-server) and the UI checks in chromium. Exits non-zero if anything
 // fails; the real-VS-Code layers fail (never skip) when their tools are missing.
 import { spawn } from 'node:child_process';
@@ -179,6 +179,15 @@ const stages = [
     })),
   mochaStage('unit tests', 'out/test/unit/**/*.test.js', 10_000),
   mochaStage('runtime tests', 'out/test/runtime/**/*.test.js', 30_000),
+  {
+    // The peers' own fork tests restated in our terms (test/conformance): same / deliberately different / not expressible.
+    name: 'conformance with the peers',
+    async run() {
+      const result = await run(node, [mocha, '--forbid-only', '--timeout', '60000', ...color, 'out/test/conformance/**/*.test.js'], { finishedWhen: MOCHA_DONE });
+      const line = plain(result.output).match(/conformance with the peers: ([^\n]*)/)?.[1];
+      return { ok: result.code === 0, detail: [line, describe(result)].filter(Boolean).join('; ') };
+    },
+  },
   e2eStage('extension-host tests (code-server)', ['out/scripts/e2e/extensionTests.js'], mochaSummary),
   e2eStage('UI checks (code-server + chromium)', [mocha, '--forbid-only', '--timeout', '120000', ...color, 'out/test/e2e/**/*.test.js'], mochaSummary),
 ];

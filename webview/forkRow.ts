@@ -1,6 +1,6 @@
 // One fork in the Forks list: name, state, origin, turns, isolation, elapsed time, usage; expandable to
 // its live output, report (host-rendered markdown), pending approvals and actions.
-import { durationText, elapsedMs, originLabel, stateLabel, turnsLabel, usageLine } from '../src/common/forkDisplay';
+import { durationText, elapsedMs, originLabel, stateLabel, turnsLabel, usageLine, workspaceLine } from '../src/common/forkDisplay';
 import type { ForkState, ForkSummary } from '../src/common/forks';
 import { isTerminal } from '../src/common/forks';
 import type { ForkAction, ForkRowView, OutputItem, PendingApprovalView } from '../src/common/protocol/webview';
@@ -40,6 +40,7 @@ export class ForkRow {
   private readonly meta = h('div', { class: 'fork-meta' });
   private readonly elapsed = h('span', { class: 'elapsed' });
   private readonly usage = h('div', { class: 'fork-usage' });
+  private readonly workspace = h('div', { class: 'fork-workspace' });
   private readonly latest = h('div', { class: 'fork-latest' });
   private readonly approvals = h('div', { class: 'approvals' });
   private readonly body: HTMLDivElement;
@@ -74,7 +75,7 @@ export class ForkRow {
     });
     this.body.append(this.directive, this.error, this.reportSection, this.outputDetails, this.actions, this.continueForm);
     this.el = h('li', { class: 'fork', 'data-fork-id': view.fork.id },
-      h('div', { class: 'fork-head' }, this.toggle, this.badge, this.inline), this.meta, this.usage, this.latest, this.approvals, this.body);
+      h('div', { class: 'fork-head' }, this.toggle, this.badge, this.inline), this.meta, this.usage, this.workspace, this.latest, this.approvals, this.body);
     this.update(view);
     this.output.reset(items);
     this.setExpanded(ctx.isExpanded(view.fork.id), false);
@@ -106,6 +107,9 @@ export class ForkRow {
     const usage = usageLine(fork);
     setText(this.usage, usage.text);
     this.usage.title = usage.title;
+    const workspace = workspaceLine(fork);
+    setText(this.workspace, workspace);
+    this.workspace.hidden = workspace === '';
     setText(this.directive, fork.directive);
     // The name is the directive's first words: quote the directive only when it says more.
     this.directive.hidden = fork.directive.trim() === fork.name.trim();

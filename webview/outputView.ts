@@ -60,7 +60,7 @@ export class OutputView {
 function render(item: OutputItem): HTMLElement {
   switch (item.kind) {
     case 'text':
-      return h('div', { class: 'out-text' }, item.text);
+      return h('div', { class: item.console ? 'out-text out-console' : 'out-text' }, item.text);
     case 'tool':
       return h(
         'div',

@@ -1,5 +1,6 @@
 // An isolated code-server (real VS Code 1.139 workbench): its own HOME, XDG dirs, user data,
 // extensions dir and config, so nothing from the machine or an earlier run leaks in.
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { freePort, spawnGroup, waitForHttpOk } from './processes';
@@ -31,6 +32,8 @@ export interface CodeServerOptions {
   host?: string;
   /** Extension package dir to install by copying it into the extensions dir. */
   installExtensionFrom?: string;
+  /** A packaged .vsix to install with `code-server --install-extension`, as a user installs it. */
+  installVsix?: string;
   /** Needed for extension tests through the URL payload. */
   smokeTestDriver?: boolean;
   userSettings?: Record<string, unknown>;
@@ -59,6 +62,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   const config = path.join(options.runDir, 'code-server.yaml');
   fs.writeFileSync(config, 'auth: none\ncert: false\n');
   if (options.installExtensionFrom) installByCopy(options.installExtensionFrom, extensionsDir);
+  if (options.installVsix) installVsix(options, userDataDir, extensionsDir, home);
 
   const args = [
     options.tools.codeServer,
@@ -110,6 +114,17 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     },
     stop: () => group.stop(5000),
   };
+}
+
+function installVsix(options: CodeServerOptions, userDataDir: string, extensionsDir: string, home: string): void {
+  const result = spawnSync(
+    options.tools.node,
+    [options.tools.codeServer, '--install-extension', options.installVsix as string, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir],
+    { env: { ...process.env, HOME: home }, encoding: 'utf8', timeout: 120_000 },
+  );
+  if (result.status !== 0) {
+    throw new Error(`code-server --install-extension ${options.installVsix} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
+  }
 }
 
 /** What a .vsix of the extension carries: the manifest, the bundles and the docs. */

@@ -18,7 +18,7 @@ export interface StackOptions {
   tools: E2eTools;
   /** 'install': copy the built package into the extensions dir (as a user has it);
    *  'develop': nothing installed, the URL payload loads the repo as extensionDevelopmentPath. */
-  extension: 'install' | 'develop';
+  extension: 'install' | 'develop' | { vsix: string };
   /** Start the fake server with its demo model and point the extension at it. */
   fake: boolean;
   streamDelayMs?: number;
@@ -79,6 +79,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       port: options.port,
       host: options.host,
       installExtensionFrom: options.extension === 'install' ? root : undefined,
+      installVsix: typeof options.extension === 'object' ? options.extension.vsix : undefined,
       smokeTestDriver: options.extension === 'develop',
     });
     cleanups.push(() => codeServer.stop());

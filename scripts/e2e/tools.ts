@@ -42,8 +42,11 @@ export function findE2eTools(): { tools: E2eTools } | { problem: string } {
   const codeServer = process.env.E2E_CS || path.join(cache, 'cs/node_modules/code-server/out/node/entry.js');
   const chromium = findChromium();
   const missing: string[] = [];
-  if (!fs.existsSync(node)) missing.push(`Node 24 (${node})`);
-  if (!fs.existsSync(codeServer)) missing.push(`code-server (${codeServer})`);
+  // setup.sh writes a completion marker after a part verified itself: without it the part may be a half-finished
+  // install (an interrupted download), and setup.sh redoes it.
+  const complete = (dir: string) => fs.existsSync(dir) && fs.readdirSync(dir).some(name => name.startsWith('.complete-'));
+  if (!fs.existsSync(node) || (!process.env.E2E_NODE && !complete(path.join(cache, 'node')))) missing.push(`Node 24 (${node})`);
+  if (!fs.existsSync(codeServer) || (!process.env.E2E_CS && !complete(path.join(cache, 'cs')))) missing.push(`code-server (${codeServer})`);
   if (!chromium) missing.push('chromium (/usr/bin/chromium or CHROME_PATH)');
   if (missing.length > 0) {
     return { problem: `missing ${missing.join(', ')}. Install them with: ${setupCommand()}` };

@@ -1,61 +1,195 @@
-// Command-line parsing for fork-agents: a verb, --flags with values, boolean switches, positional text.
+// Command-line parsing for fork-agents: a verb, then options parsed by Node's util.parseArgs (strict: an
+// unknown option or a missing value is a usage error naming it), then positional text.
+import { parseArgs as parseNodeArgs } from 'node:util';
 
 export class UsageError extends Error {}
 
 export interface ParsedArgs {
   verb: string;
+  /** String options by name (without the dashes). */
   flags: Map<string, string>;
+  /** Boolean options that were given. */
   switches: Set<string>;
   positional: string[];
 }
 
-const SWITCHES = new Set(['json', 'wait', 'help', 'trust-mcp']);
+type OptionSpec = { type: 'string' | 'boolean'; short?: string };
 
-export function parseArgs(argv: string[], knownFlags: ReadonlySet<string>): ParsedArgs {
-  const [verb = 'help', ...rest] = argv;
-  const parsed: ParsedArgs = { verb, flags: new Map(), switches: new Set(), positional: [] };
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i];
-    if (arg === '--') {
-      parsed.positional.push(...rest.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith('--')) {
-      parsed.positional.push(arg);
-      continue;
-    }
-    const [name, inline] = splitOnce(arg.slice(2), '=');
-    if (SWITCHES.has(name)) {
-      parsed.switches.add(name);
-      continue;
-    }
-    if (!knownFlags.has(name)) throw new UsageError(`unknown option --${name}`);
-    const value = inline ?? rest[++i];
-    if (value === undefined) throw new UsageError(`--${name} needs a value`);
-    parsed.flags.set(name, value);
-  }
-  return parsed;
+/** Options every command takes. */
+const COMMON: Record<string, OptionSpec> = {
+  cwd: { type: 'string' },
+  store: { type: 'string' },
+  model: { type: 'string' },
+  approval: { type: 'string' },
+  'worktree-root': { type: 'string' },
+  json: { type: 'boolean' },
+  demo: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+interface CommandSpec {
+  /** One usage line (or more) after `fork-agents `. */
+  usage: string;
+  summary: string;
+  options: Record<string, OptionSpec>;
 }
 
-function splitOnce(text: string, separator: string): [string, string | undefined] {
-  const index = text.indexOf(separator);
-  return index < 0 ? [text, undefined] : [text.slice(0, index), text.slice(index + 1)];
-}
+const session: OptionSpec = { type: 'string' };
+const fork: OptionSpec = { type: 'string' };
+const wait: OptionSpec = { type: 'boolean' };
 
-export const USAGE = `usage:
-  fork-agents chat  --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--trust-mcp] [--json] "prompt"
-                    (MCP: ~/.config/fork-agents/mcp.json; the repository's .vscode/mcp.json only with --trust-mcp
-                    or its command line / URL in that file's trustedWorkspaceServers)
-  fork-agents fork  --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR]
-                    [--wait] [--json] "directive"        (isolation: worktree by default inside a git repository)
-  fork-agents send  --fork ID [--wait] [--json] "message"
-  fork-agents compact --session ID [--json] ["focus"]
-  fork-agents list  [--cwd DIR] [--json]
-  fork-agents transcript --session ID | --fork ID [--json]
-  fork-agents review  --fork ID [--json]              a worktree fork's changed files (stderr) and patch (stdout)
-  fork-agents apply   --fork ID [--on-conflict refuse|markers] [--json]   onto the main working tree, uncommitted
-  fork-agents keep    --fork ID [--json]              commit the fork's work to its branch fork/…, remove nothing
-  fork-agents discard --fork ID [--json]              stop it; remove its worktree, branch and folder
-common: --store DIR (or FORK_AGENTS_HOME), --model NAME; ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL are honoured;
+export const COMMANDS: Record<string, CommandSpec> = {
+  chat: {
+    usage: 'chat --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--thinking-budget TOKENS] [--cache-ttl 5m|1h] [--trust-mcp] [--json] "prompt"\n' +
+      '  (--thinking-budget: extended thinking for a new session, 0 = off; --cache-ttl: its prompt-cache TTL; forks keep their parent\'s)\n' +
+      '  (MCP servers: ~/.config/fork-agents/mcp.json; the repository\'s .vscode/mcp.json ones only with --trust-mcp\n' +
+      '   or when their command line / URL is in the trustedWorkspaceServers of ~/.config/fork-agents/mcp.json)',
+    summary: 'one parent turn in a new or existing session; prints the session id',
+    options: { session, 'thinking-budget': { type: 'string' }, 'cache-ttl': { type: 'string' }, 'trust-mcp': { type: 'boolean' } },
+  },
+  fork: {
+    usage: 'fork --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--worktree-setup CMD] [--wait] [--json] "directive"\n' +
+      '  (--worktree-setup: CMD runs in the new worktree before the fork\'s first tool call; its output is shown with --wait)',
+    summary: 'start a background fork of a session (worktree isolation by default in a git repository); prints the fork id, or its report with --wait',
+    options: { session, turns: { type: 'string' }, at: { type: 'string' }, isolation: { type: 'string' }, 'worktree-setup': { type: 'string' }, wait },
+  },
+  send: {
+    usage: 'send --fork ID [--wait] [--json] "message"',
+    summary: 'continue a fork with a message',
+    options: { fork, wait },
+  },
+  compact: {
+    usage: 'compact --session ID [--json] ["focus"]',
+    summary: 'summarise a session to free its context window',
+    options: { session },
+  },
+  list: {
+    usage: 'list [--cwd DIR] [--json]',
+    summary: 'the sessions and forks of the store (of one workspace with --cwd)',
+    options: {},
+  },
+  transcript: {
+    usage: 'transcript --session ID | --fork ID [--json]',
+    summary: 'print a session\'s or a fork\'s transcript',
+    options: { session, fork },
+  },
+  review: {
+    usage: 'review --fork ID [--json]',
+    summary: 'a worktree fork\'s changed files (stderr) and patch (stdout)',
+    options: { fork },
+  },
+  apply: {
+    usage: 'apply --fork ID [--on-conflict refuse|markers] [--json]',
+    summary: 'apply a worktree fork\'s changes to the main working tree, uncommitted',
+    options: { fork, 'on-conflict': { type: 'string' } },
+  },
+  keep: {
+    usage: 'keep --fork ID [--json]',
+    summary: 'commit the fork\'s work to its branch fork/…, remove nothing',
+    options: { fork },
+  },
+  discard: {
+    usage: 'discard --fork ID [--json]',
+    summary: 'stop a fork; remove its worktree, branch and folder',
+    options: { fork },
+  },
+};
+
+const COMMON_HELP = `common options:
+  --cwd DIR            the workspace folder (a git repository enables worktree forks)
+  --store DIR          where sessions live (default: FORK_AGENTS_HOME or ~/.fork-agents)
+  --model NAME         the model for new sessions
+  --approval MODE      ask (default: the terminal asks; a background fork asks a connected editor) | auto-edit | auto
+  --demo               use the local scripted demo model: no key, no network
+  --json               one JSON object per line; the last one is the result
+  -h, --help           this help (also: fork-agents <command> --help)
+environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, FORK_AGENTS_HOME;
   FORK_AGENTS_PROVIDER=bedrock|vertex (AWS / Google credentials); HTTPS_PROXY and NO_PROXY apply.
 exit codes: 0 success, 2 bad input, 1 failure.`;
+
+export const USAGE = [
+  'usage: fork-agents <command> [options]',
+  '',
+  'commands:',
+  ...Object.entries(COMMANDS).map(([verb, spec]) => `  ${verb.padEnd(11)}${spec.summary}`),
+  '',
+  COMMON_HELP,
+  '',
+  'fork-agents --version prints the version.',
+].join('\n');
+
+export function commandUsage(verb: string): string {
+  const spec = COMMANDS[verb];
+  return `usage: fork-agents ${spec.usage}\n\n${spec.summary}.\n\n${COMMON_HELP}`;
+}
+
+export type CommandLine =
+  | { kind: 'help'; text: string }
+  | { kind: 'version' }
+  | { kind: 'run'; args: ParsedArgs };
+
+export function parseCommandLine(argv: readonly string[]): CommandLine {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') return { kind: 'help', text: USAGE };
+  if (first === '--version' || first === '-v') return { kind: 'version' };
+  if (first.startsWith('-')) throw new UsageError(`unknown option ${first} before the command (see fork-agents --help)`);
+  const spec = COMMANDS[first];
+  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(first)} (commands: ${Object.keys(COMMANDS).join(', ')})`);
+  const options = { ...COMMON, ...spec.options };
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseNodeArgs({
+      args: attachDashValues(rest, options),
+      options,
+      strict: true,
+      allowPositionals: true,
+    }));
+  } catch (error) {
+    throw new UsageError(`${first}: ${describeParseError(error)}`);
+  }
+  if (values.help === true) return { kind: 'help', text: commandUsage(first) };
+  const args: ParsedArgs = { verb: first, flags: new Map(), switches: new Set(), positional: positionals };
+  for (const [name, value] of Object.entries(values)) {
+    if (typeof value === 'string') args.flags.set(name, value);
+    else if (value === true) args.switches.add(name);
+  }
+  return { kind: 'run', args };
+}
+
+/**
+ * `--turns -1` is a value that looks like an option; util.parseArgs calls it ambiguous. When the word after a
+ * string option is not itself one of our options, it is that option's value (`--turns=-1`), so the value's
+ * own check answers with the accepted forms.
+ */
+function attachDashValues(argv: readonly string[], options: Record<string, OptionSpec>): string[] {
+  const isOption = (word: string) => {
+    const name = word.startsWith('--') ? word.slice(2).split('=', 1)[0] : undefined;
+    if (name !== undefined) return name === '' || name in options;
+    return Object.values(options).some(o => o.short !== undefined && word === `-${o.short}`);
+  };
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i];
+    const name = word.startsWith('--') && !word.includes('=') ? word.slice(2) : undefined;
+    const next = argv[i + 1];
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && next.startsWith('-') && !isOption(next)) {
+      out.push(`${word}=${next}`);
+      i++;
+    } else {
+      out.push(word);
+    }
+    if (word === '--') {
+      out.push(...argv.slice(i + 1));
+      break;
+    }
+  }
+  return out;
+}
+
+/** util.parseArgs's messages, first sentence only (they go on for a while about `--`). */
+function describeParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const first = message.split(/(?<=\.)\s/, 1)[0];
+  return first.replace(/^Unknown option/, 'unknown option').replace(/^Option/, 'option');
+}

@@ -8,10 +8,12 @@ import type { RuntimeClient } from '../client/rpcClient';
 import { isApprovalMode } from '../common/approval';
 import type { ApprovalMode } from '../common/approval';
 import { sendRequest } from '../common/protocol/endpoint';
+import { setupCommands } from '../common/worktreeOptions';
 import { runtimeConfigure } from '../common/protocol/runtime';
-import type { ConfigureParams } from '../common/protocol/runtime';
+import type { ConfigureParams, ProxySettings } from '../common/protocol/runtime';
 import type { McpServerConfig } from '../common/protocol/mcp';
 import { UsageError } from './args';
+import { ensureDemoModel } from './demoModel';
 import { cliMcpServers } from './mcpServers';
 import { cliProxy } from './proxy';
 import type { ParsedArgs } from './args';
@@ -50,6 +52,7 @@ export async function connectCli(args: ParsedArgs, mcpRoot?: string): Promise<Ru
   const storeDir = storeDirOf(args);
   const runtimeScript = process.env.FORK_AGENTS_RUNTIME_SCRIPT ?? path.join(__dirname, 'runtime.js');
   const socket = await connectOrStart({ storeDir, runtimeScript });
+  const demo = args.switches.has('demo') ? await ensureDemoModel(storeDir) : undefined;
   const client = await connectRpc(socket, 'cli');
   let mcpServers: McpServerConfig[] | undefined;
   if (mcpRoot) {
@@ -59,14 +62,37 @@ export async function connectCli(args: ParsedArgs, mcpRoot?: string): Promise<Ru
     mcpServers = mcp.servers;
   }
   await sendRequest(client.endpoint, runtimeConfigure, {
-    apiKey: process.env.ANTHROPIC_API_KEY || undefined,
-    baseUrl: process.env.ANTHROPIC_BASE_URL || undefined,
+    apiKey: demo?.apiKey ?? (process.env.ANTHROPIC_API_KEY || undefined),
+    baseUrl: demo?.url ?? (process.env.ANTHROPIC_BASE_URL || undefined),
     model: args.flags.get('model'),
     approvalMode: args.flags.has('approval') ? approvalOf(args) : undefined,
     worktreeRoot: args.flags.has('worktree-root') ? path.resolve(args.flags.get('worktree-root')!) : undefined,
     mcpServers,
-    proxy: cliProxy(process.env),
-    ...cliProvider(process.env),
+    proxy: demo ? bypassFor(cliProxy(process.env), demo.url) : cliProxy(process.env),
+    // The demo model speaks the Anthropic API whatever FORK_AGENTS_PROVIDER says.
+    ...(demo ? { provider: 'anthropic' as const } : cliProvider(process.env)),
+    // The user typed the command: it runs in each new worktree of the forks this connection starts.
+    worktree: args.flags.has('worktree-setup') ? { setup: setupCommands(args.flags.get('worktree-setup')) } : undefined,
+    thinkingBudgetTokens: args.flags.has('thinking-budget') ? wholeNumber(args, 'thinking-budget') : undefined,
+    cacheTtl: args.flags.has('cache-ttl') ? cacheTtlOf(args) : undefined,
   });
   return client;
+}
+
+/** The local demo model is never reached through the user's proxy. */
+function bypassFor(proxy: ProxySettings, url: string): ProxySettings {
+  if (!proxy.url) return proxy;
+  return { ...proxy, noProxy: [proxy.noProxy, new URL(url).hostname].filter(Boolean).join(',') };
+}
+
+function wholeNumber(args: ParsedArgs, flag: string): number {
+  const text = args.flags.get(flag) ?? '';
+  if (!/^[0-9]+$/.test(text)) throw new UsageError(`--${flag} must be a whole number of tokens (got ${JSON.stringify(text)})`);
+  return Number(text);
+}
+
+function cacheTtlOf(args: ParsedArgs): '5m' | '1h' {
+  const ttl = args.flags.get('cache-ttl');
+  if (ttl !== '5m' && ttl !== '1h') throw new UsageError(`--cache-ttl must be 5m or 1h (got ${JSON.stringify(ttl)})`);
+  return ttl;
 }

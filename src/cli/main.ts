@@ -1,5 +1,6 @@
 // fork-agents: the headless CLI (DESIGN §6), a second client of the runtime.
-import { USAGE, UsageError, parseArgs } from './args';
+import { UsageError, parseCommandLine } from './args';
+import type { ParsedArgs } from './args';
 import { chatCommand } from './commands/chat';
 import { compactCommand } from './commands/compact';
 import { forkCommand, sendCommand } from './commands/fork';
@@ -7,9 +8,10 @@ import { listCommand } from './commands/list';
 import { transcriptCommand } from './commands/transcript';
 import { applyCommand, discardCommand, keepCommand, reviewCommand } from './commands/worktree';
 
+declare const FORK_AGENTS_VERSION: string;
+
 const INVALID_PARAMS = -32602;
-const FLAGS = new Set(['cwd', 'session', 'store', 'model', 'approval', 'turns', 'at', 'isolation', 'fork', 'on-conflict', 'worktree-root']);
-const COMMANDS: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<void>> = {
+const RUNNERS: Record<string, (args: ParsedArgs) => Promise<void>> = {
   chat: chatCommand,
   compact: compactCommand,
   fork: forkCommand,
@@ -24,14 +26,18 @@ const COMMANDS: Record<string, (args: ReturnType<typeof parseArgs>) => Promise<v
 
 async function main(argv: string[]): Promise<number> {
   try {
-    const args = parseArgs(argv, FLAGS);
-    if (args.verb === 'help' || args.switches.has('help')) {
-      process.stdout.write(USAGE + '\n');
+    const line = parseCommandLine(argv);
+    if (line.kind === 'help') {
+      process.stdout.write(line.text + '\n');
       return 0;
     }
-    const command = COMMANDS[args.verb];
-    if (!command) throw new UsageError(`unknown command ${JSON.stringify(args.verb)}`);
-    await command(args);
+    if (line.kind === 'version') {
+      process.stdout.write(`fork-agents ${typeof FORK_AGENTS_VERSION === 'string' ? FORK_AGENTS_VERSION : 'dev'}\n`);
+      return 0;
+    }
+    const run = RUNNERS[line.args.verb];
+    if (!run) throw new UsageError(`unknown command ${JSON.stringify(line.args.verb)}`);
+    await run(line.args);
     return 0;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -39,6 +45,12 @@ async function main(argv: string[]): Promise<number> {
     return isBadInput(error) ? 2 : 1;
   }
 }
+
+// `fork-agents list --json | head -1` closes the pipe early: that is the reader's choice, not a failure.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 
 main(process.argv.slice(2)).then(code => process.exit(code));
 

@@ -3,7 +3,9 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import { runtimeLogPath, socketPathFor } from '../runtime/ipc/socketPath';
+import * as path from 'node:path';
+import { checkOwnSocket, ensurePrivateDir, openPrivateFile, readPrivateFile } from '../runtime/ipc/privateFs';
+import { runtimeInfoPath, runtimeLogPath, runtimeTokenPath, separateSocketDir, socketPathFor } from '../runtime/ipc/socketPath';
 
 export interface LaunchOptions {
   storeDir: string;
@@ -17,23 +19,68 @@ export interface LaunchOptions {
   connectTimeoutMs?: number;
 }
 
+/** How each socket's client reads the token of the runtime it reached (read again on a retry). */
+const tokenReaders = new WeakMap<net.Socket, () => string | undefined>();
+
+/**
+ * A connection to the runtime serving the store. Before connecting, the socket must be this user's own
+ * socket in a folder only this user can enter (issue 11); someone else's socket or folder is refused.
+ */
 export async function connectOrStart(options: LaunchOptions): Promise<net.Socket> {
-  const socketPath = socketPathFor(options.storeDir);
-  const existing = await tryConnect(socketPath);
+  const socketPath = preparePrivatePlaces(options.storeDir);
+  const existing = (await tryConnect(socketPath, options.storeDir)) ?? (await tryRecordedSocket(socketPath, options.storeDir));
   if (existing) return existing;
   startRuntime(options);
   const deadline = Date.now() + (options.connectTimeoutMs ?? 15_000);
   for (let delay = 25; Date.now() < deadline; delay = Math.min(delay * 2, 250)) {
     await new Promise(resolve => setTimeout(resolve, delay));
-    const socket = await tryConnect(socketPath);
+    const socket = await tryConnect(socketPath, options.storeDir);
     if (socket) return socket;
   }
   throw new Error(`The Fork Agents runtime did not start; see ${runtimeLogPath(options.storeDir)}`);
 }
 
+/** The token to present at `initialize` on this socket: the runtime's 0600 token file; undefined if unreadable. */
+export function runtimeTokenFor(socket: net.Socket): string | undefined {
+  return tokenReaders.get(socket)?.();
+}
+
+export function readRuntimeToken(storeDir: string): string | undefined {
+  return readPrivateFile(runtimeTokenPath(storeDir))?.trim() || undefined;
+}
+
+/**
+ * A runtime of an older version listens where it said in runtime.json (the shared temp folder before
+ * issue 11). Reaching it lets the protocol check make it step aside (or report its running forks) instead
+ * of a second runtime serving the same store. Only a socket of this user's is tried; anything else is ignored.
+ */
+async function tryRecordedSocket(socketPath: string, storeDir: string): Promise<net.Socket | undefined> {
+  let recorded: unknown;
+  try {
+    // In the store, which was just checked to be this user's; an older runtime wrote it 0644 (not secret).
+    recorded = (JSON.parse(fs.readFileSync(runtimeInfoPath(storeDir), 'utf8')) as { socket?: unknown } | null)?.socket;
+  } catch {
+    return undefined;
+  }
+  if (typeof recorded !== 'string' || recorded === socketPath || !path.isAbsolute(recorded)) return undefined;
+  try {
+    return await tryConnect(recorded, storeDir);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The store and the socket's folder, created 0700 or checked; returns the socket path. */
+function preparePrivatePlaces(storeDir: string): string {
+  ensurePrivateDir(storeDir);
+  const socketDir = separateSocketDir(storeDir);
+  if (socketDir) ensurePrivateDir(socketDir, { followSymlink: false });
+  return socketPathFor(storeDir);
+}
+
 export function startRuntime(options: LaunchOptions): number | undefined {
-  fs.mkdirSync(options.storeDir, { recursive: true });
-  const logFd = fs.openSync(runtimeLogPath(options.storeDir), 'a');
+  ensurePrivateDir(options.storeDir);
+  const logFd = openPrivateFile(runtimeLogPath(options.storeDir), 'a');
   const args = [options.runtimeScript, '--store', options.storeDir];
   if (options.idleExitMs !== undefined) args.push('--idle-exit-ms', String(options.idleExitMs));
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, ELECTRON_RUN_AS_NODE: '1' };
@@ -44,11 +91,13 @@ export function startRuntime(options: LaunchOptions): number | undefined {
   return child.pid;
 }
 
-function tryConnect(socketPath: string): Promise<net.Socket | undefined> {
+function tryConnect(socketPath: string, storeDir: string): Promise<net.Socket | undefined> {
+  if (checkOwnSocket(socketPath) === 'missing') return Promise.resolve(undefined);
   return new Promise(resolve => {
     const socket = net.connect(socketPath);
     socket.once('connect', () => {
       socket.removeAllListeners('error');
+      tokenReaders.set(socket, () => readRuntimeToken(storeDir));
       resolve(socket);
     });
     socket.once('error', () => resolve(undefined));

@@ -24,4 +24,8 @@ export type AgentEvent =
   | { type: 'compaction'; auto: boolean; summaryEntryId: string; tokensBefore: number }
   | { type: 'compaction_failed'; auto: boolean; error: ErrorInfo }
   | { type: 'retry'; attempt: number; delayMs: number; error: ErrorInfo }
+  /** A fork's worktree preparation (issue 13): a setup command starts, prints, ends. */
+  | { type: 'setup_start'; command: string }
+  | { type: 'setup_output'; text: string }
+  | { type: 'setup_end'; command: string; exitCode: number | null; timedOut: boolean; durationMs: number }
   | { type: 'turn_end'; stopReason: TurnStopReason; error?: ErrorInfo; lastEntryId?: string };

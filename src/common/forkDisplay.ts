@@ -64,3 +64,24 @@ export function usageLine(fork: Pick<ForkSummary, 'modelTurns' | 'usage' | 'firs
   }
   return { text: parts.join(' · '), title: title.join(' ') };
 }
+
+/** "setup: npm ci (running) · port 20000 · ended 2 processes it left running"; '' when there is nothing to say (issue 13). */
+export function workspaceLine(fork: Pick<ForkSummary, 'setup' | 'portBase' | 'endedProcesses' | 'state'>): string {
+  const parts: string[] = [];
+  const setup = fork.setup;
+  if (setup) {
+    const what = setup.command ? `setup: ${commandLabel(setup.command)}` : 'preparing the worktree';
+    if (setup.state === 'running') parts.push(`${what} (running)`);
+    else if (setup.state === 'failed') parts.push(`${what} (failed${typeof setup.exitCode === 'number' ? `, exit code ${setup.exitCode}` : ''})`);
+    else parts.push(setup.command ? `${what} (exit code 0)` : 'worktree prepared');
+  }
+  if (fork.portBase !== undefined && (fork.state === 'running' || fork.state === 'waiting-for-approval')) parts.push(`port ${fork.portBase}`);
+  if (fork.endedProcesses) parts.push(`ended ${fork.endedProcesses} process${fork.endedProcesses === 1 ? '' : 'es'} it left running`);
+  return parts.join(' · ');
+}
+
+/** A setup command on one short line: its first line, at most 60 characters. */
+export function commandLabel(command: string): string {
+  const line = command.trim().split('\n', 1)[0];
+  return line.length > 60 || command.trim().includes('\n') ? `${line.slice(0, 59).trimEnd()}…` : line;
+}

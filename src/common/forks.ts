@@ -21,6 +21,11 @@ export interface ForkWorktree {
   parentHead?: string;
   /** Top of the main working tree the fork came from and applies to. */
   repoRoot: string;
+  /**
+   * The worktree's git admin folder, recorded when it was made: the runtime's git always uses it (GIT_DIR),
+   * never the `.git` file inside the worktree, which the fork can rewrite. Absent in records made before.
+   */
+  gitDir?: string;
   /** Files carried over from the parent's uncommitted state (modified, staged, deleted, untracked). */
   carried: number;
   appliedAt?: string;
@@ -59,6 +64,22 @@ export interface ForkSummary {
   error?: string;
   /** A window already told the user that this run ended (fork/announce). */
   announced?: boolean;
+  /** The worktree's preparation (ignored files, links, setup commands) of this fork's first run. */
+  setup?: ForkSetupState;
+  /** First of the ports this fork holds while it runs (FORK_AGENTS_PORT_BASE, PORT). */
+  portBase?: number;
+  /** Processes its bash tool left running that were ended when it stopped, finished or was discarded. */
+  endedProcesses?: number;
+}
+
+export interface ForkSetupState {
+  state: 'running' | 'done' | 'failed';
+  /** The command running or the last one run. */
+  command?: string;
+  exitCode?: number | null;
+  /** Ignored files copied and folders linked into the worktree. */
+  copied?: number;
+  linked?: string[];
 }
 
 export function isTerminal(state: ForkState): boolean {

@@ -16,7 +16,10 @@ export function requestViewOf<T extends Pick<Entry, 'id' | 'kind' | 'replacesUpT
   }
   if (summaryAt < 0) return history;
   const summary = history[summaryAt];
-  const replaced = summary.replacesUpTo === undefined ? summaryAt - 1 : history.findIndex(e => e.id === summary.replacesUpTo);
+  // Not found: the history is already a request view (a fork inherits the parent's), whose summary
+  // replaced everything before it but the startup entries. Viewing it again must not reorder it.
+  const found = summary.replacesUpTo === undefined ? -1 : history.findIndex(e => e.id === summary.replacesUpTo);
+  const replaced = found < 0 ? summaryAt - 1 : found;
   const startup = history.slice(0, replaced + 1).filter(entry => entry.kind === 'startup');
   const kept = history.slice(replaced + 1).filter(entry => entry.kind !== 'summary');
   return [...startup, summary, ...kept];

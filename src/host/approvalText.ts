@@ -1,27 +1,23 @@
 // What the approval prompt says (issue 2 §4). Pure, so it is tested without an editor.
+import { approvalInputLines, escapeControl } from '../common/escapeControl';
 import type { PermissionParams, PermissionResult } from '../common/protocol/runtime';
 
 export const ALLOW = 'Allow';
 export const DENY = 'Deny';
 
+/** Big enough for any real command: the modal shows the whole input (issue 11 §8); only absurd inputs are cut. */
+const MAX_DETAIL_CHARS = 20_000;
 const MAX_VALUE_CHARS = 400;
-const MAX_DETAIL_CHARS = 1500;
 
 /** The modal's title line, e.g. "@fork wants to run npm test". */
 export function approvalMessage(description: string): string {
-  const text = description.trim() || 'use a tool';
+  const text = escapeControl(description.trim()) || 'use a tool';
   return `@fork wants to ${text[0].toLowerCase()}${text.slice(1)}`;
 }
 
-/** The modal's detail: the tool and its input, one `key: value` line each, long values cut. */
+/** The modal's detail: the tool and its whole input, one `key: value` line each, control characters escaped. */
 export function approvalDetail(params: Pick<PermissionParams, 'toolName' | 'category' | 'input'>): string {
-  const lines = [`Tool: ${params.toolName} (${categoryLabel(params.category)})`];
-  const input = params.input;
-  if (input && typeof input === 'object' && !Array.isArray(input)) {
-    for (const [key, value] of Object.entries(input as Record<string, unknown>)) lines.push(`${key}: ${valueText(value)}`);
-  } else if (input !== undefined) {
-    lines.push(`input: ${valueText(input)}`);
-  }
+  const lines = [`Tool: ${escapeControl(params.toolName)} (${categoryLabel(params.category)})`, ...approvalInputLines(params.input, MAX_VALUE_CHARS)];
   return cut(lines.join('\n'), MAX_DETAIL_CHARS);
 }
 
@@ -34,11 +30,6 @@ export function approvalAnswer(choice: string | undefined): PermissionResult {
 
 function categoryLabel(category: string): string {
   return category === 'exec' ? 'runs a command' : category === 'edit' ? 'changes files' : 'reads files';
-}
-
-function valueText(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
-  return cut(text, MAX_VALUE_CHARS);
 }
 
 function cut(text: string, max: number): string {

@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
+import { writePrivateFile } from '../runtime/ipc/privateFs';
 
 export class FileMemento implements vscode.Memento {
   private values: Record<string, unknown>;
@@ -27,10 +28,9 @@ export class FileMemento implements vscode.Memento {
     const next = { ...this.values };
     if (value === undefined) delete next[key];
     else next[key] = value;
-    fs.mkdirSync(path.dirname(this.file), { recursive: true });
-    const temp = `${this.file}.${process.pid}.tmp`;
-    fs.writeFileSync(temp, JSON.stringify(next));
-    fs.renameSync(temp, this.file);
+    // In the store or the extension's storage: the user's alone (0700 folders, 0600 file).
+    fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    writePrivateFile(this.file, JSON.stringify(next));
     this.values = next;
     return Promise.resolve();
   }

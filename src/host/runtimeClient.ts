@@ -1,15 +1,17 @@
 // The extension's connection to the runtime process (DESIGN §2): a vscode-languageclient LanguageClient
 // over the socket of the detached runtime that serves this workspace's store, started if none runs.
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { CloseAction, ErrorAction, LanguageClient, State } from 'vscode-languageclient/node';
 import type { LanguageClientOptions, StreamInfo } from 'vscode-languageclient/node';
-import { connectOrStart } from '../client/launch';
+import { connectOrStart, runtimeTokenFor } from '../client/launch';
 import { PROTOCOL_VERSION } from '../common/protocol/runtime';
 import type { InitializationOptions } from '../common/protocol/runtime';
 import { RestartPolicy } from './restartPolicy';
+import { redactingTraceChannel } from './traceRedaction';
 import { findRipgrep } from './ripgrep';
 import { RuntimeConnection } from './runtimeConnection';
 import type { HostSettings } from './settings';
@@ -45,13 +47,19 @@ export function createRuntimeConnection(
         ...access, apiKey: access.apiKey ?? '', baseUrl: access.baseUrl ?? '', ripgrepPath,
         maxConcurrentForks: settings.maxConcurrentForks(), answersForkApprovals: true,
         contextWindow: settings.contextWindow(), autoCompactAt: settings.autoCompactAt(), worktreeRoot: settings.worktreeRoot(),
+        worktree: settings.worktreeOptions(),
+        restricted: settings.restricted(),
+        thinkingBudgetTokens: settings.thinkingBudgetTokens(), cacheTtl: settings.cacheTtl(),
         proxy: settings.proxy(), mcpServers: await mcp.servers(), ...settings.provider(),
       };
     },
     log: output,
   });
   context.subscriptions.push(connection, settings.onDidChange(() => connection.reconfigure()), mcp.onDidChange(() => connection.reconfigure()));
-  void connection.start();
+  // A window that never used forks starts no runtime: the first request starts it. A store that exists has
+  // sessions or forks (the runtime creates it), so reconnect at once — a fork may have ended during a reload
+  // and be waiting to be announced, and the panel shows live state.
+  if (fs.existsSync(storeDir)) void connection.start();
   return connection;
 }
 
@@ -72,17 +80,23 @@ class RuntimeLanguageClient extends LanguageClient {
 function createLanguageClient(options: ClientOptions): LanguageClient {
   const restarts = new RestartPolicy();
   let client: LanguageClient | undefined;
+  let socket: net.Socket | undefined;
   const serverOptions = async (): Promise<StreamInfo> => {
-    const socket = await connectOrStart({ storeDir: options.storeDir, runtimeScript: options.runtimeScript, nodePath: process.execPath });
+    socket = await connectOrStart({ storeDir: options.storeDir, runtimeScript: options.runtimeScript, nodePath: process.execPath });
     options.onSocket(socket);
     return { reader: socket, writer: socket, detached: true };
   };
-  const initializationOptions: InitializationOptions = { protocolVersion: PROTOCOL_VERSION, clientName: 'vscode' };
+  // Read at each initialize: the token of the runtime this socket reached (issue 11).
+  const initializationOptions = (): InitializationOptions => ({
+    protocolVersion: PROTOCOL_VERSION, clientName: 'vscode', token: socket && runtimeTokenFor(socket),
+  });
   const clientOptions: LanguageClientOptions = {
     documentSelector: [],
     outputChannel: options.output,
+    // A verbose trace prints every message's parameters: runtime/configure carries the key.
+    traceOutputChannel: redactingTraceChannel(options.output),
     initializationOptions,
-    // A protocol mismatch is explained by RuntimeConnection; retrying the same runtime cannot help.
+    // A protocol mismatch or a refused token is handled by RuntimeConnection (a new client, a new try).
     initializationFailedHandler: () => false,
     errorHandler: {
       error: () => ({ action: ErrorAction.Continue, handled: true }),

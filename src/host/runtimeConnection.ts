@@ -108,9 +108,11 @@ export class RuntimeConnection implements RuntimeApi, vscode.Disposable {
       try {
         await client.start();
       } catch (error) {
-        // An idle runtime of another version stops when we connect; the next start launches ours.
-        if (!isMakingWay(error) || attempt >= REPLACE_ATTEMPTS) throw this.unavailable(error);
-        this.deps.log.info(`Runtime of another version is making way (attempt ${attempt}); starting a new one.`);
+        // An idle runtime of another version stops when we connect; the next start launches ours. A runtime
+        // that had just started may not have replaced its token file when we read it: the next try reads it again.
+        const retry = isMakingWay(error) ? 'Runtime of another version is making way' : isTokenRefused(error) ? 'Runtime refused the token read' : undefined;
+        if (!retry || attempt >= REPLACE_ATTEMPTS) throw this.unavailable(error);
+        this.deps.log.info(`${retry} (attempt ${attempt}); connecting again.`);
         await new Promise(resolve => setTimeout(resolve, 250 * attempt));
         this.replaceClient();
         client = this.client as LanguageClient;
@@ -144,7 +146,7 @@ export class RuntimeConnection implements RuntimeApi, vscode.Disposable {
       this.deps.log.info(
         `Runtime ${info.pid} (v${info.version}, store ${info.storeDir}) configured: model ${params.model}, ` +
           `API key ${params.apiKey ? 'set' : 'missing'}, endpoint ${params.baseUrl || 'default'}, ` +
-          `approvals ${params.approvalMode}, ripgrep ${params.ripgrepPath ?? 'fallback'}.`,
+          `approvals ${params.approvalMode}${params.restricted ? ' (Restricted Mode: read only)' : ''}, ripgrep ${params.ripgrepPath ?? 'fallback'}.`,
       );
     })();
     attempt.catch(error => {
@@ -173,6 +175,10 @@ export class RuntimeConnection implements RuntimeApi, vscode.Disposable {
 }
 
 const REPLACE_ATTEMPTS = 5;
+
+function isTokenRefused(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === RuntimeErrorCode.unauthorized;
+}
 
 function isMakingWay(error: unknown): boolean {
   const failure = error as { code?: unknown; data?: { replacing?: unknown } };

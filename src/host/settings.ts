@@ -5,6 +5,8 @@ import type { ApprovalMode } from '../common/approval';
 import { DEFAULT_MAX_CONCURRENT_FORKS, DEFAULT_MAX_TOKENS, DEFAULT_MODEL } from '../common/defaults';
 import { parseForkTurns } from '../common/forkTurns';
 import type { ForkTurns } from '../common/forkTurns';
+import { parsePortRange, setupCommands } from '../common/worktreeOptions';
+import type { WorktreeOptions } from '../common/worktreeOptions';
 import { DEFAULT_BASE_URL, resolveBaseUrl } from './modelAccess';
 import type { ApiKeyStore } from './secrets';
 import type { ConfigureParams, ProxySettings } from '../common/protocol/runtime';
@@ -31,6 +33,8 @@ export class HostSettings {
         if (event.affectsConfiguration('fork') || event.affectsConfiguration('http')) emitter.fire();
       }),
       keys.onDidChange(() => emitter.fire()),
+      // Restricted Mode ends: the runtime may let the agent write and run again (see restricted()).
+      vscode.workspace.onDidGrantWorkspaceTrust(() => emitter.fire()),
     );
   }
 
@@ -100,6 +104,26 @@ export class HostSettings {
     return config().get<string>('worktreeRoot')?.trim() ?? '';
   }
 
+  /** What new fork worktrees get (`fork.worktree.*`, issue 13); setup, timeout and ports are read at application scope only. */
+  worktreeOptions(): WorktreeOptions {
+    const cfg = config();
+    const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '') : []);
+    // A command a workspace's settings name must never run: only the user's own (global) value counts.
+    const setup = setupCommands(cfg.inspect('worktree.setup')?.globalValue);
+    const timeout = cfg.inspect<number>('worktree.setupTimeout')?.globalValue;
+    const ports = cfg.inspect<string>('worktree.ports')?.globalValue;
+    const block = cfg.inspect<number>('worktree.portBlock')?.globalValue;
+    return {
+      include: strings(cfg.get('worktree.include')),
+      link: strings(cfg.get('worktree.link')),
+      copyMode: cfg.get<string>('worktree.copyMode') === 'clone' ? 'clone' : 'copy',
+      setup,
+      setupTimeoutMs: typeof timeout === 'number' && timeout >= 1 ? Math.floor(timeout * 1000) : undefined,
+      portRange: typeof ports === 'string' && typeof parsePortRange(ports) !== 'string' ? ports : undefined,
+      portBlock: typeof block === 'number' && block >= 1 ? Math.floor(block) : undefined,
+    };
+  }
+
   maxConcurrentForks(): number {
     const value = config().get<number>('maxConcurrent');
     return typeof value === 'number' && value >= 1 ? Math.floor(value) : DEFAULT_MAX_CONCURRENT_FORKS;
@@ -111,6 +135,26 @@ export class HostSettings {
     const url = http.get<string>('proxy')?.trim() || process.env.HTTPS_PROXY || process.env.https_proxy || process.env.HTTP_PROXY || process.env.http_proxy || '';
     const noProxy = [...(http.get<string[]>('noProxy') ?? []), process.env.NO_PROXY ?? process.env.no_proxy ?? ''].filter(Boolean).join(',');
     return { url, strictSSL: http.get<boolean>('proxyStrictSSL') !== false, ...(noProxy ? { noProxy } : {}) };
+  }
+
+  /**
+   * Restricted Mode (issue 11): in an untrusted workspace the agent may read, never write files or run
+   * commands. Settings that send the key, loosen approvals or choose where code runs are application- or machine-scoped,
+   * so a repository's .vscode/settings.json cannot set them at all.
+   */
+  restricted(): boolean {
+    return !vscode.workspace.isTrusted;
+  }
+
+  /** `fork.thinking.budgetTokens`: 0 (off) or at least 1,024 tokens; anything else is off. */
+  thinkingBudgetTokens(): number {
+    const value = config().get<number>('thinking.budgetTokens');
+    return typeof value === 'number' && Number.isInteger(value) && value >= 1024 ? value : 0;
+  }
+
+  /** `fork.cacheTtl`: the prompt-cache TTL new sessions use (forks keep their parent's). */
+  cacheTtl(): '5m' | '1h' {
+    return config().get<string>('cacheTtl') === '1h' ? '1h' : '5m';
   }
 
   approvalMode(): ApprovalMode {

@@ -1,13 +1,28 @@
 // Where a background fork's permission requests go: a connected client that answers fork approvals
-// (the editor). With none connected the fork waits until one connects (e.g. after a window reload).
+// (the editor). With none connected the fork waits for one (a window reload takes seconds), but not
+// forever (issue 11 §11): a CLI fork in `ask` mode with no editor would otherwise hang and keep its
+// runtime alive. After the bounded wait the call is denied with a reason saying what would help.
 import { permissionRequest } from '../common/protocol/runtime';
 import type { PermissionParams, PermissionResult } from '../common/protocol/runtime';
 import type { ClientConnection } from './clientConnection';
 
+/** How long a fork's approval waits for an editor to connect; FORK_AGENTS_APPROVAL_WAIT_MS overrides it. */
+export const APPROVAL_WAIT_MS = 2 * 60_000;
+
+export function noApproverReason(waitMs: number): string {
+  const wait = waitMs < 1000 ? `${waitMs} ms` : `${Math.round(waitMs / 1000)} s`;
+  return `no editor was connected to approve it within ${wait}; approvals of forks need a connected editor ` +
+    '(the Forks panel), or start the fork with --approval auto-edit or --approval auto';
+}
+
 export class ApprovalRouter {
   private waiting: (() => void)[] = [];
+  readonly waitMs: number;
 
-  constructor(private readonly clients: ReadonlySet<ClientConnection>) {}
+  constructor(private readonly clients: ReadonlySet<ClientConnection>, waitMs?: number) {
+    const fromEnv = Number(process.env.FORK_AGENTS_APPROVAL_WAIT_MS);
+    this.waitMs = waitMs ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : APPROVAL_WAIT_MS);
+  }
 
   /** Call when a client connects or configures: waiting approvals retry. */
   clientsChanged(): void {
@@ -15,6 +30,7 @@ export class ApprovalRouter {
   }
 
   async ask(params: PermissionParams, signal: AbortSignal): Promise<PermissionResult> {
+    const deadline = Date.now() + this.waitMs;
     for (;;) {
       if (signal.aborted) return { approved: false, reason: 'cancelled' };
       const client = this.pick();
@@ -26,9 +42,16 @@ export class ApprovalRouter {
           continue;
         }
       }
+      const left = deadline - Date.now();
+      if (left <= 0) return { approved: false, reason: noApproverReason(this.waitMs) };
       await new Promise<void>(resolve => {
-        this.waiting.push(resolve);
-        signal.addEventListener('abort', () => resolve(), { once: true });
+        const timer = setTimeout(resolve, left);
+        const done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        this.waiting.push(done);
+        signal.addEventListener('abort', done, { once: true });
       });
     }
   }

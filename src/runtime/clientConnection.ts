@@ -9,6 +9,10 @@ export class ClientConnection {
   config: ConfigureParams = {};
   clientName = 'unknown';
   closed = false;
+  /** Presented the runtime's token at `initialize`; nothing else is served before. */
+  admitted = false;
+  /** Ends the connection from this side (the server sets it to destroy the socket). */
+  drop: () => void = () => this.rpc.dispose();
 
   constructor(readonly id: number, readonly rpc: MessageConnection) {}
 

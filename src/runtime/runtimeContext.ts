@@ -15,13 +15,17 @@ export interface RuntimeContext {
   approvals: ApprovalRouter;
   clients: Set<ClientConnection>;
   info: RuntimeInfo;
+  /** This runtime's secret: what a client must present at `initialize` (issue 11). */
+  token: string;
+  /** A client presented the token: it gets every handler and counts as connected. */
+  admit(client: ClientConnection): void;
   /** Stops this runtime (sockets closed, files flushed). */
   stop(why: string): void;
 }
 
 /** The model access a client configured, for the turns and forks it starts. */
 export function accessOf(client: ClientConnection): ModelAccess | undefined {
-  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, contextWindow, autoCompactAt, proxy, provider, bedrock, vertex } = client.config;
+  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, worktree, contextWindow, autoCompactAt, restricted, proxy, provider, bedrock, vertex } = client.config;
   const compaction = {
     contextWindow: contextWindow && contextWindow > 0 ? contextWindow : DEFAULT_CONTEXT_WINDOW,
     autoCompactAt: autoCompactAt && autoCompactAt > 0 && autoCompactAt <= 1 ? autoCompactAt : DEFAULT_AUTO_COMPACT_AT,
@@ -30,9 +34,11 @@ export function accessOf(client: ClientConnection): ModelAccess | undefined {
     provider === 'bedrock' ? { name: 'bedrock', ...bedrock } : provider === 'vertex' ? { name: 'vertex', ...vertex } : undefined;
   // Bedrock and Vertex authenticate with the cloud's own credentials: no Anthropic key needed.
   if (!apiKey && !cloud) return undefined;
-  return {
-    apiKey: apiKey ?? '', baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath, worktreeRoot, compaction,
+  const access: ModelAccess = {
+    apiKey: apiKey ?? '', baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath, worktreeRoot, worktree, compaction,
     ...(proxy?.url ? { proxy } : {}), ...(cloud ? { provider: cloud } : {}),
   };
+  if (restricted === true) access.restricted = true;
+  return access;
 }
 

@@ -1,10 +1,12 @@
 // Runtime process entry (DESIGN §2): serves one store on a local socket to any number of clients,
 // detached from the editor so turns survive a window reload. Never imports `vscode`.
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { SocketMessageReader, SocketMessageWriter, createMessageConnection } from 'vscode-languageserver/node';
-import { PROTOCOL_VERSION } from '../common/protocol/runtime';
+import { ResponseError } from 'vscode-languageserver/node';
+import { PROTOCOL_VERSION, RuntimeErrorCode } from '../common/protocol/runtime';
 import type { RuntimeInfo } from '../common/protocol/runtime';
 import { ClientConnection } from './clientConnection';
 import { registerCancel } from './handlers/cancel';
@@ -30,15 +32,19 @@ import { registerForkReview } from './handlers/forkReview';
 import { registerWorktreeList } from './handlers/worktreeList';
 import { ApprovalRouter } from './approvals';
 import { ForkManager } from './fork/forkManager';
-import { runtimeInfoPath, socketPathFor } from './ipc/socketPath';
+import { IdleExit } from './idleExit';
+import { ensurePrivateDir, writePrivateFile } from './ipc/privateFs';
+import { runtimeInfoPath, runtimeTokenPath, separateSocketDir, socketPathFor } from './ipc/socketPath';
 import { log } from './log';
 import { mcpHub } from './mcp/hub';
 import type { RuntimeContext } from './runtimeContext';
 import { SessionStore } from './session/sessionStore';
 import { TurnRegistry } from './turns';
+import { killAllCommands } from './tools/bash';
 
+/** Registered once a client has presented the token at `initialize` (registerLifecycle comes first, alone). */
 const HANDLERS = [
-  registerLifecycle, registerConfigure, registerSend, registerCompact, registerCancel, registerList, registerTranscript,
+  registerConfigure, registerSend, registerCompact, registerCancel, registerList, registerTranscript,
   registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait, registerForkAnnounce, registerForkHistory,
   registerForkReview, registerForkBaseFile, registerForkApply, registerForkKeep, registerForkDiscard, registerWorktreeList,
   registerModelChat,
@@ -48,6 +54,9 @@ declare const FORK_AGENTS_VERSION: string | undefined;
 const VERSION = typeof FORK_AGENTS_VERSION === 'string' ? FORK_AGENTS_VERSION : 'dev';
 
 interface ServerOptions { storeDir: string; idleExitMs: number }
+
+/** A connection that has not presented the token by then is closed. */
+const AUTH_DEADLINE_MS = 30_000;
 
 function parseArgs(argv: string[]): ServerOptions {
   const value = (name: string) => {
@@ -64,39 +73,60 @@ function parseArgs(argv: string[]): ServerOptions {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  fs.mkdirSync(options.storeDir, { recursive: true });
+  // Folders only this user can enter (issue 11): created 0700, or checked and tightened when they exist.
+  ensurePrivateDir(options.storeDir);
+  const socketDir = separateSocketDir(options.storeDir);
+  if (socketDir) ensurePrivateDir(socketDir, { followSymlink: false });
   const socketPath = socketPathFor(options.storeDir);
+  const token = randomBytes(32).toString('hex');
   const info: RuntimeInfo = { protocolVersion: PROTOCOL_VERSION, pid: process.pid, storeDir: options.storeDir, version: VERSION };
   const store = new SessionStore(options.storeDir);
   const clients = new Set<ClientConnection>();
   const approvals = new ApprovalRouter(clients);
   const forks = new ForkManager(store, clients, approvals);
-  const ctx: RuntimeContext = { store, turns: new TurnRegistry(), forks, approvals, clients, info, stop: why => shutdown(why) };
+  const idle = new IdleExit({
+    delayMs: options.idleExitMs,
+    clients: () => clients.size,
+    busy: () => ctx.turns.count > 0 || forks.busy,
+    whenIdle: async () => {
+      await Promise.all([ctx.turns.whenIdle(), forks.whenIdle()]);
+    },
+    stop: () => shutdown('idle'),
+  });
+  const ctx: RuntimeContext = {
+    store, turns: new TurnRegistry(), forks, approvals, clients, info, token, stop: why => shutdown(why),
+    admit: client => {
+      client.admitted = true;
+      clients.add(client);
+      for (const register of HANDLERS) register(ctx, client);
+      idle.update();
+    },
+  };
   for (const problem of forks.loadAll()) log(`skipped a fork: ${problem}`);
   let nextId = 1;
-  let idleTimer: NodeJS.Timeout | undefined;
-
-  const scheduleIdleExit = () => {
-    clearTimeout(idleTimer);
-    if (clients.size > 0) return;
-    Promise.all([ctx.turns.whenIdle(), forks.whenIdle()]).then(() => {
-      if (clients.size > 0) return;
-      idleTimer = setTimeout(() => shutdown('idle'), options.idleExitMs);
-    });
-  };
 
   const server = net.createServer(socket => {
-    clearTimeout(idleTimer);
     const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
     const client = new ClientConnection(nextId++, rpc);
-    clients.add(client);
-    for (const register of HANDLERS) register(ctx, client);
+    client.drop = () => socket.end();
+    registerLifecycle(ctx, client);
+    // Before the token: every request is refused; after it, only unknown methods end up here.
+    rpc.onRequest((method: string) => {
+      if (!client.admitted) throw new ResponseError(RuntimeErrorCode.unauthorized, `${method}: initialize with the runtime's token first.`);
+      throw new ResponseError(-32601, `Unknown method ${method}.`);
+    });
+    const deadline = setTimeout(() => {
+      if (!client.admitted) client.drop();
+    }, AUTH_DEADLINE_MS);
+    deadline.unref();
     const onGone = () => {
+      clearTimeout(deadline);
       if (client.closed) return;
       client.closed = true;
-      clients.delete(client);
+      const wasClient = clients.delete(client);
+      if (!wasClient) return;
       log(`client ${client.id} (${client.clientName}) disconnected`);
-      scheduleIdleExit();
+      idle.update();
     };
     rpc.onClose(onGone);
     socket.on('close', onGone);
@@ -106,6 +136,7 @@ async function main(): Promise<void> {
 
   const shutdown = (why: string) => {
     log(`runtime ${process.pid} stopping (${why})`);
+    killAllCommands(); // nothing the bash tool started outlives the runtime
     server.close();
     mcpHub.killAll();
     ctx.store.closeAll();
@@ -113,15 +144,22 @@ async function main(): Promise<void> {
     if (process.platform !== 'win32') fs.rmSync(socketPath, { force: true });
     process.exit(0);
   };
+  // Last line of defence: every run catches its own failures (runLoop never rejects, forks end as failed),
+  // so anything reaching here is a bug in bookkeeping around them. Logged; the other sessions keep running.
+  process.on('unhandledRejection', reason => log(`unhandled rejection (the runtime keeps running): ${describeError(reason)}`));
+  process.on('uncaughtException', error => log(`uncaught exception (the runtime keeps running): ${describeError(error)}`));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   await listenExclusive(server, socketPath);
-  fs.writeFileSync(runtimeInfoPath(options.storeDir), JSON.stringify({ ...info, socket: socketPath, startedAt: new Date().toISOString() }));
+  // Only the runtime that won the socket writes the token; a client that read the previous one retries once.
+  writePrivateFile(runtimeTokenPath(options.storeDir), token);
+  if (process.platform !== 'win32') fs.chmodSync(socketPath, 0o600);
+  writePrivateFile(runtimeInfoPath(options.storeDir), JSON.stringify({ ...info, socket: socketPath, startedAt: new Date().toISOString() }));
   log(`runtime ${process.pid} serving ${options.storeDir} on ${socketPath}`);
   // Worktrees of forks that no longer exist (DESIGN §4.8); in the background, so clients connect at once.
   void forks.janitor.pruneAtStartup();
-  scheduleIdleExit();
+  idle.update();
 }
 
 /** Listens on the store's socket; a stale socket file is replaced, a live runtime makes this one exit. */
@@ -158,6 +196,10 @@ function isAlive(socketPath: string): Promise<boolean> {
     });
     probe.once('error', () => resolve(false));
   });
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
 function removeIfOurs(infoFile: string): void {

@@ -15,7 +15,7 @@ import { runtimeConfigure, sessionSend } from '../../src/common/protocol/runtime
 import type { SendResult } from '../../src/common/protocol/runtime';
 import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
-import type { FakeAnthropic, Responder } from '../fakes/anthropicServer';
+import type { FakeAnthropic, FakeAnthropicOptions, Responder } from '../fakes/anthropicServer';
 import type { BenchContext } from './types';
 
 const KEY = 'sk-ant-bench-key';
@@ -31,14 +31,14 @@ export interface RuntimeRun {
   dispose(): Promise<void>;
 }
 
-export async function startRuntimeRun(ctx: BenchContext, responder: Responder): Promise<RuntimeRun> {
+export async function startRuntimeRun(ctx: BenchContext, responder: Responder, fakeOptions: Omit<FakeAnthropicOptions, 'apiKey' | 'responder'> = {}): Promise<RuntimeRun> {
   const runtimeScript = path.join(ctx.distDir, 'runtime.js');
   if (!fs.existsSync(runtimeScript)) throw new Error(`${runtimeScript} is missing: run \`npm run bench\` (it builds dist/ first).`);
   const base = ctx.tempDir('cache-share-');
   const storeDir = path.join(base, 'store');
   const root = path.join(base, 'work');
   fs.mkdirSync(root);
-  const fake = await startFakeAnthropic({ apiKey: KEY, responder });
+  const fake = await startFakeAnthropic({ ...fakeOptions, apiKey: KEY, responder });
   let client: RuntimeClient | undefined;
   const dispose = async () => {
     await client?.close().catch(() => undefined);

@@ -1,16 +1,20 @@
 // The benchmark's sections, in the order they run and print. To add one, write a module exporting a
 // `Section` and append it here; main.ts, the table and bench.json pick it up with no other change.
 import { cacheShareSection } from './cacheShare';
+import { forkEngineSection } from './forkEngine';
 import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
 import { panelLoadSection } from './panelLoad';
 import type { Section } from './types';
 import { worktreeSection } from './worktree';
+import { worktreePrepSection } from './worktreePrep';
 
 export const SECTIONS: readonly Section[] = [
   forkStartSection,
   forkHeapSection,
   cacheShareSection,
+  forkEngineSection,
   panelLoadSection,
   worktreeSection,
+  worktreePrepSection,
 ];

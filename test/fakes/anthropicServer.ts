@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Usage } from '../../src/common/transcript';
 import { ApiError, invalid, sendError, sendJson } from './apiErrors';
 import { PromptCache, countInputTokens } from './cache';
+import { documentedMinCacheTokens } from './cacheMinimums';
 import type { CachePlan, CacheStats } from './cache';
 import { IdSource } from './ids';
 import { buildMessage, messageEvents, writeSse } from './sse';
@@ -86,7 +87,9 @@ export interface FakeAnthropicOptions {
   /** When set, x-api-key must equal it (it must be present either way). */
   apiKey?: string;
   responder?: Responder;
-  /** Smallest prefix, in estimated tokens, that gets cached. Default 1024. */
+  /** Prefix of the tool-use and message ids this server issues (default none: toolu_1, toolu_2, …). */
+  idPrefix?: string;
+  /** Smallest prefix, in estimated tokens, that gets cached, for every model. Default: each model's documented minimum. */
   minCacheTokens?: number;
   /** Pause between SSE events, so cancellation tests can cut in. Default 0. */
   streamDelayMs?: number;
@@ -146,8 +149,8 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     requests: [],
     requestListeners: new Set(),
     responseListeners: new Set(),
-    cache: new PromptCache(options.minCacheTokens ?? 1024, options.now ?? Date.now),
-    ids: new IdSource(),
+    cache: new PromptCache(options.minCacheTokens ?? documentedMinCacheTokens, options.now ?? Date.now),
+    ids: new IdSource(options.idPrefix),
     streamDelayMs: options.streamDelayMs ?? 0,
     firstEventDelayMs: options.firstEventDelayMs ?? 0,
     models: options.models,

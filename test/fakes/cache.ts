@@ -10,6 +10,7 @@
 //   which a read refreshes.
 import { createHash } from 'node:crypto';
 import type { Usage } from '../../src/common/transcript';
+import { stripsEarlierThinking } from './cacheMinimums';
 import { isObject } from './validateMessages';
 import type { Json } from './validateMessages';
 
@@ -71,21 +72,23 @@ function contentOf(message: Json): unknown[] {
 }
 
 /**
- * Thinking blocks of assistant turns before the last plain user message (one without tool_result blocks)
- * leave the prefix, as the real API drops them; a user message carrying tool results keeps them (DESIGN §4.6).
+ * On models that strip earlier thinking (stripsEarlierThinking: the documented rule), thinking blocks of
+ * assistant turns before the last user turn holding any non-tool_result block (text beside tool results
+ * included) leave the prefix; user turns of tool results only keep them. Other models keep them all.
  */
-function firstKeptThinkingMessage(messages: Json[]): number {
+function firstKeptThinkingMessage(messages: Json[], model: string): number {
+  if (!stripsEarlierThinking(model)) return 0;
   let lastPlain = 0;
   let i = 0;
   while (i < messages.length) {
     const start = i;
-    let hasToolResult = false;
+    let hasOther = false;
     // Consecutive same-role messages form one turn, as the API merges them.
     while (i < messages.length && messages[i].role === messages[start].role) {
-      hasToolResult ||= contentOf(messages[i]).some(b => isObject(b) && b.type === 'tool_result');
+      hasOther ||= contentOf(messages[i]).some(b => !(isObject(b) && b.type === 'tool_result'));
       i += 1;
     }
-    if (messages[start].role === 'user' && !hasToolResult) lastPlain = start;
+    if (messages[start].role === 'user' && hasOther) lastPlain = start;
   }
   return lastPlain;
 }
@@ -102,7 +105,7 @@ export function flattenPrompt(body: Json): PromptBlock[] {
   if (typeof body.system === 'string') add(`${head};system`, { type: 'text', text: body.system });
   else if (Array.isArray(body.system)) body.system.forEach(block => add(`${head};system`, block));
   const messages = body.messages as Json[];
-  const keepThinkingFrom = firstKeptThinkingMessage(messages);
+  const keepThinkingFrom = firstKeptThinkingMessage(messages, String(body.model));
   messages.forEach((message, i) => {
     for (const block of contentOf(message)) {
       const thinking = isObject(block) && (block.type === 'thinking' || block.type === 'redacted_thinking');
@@ -125,7 +128,8 @@ export class PromptCache {
   private reads = 0;
 
   constructor(
-    private readonly minTokens: number,
+    /** Smallest cached prefix: one number for every model, or per model (the documented minimums). */
+    private readonly minTokens: number | ((model: string) => number),
     private readonly now: () => number,
   ) {}
 
@@ -144,6 +148,7 @@ export class PromptCache {
     }
     const breakpoints = blocks.flatMap((block, i) => (block.ttl ? [{ at: i, ttl: block.ttl }] : []));
     const now = this.now();
+    const minTokens = typeof this.minTokens === 'number' ? this.minTokens : this.minTokens(String(body.model));
 
     let readEnd = -1;
     for (const { at, ttl } of breakpoints) {
@@ -157,8 +162,8 @@ export class PromptCache {
     }
     const read = readEnd >= 0 ? cumulative[readEnd] : 0;
     const last = breakpoints[breakpoints.length - 1];
-    const created = last && last.at > readEnd && cumulative[last.at] >= this.minTokens ? cumulative[last.at] - read : 0;
-    const pending = breakpoints.filter(b => cumulative[b.at] >= this.minTokens).map(b => ({ key: `${b.ttl}:${hashes[b.at]}`, ttl: b.ttl }));
+    const created = last && last.at > readEnd && cumulative[last.at] >= minTokens ? cumulative[last.at] - read : 0;
+    const pending = breakpoints.filter(b => cumulative[b.at] >= minTokens).map(b => ({ key: `${b.ttl}:${hashes[b.at]}`, ttl: b.ttl }));
     if (read > 0) this.reads += 1;
 
     let committed = false;

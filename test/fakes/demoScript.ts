@@ -1,15 +1,22 @@
-// A tiny deterministic "model" for the demo and e2e runs: asked to list files and/or read a file, it calls
-// list_files then read_file and answers in markdown quoting what they returned; anything else gets a short
-// friendly echo. It decides from the conversation alone, so forks and revived sessions behave the same.
+// A small deterministic "model" for the demo and the e2e runs. It follows plain instructions with the real
+// tools (demoPlan.ts: list, read, search, create/write, edit, run, fork / in parallel), one tool call per
+// response, then answers from what the tools returned. Inside a fork (its prompt carries the fork
+// boilerplate) it works on the directive and reports in the boilerplate's form (Scope: / Result: / …).
+// It decides from the conversation alone, so forks and revived sessions behave the same, and it says it is
+// a demo: it never pretends to be a real model.
 import { isPureReminderText } from '../../src/common/transcript';
 import type { Responder, ScriptedTurn } from './anthropicServer';
+import { DEMO_VERBS, planFor } from './demoPlan';
+import type { Step } from './demoPlan';
 
-interface Step { name: 'list_files' | 'read_file'; input: Record<string, string> }
-interface Block { type: string; text?: string; id?: string; name?: string; tool_use_id?: string; content?: unknown; is_error?: boolean }
+interface Block { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown; is_error?: boolean }
 interface Msg { role: string; content: string | Block[] }
 interface Outcome { step: Step; text: string; isError: boolean }
 
-const READ_PATTERN = /\bread\s+(?:the\s+)?(?:file\s+)?[`"']?([\w./-]*\w)[`"']?/i;
+const BOILERPLATE = '<fork-boilerplate>';
+const NOTIFICATION = /<fork-notification>\s*Fork "([^"]*)" \(([^)]*)\) ([^\n]*?) after/g;
+
+export { planFor } from './demoPlan';
 
 export function demoResponder(): Responder {
   return req => demoTurn(req.body as { messages: Msg[]; tools?: { name: string }[] });
@@ -34,34 +41,39 @@ function directiveOf(prompt: string): string {
   return directive ? directive[1].trim() : prompt;
 }
 
-export function planFor(prompt: string): Step[] {
-  const steps: Step[] = [];
-  if (/\blist\b/i.test(prompt)) steps.push({ name: 'list_files', input: { pattern: '**/*' } });
-  const read = READ_PATTERN.exec(prompt);
-  if (read) steps.push({ name: 'read_file', input: { path: read[1] } });
-  return steps;
-}
-
 function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) return content.map(b => (typeof b?.text === 'string' ? b.text : '')).join('\n');
   return '';
 }
 
-/** Tool calls made since the prompt, with their results where they have come back. */
+/** Tool calls made since the prompt, in order, with their results where they have come back. */
 function outcomesSince(messages: Msg[], from: number): Outcome[] {
   const calls = new Map<string, Step>();
   const outcomes: Outcome[] = [];
   for (const message of messages.slice(from + 1)) {
     for (const block of blocksOf(message)) {
-      if (block.type === 'tool_use' && block.id && (block.name === 'list_files' || block.name === 'read_file')) {
-        calls.set(block.id, { name: block.name, input: {} });
+      if (block.type === 'tool_use' && block.id && block.name) {
+        calls.set(block.id, { name: block.name as Step['name'], input: (block.input ?? {}) as Record<string, string> });
       } else if (block.type === 'tool_result' && block.tool_use_id && calls.has(block.tool_use_id)) {
         outcomes.push({ step: calls.get(block.tool_use_id) as Step, text: resultText(block.content), isError: block.is_error === true });
       }
     }
   }
   return outcomes;
+}
+
+/** Reports of finished forks that rode in as <fork-notification> reminders since the user's prompt (or just before it). */
+function notificationsBefore(messages: Msg[], promptAt: number): string[] {
+  let from = promptAt;
+  while (from > 0 && messages[from - 1].role === 'user') from--;
+  const text = messages
+    .slice(Math.max(from, 0))
+    .filter(m => m.role === 'user')
+    .flatMap(blocksOf)
+    .map(b => (b.type === 'text' ? b.text ?? '' : ''))
+    .join('\n');
+  return [...text.matchAll(NOTIFICATION)].map(m => `fork “${m[1]}” (${m[2]}) ${m[3]}`);
 }
 
 function say(text: string): ScriptedTurn {
@@ -73,39 +85,118 @@ export function demoTurn(body: { messages: Msg[]; tools?: { name: string }[] }):
   const tools = new Set((body.tools ?? []).map(t => t.name));
   let promptAt = -1;
   for (let i = messages.length - 1; i >= 0 && promptAt < 0; i--) if (promptText(messages[i]) !== '') promptAt = i;
+  const raw = promptAt >= 0 ? promptText(messages[promptAt]) : '';
+  const inFork = raw.includes(BOILERPLATE);
   // A fork's prompt is its boilerplate ("Re-read files …") ending in the directive: only the directive is the ask.
-  const prompt = directiveOf(promptAt >= 0 ? promptText(messages[promptAt]) : '');
-  const plan = planFor(prompt);
+  const ask = directiveOf(raw);
+  const reports = promptAt >= 0 ? notificationsBefore(messages, promptAt) : [];
+  const plan = planFor(ask);
   const outcomes = outcomesSince(messages, promptAt);
-  const next = plan.find(step => !outcomes.some(o => o.step.name === step.name));
-  if (next) {
-    if (!tools.has(next.name)) {
-      return say(`I would use the \`${next.name}\` tool for that, but it is not available here, so I can only answer in text.\n\nYou asked: “${prompt}”`);
+
+  if (plan.kind === 'forks') {
+    if (inFork) return say(forkReport(ask, [], 'I am a forked worker, so I do not start forks of my own; nothing was done.'));
+    if (!tools.has('Agent')) return say(`I would start ${plan.directives.length === 1 ? 'a fork' : 'forks'} with the \`Agent\` tool, but it is not available here.`);
+    if (outcomes.length === 0) {
+      const calls = plan.directives.map(directive => ({
+        type: 'tool_use' as const,
+        name: 'Agent',
+        input: { subagent_type: 'fork', description: shortName(directive), prompt: directive },
+      }));
+      const intro = plan.directives.length === 1 ? 'Starting a fork for that in the background.' : `Starting ${plan.directives.length} forks in parallel.`;
+      return { content: [{ type: 'text', text: intro }, ...calls], stop_reason: 'tool_use' };
     }
-    const why = next.name === 'list_files' ? 'Let me list the files in the workspace first.' : `Now let me read \`${next.input.path}\`.`;
-    return { content: [{ type: 'text', text: why }, { type: 'tool_use', name: next.name, input: next.input }], stop_reason: 'tool_use' };
+    return say(withFooter(forksStarted(outcomes), reports));
   }
-  if (plan.length > 0) return say(finalAnswer(plan, outcomes));
-  if (!prompt) return say('Hello! I am the demo model. What would you like me to do?');
-  return say(`Hello! You said: “${prompt}”\n\nI am the demo model: ask me to *list* the files or to *read* a file (for example “read README.md”) and I will use the tools.`);
+
+  if (plan.kind === 'steps') {
+    const next = plan.steps[outcomes.length];
+    if (next) {
+      if (!tools.has(next.name)) {
+        return say(`I would use the \`${next.name}\` tool for that, but it is not available here, so I can only answer in text.\n\nYou asked: “${ask}”`);
+      }
+      return { content: [{ type: 'text', text: intro(next) }, { type: 'tool_use', name: next.name, input: next.input }], stop_reason: 'tool_use' };
+    }
+    const findings = outcomes.map(describeOutcome);
+    const readOnly = plan.steps.every(s => s.name === 'list_files' || s.name === 'read_file' || s.name === 'grep');
+    const heading = readOnly ? 'Here is what I found:' : 'Here is what I did:';
+    if (inFork) return say(forkReport(ask, outcomes, [heading, '', ...findings].join('\n')));
+    return say(withFooter([heading, '', ...findings].join('\n'), reports));
+  }
+
+  if (inFork) return say(forkReport(ask, [], `I am the demo model and do not understand this directive. I understand: ${DEMO_VERBS.join(', ')}.`));
+  if (reports.length > 0 && !ask) return say(withFooter('Noted.', reports));
+  const echo = ask ? `Hello! You said: “${ask}”\n\n` : 'Hello! ';
+  return say(withFooter(`${echo}I am the local demo model (scripted, not a real AI). I follow simple instructions with the real tools:\n\n${DEMO_VERBS.map(v => `- ${v}`).join('\n')}`, reports));
 }
 
-function finalAnswer(plan: Step[], outcomes: Outcome[]): string {
-  const sections = ['Here is what I found:', ''];
-  for (const step of plan) {
-    const outcome = outcomes.find(o => o.step.name === step.name);
-    if (!outcome) continue;
-    if (outcome.isError) {
-      sections.push(`- \`${step.name}\` failed: ${outcome.text.split('\n')[0]}`);
-    } else if (step.name === 'list_files') {
-      const files = outcome.text.split('\n').map(l => l.trim()).filter(l => l !== '' && !l.startsWith('['));
+function intro(step: Step): string {
+  switch (step.name) {
+    case 'list_files': return 'Let me list the files in the workspace first.';
+    case 'read_file': return `Now let me read \`${step.input.path}\`.`;
+    case 'grep': return `Searching for \`${step.input.pattern}\`.`;
+    case 'write_file': return `Writing \`${step.input.path}\`.`;
+    case 'edit_file': return `Editing \`${step.input.path}\`.`;
+    case 'bash': return `Running \`${step.input.command}\`.`;
+  }
+}
+
+function describeOutcome(outcome: Outcome): string {
+  const { step, text } = outcome;
+  if (outcome.isError && step.name !== 'bash') return `- \`${step.name}\` failed: ${text.split('\n')[0]}`;
+  switch (step.name) {
+    case 'list_files': {
+      const files = text.split('\n').map(l => l.trim()).filter(l => l !== '' && !l.startsWith('['));
       const shown = files.slice(0, 5).map(f => `\`${f}\``).join(', ');
-      sections.push(`- The workspace has **${files.length}** file${files.length === 1 ? '' : 's'}${shown ? `, including ${shown}` : ''}.`);
-    } else {
+      return `- The workspace has **${files.length}** file${files.length === 1 ? '' : 's'}${shown ? `, including ${shown}` : ''}.`;
+    }
+    case 'read_file': {
       // read_file numbers lines like `cat -n`; the quote drops the numbers.
-      const lines = outcome.text.split('\n').filter(l => !l.startsWith('[')).slice(0, 3).map(l => l.replace(/^\s*\d+\t/, ''));
-      sections.push(`- \`${step.input.path}\` begins with:\n\n${lines.map(l => `  > ${l}`).join('\n')}`);
+      const lines = text.split('\n').filter(l => !l.startsWith('[')).slice(0, 3).map(l => l.replace(/^\s*\d+\t/, ''));
+      return `- \`${step.input.path}\` begins with:\n\n${lines.map(l => `  > ${l}`).join('\n')}`;
+    }
+    case 'grep': {
+      const hits = text.split('\n').filter(l => /^[^\s:][^:]*:\d+:/.test(l));
+      if (hits.length === 0) return `- \`${step.input.pattern}\` does not appear in the workspace.`;
+      return `- \`${step.input.pattern}\` appears ${hits.length} time${hits.length === 1 ? '' : 's'}:\n\n${hits.slice(0, 5).map(h => `  - \`${h.slice(0, 120)}\``).join('\n')}`;
+    }
+    case 'write_file': return `- Wrote \`${step.input.path}\`.`;
+    case 'edit_file': return `- Edited \`${step.input.path}\`: replaced “${step.input.old_string}” with “${step.input.new_string}”.`;
+    case 'bash': {
+      const code = /\[Exit code: (\d+)\]/.exec(text)?.[1];
+      const body = text.replace(/\n*\[[^\]\n]*\]\s*$/g, '').trimEnd();
+      const tail = body.split('\n').slice(-8).join('\n');
+      const status = outcome.isError && code === undefined ? `did not finish: ${text.split('\n').pop()}` : `exited with code ${code ?? 0}`;
+      return `- \`${step.input.command}\` ${status}. The last lines of its output:\n\n\`\`\`\n${tail || '(no output)'}\n\`\`\``;
     }
   }
-  return sections.join('\n');
+}
+
+function forksStarted(outcomes: Outcome[]): string {
+  const lines = outcomes.map(o => (o.isError ? `- could not start a fork: ${o.text.split('\n')[0]}` : `- ${o.text.split('\n')[0]}`));
+  return [`Started ${outcomes.length === 1 ? 'a fork' : `${outcomes.length} forks`}:`, '', ...lines, '', 'Their reports arrive in the Forks panel and in my next request.'].join('\n');
+}
+
+/** The report a forked worker gives, in the form its boilerplate asks for. */
+function forkReport(directive: string, outcomes: Outcome[], result: string): string {
+  const changed = outcomes.filter(o => !o.isError && (o.step.name === 'write_file' || o.step.name === 'edit_file')).map(o => o.step.input.path);
+  const touched = [...new Set(outcomes.map(o => o.step.input.path).filter((p): p is string => typeof p === 'string'))];
+  const checks = outcomes.filter(o => o.step.name !== 'write_file' && o.step.name !== 'edit_file').map(o => o.step.name === 'bash' ? `ran \`${o.step.input.command}\`` : `used ${o.step.name}`);
+  const failed = outcomes.filter(o => o.isError).map(o => `\`${o.step.name}\` failed: ${o.text.split('\n')[0]}`);
+  return [
+    `Scope: ${directive.replace(/\.$/, '')}.`,
+    `Result: ${result}`,
+    `Key files: ${touched.length > 0 ? touched.join(', ') : 'none'}`,
+    `Files changed: ${changed.length > 0 ? [...new Set(changed)].join(', ') : 'none'}`,
+    `Verification: ${checks.length > 0 ? [...new Set(checks)].join('; ') : 'none (demo model)'}`,
+    ...(failed.length > 0 ? [`Issues: ${failed.join('; ')}`] : []),
+  ].join('\n');
+}
+
+function withFooter(text: string, reports: string[]): string {
+  const heard = reports.length > 0 ? `\n\nReports that arrived meanwhile: ${reports.join('; ')}.` : '';
+  return `${text}${heard}\n\n_(the local demo model: scripted, not a real AI)_`;
+}
+
+function shortName(directive: string): string {
+  return directive.split(/\s+/).slice(0, 5).join(' ');
 }

@@ -5,14 +5,17 @@ export class IdSource {
   private toolUses = 0;
   private messages = 0;
 
+  /** A long-lived server (the demo) passes a per-process prefix, so a conversation that outlives one server keeps unique ids. */
+  constructor(private readonly prefix = '') {}
+
   toolUseId(): string {
     this.toolUses += 1;
-    return `toolu_${this.toolUses}`;
+    return `toolu_${this.prefix}${this.toolUses}`;
   }
 
   messageId(): string {
     this.messages += 1;
-    return `msg_fake${String(this.messages).padStart(16, '0')}`;
+    return `msg_fake${this.prefix}${String(this.messages).padStart(16, '0')}`;
   }
 }
 

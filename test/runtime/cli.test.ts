@@ -52,6 +52,26 @@ describe('cli: fork-agents', function () {
     assert.match(transcript.stdout, /DIRECTIVE: summarise/);
   });
 
+  it('--thinking-budget and --cache-ttl fix a chat\'s settings, which its fork keeps; chat --session on a fork is refused', async () => {
+    fake.setResponder(r => (r.rawBody.includes('<fork-boilerplate>') ? say('Scope: fork.') : say('parent answer')));
+    const chat = await cli('chat', '--cwd', cwd, '--thinking-budget', '2048', '--cache-ttl', '1h', '--json', 'think first');
+    assert.equal(chat.code, 0, chat.stderr);
+    const fork = await cli('fork', '--cwd', cwd, '--session', lastJson(chat).sessionId, '--isolation', 'shared', '--wait', '--json', 'inherit');
+    assert.equal(fork.code, 0, fork.stderr);
+    const forkRequest = fake.requests.find(r => r.rawBody.includes('DIRECTIVE: inherit'))!;
+    assert.deepEqual(forkRequest.body.thinking, { type: 'enabled', budget_tokens: 2048 });
+    assert.deepEqual(forkRequest.body.thinking, fake.requests[0].body.thinking);
+    assert.ok(forkRequest.rawBody.includes('"ttl":"1h"') && !forkRequest.rawBody.match(/"cache_control":\{"type":"ephemeral"\}/), 'every breakpoint has the parent\'s 1h TTL');
+    const before = fake.requests.length;
+    const asParent = await cli('chat', '--cwd', cwd, '--session', lastJson(fork).forkId, 'run as a parent');
+    assert.notEqual(asParent.code, 0);
+    assert.match(asParent.stderr, /is a fork: continue it with fork\/send \(`fork-agents send --fork/);
+    assert.equal(fake.requests.length, before, 'nothing was sent');
+    const badTtl = await cli('chat', '--cwd', cwd, '--cache-ttl', '2h', 'x');
+    assert.equal(badTtl.code, 2);
+    assert.match(badTtl.stderr, /--cache-ttl must be 5m or 1h/);
+  });
+
   it('exits 2 with a one-line reason on bad input', async () => {
     const badTurns = await cli('fork', '--session', 's-00000000-0000', '--turns', '1.5', 'x');
     assert.equal(badTurns.code, 2);

@@ -69,6 +69,14 @@ describe('runtime: compaction', function () {
     const sentAll = JSON.stringify(h.fake.requests.find(r => isForkRequest(r) && r.rawBody.includes('DIRECTIVE: all of it'))!.body.messages);
     const sentTwo = JSON.stringify(h.fake.requests.find(r => isForkRequest(r) && r.rawBody.includes('DIRECTIVE: two turns'))!.body.messages);
     assert.ok(sentAll.includes('SUMMARY: the user asked') && sentAll.includes('question 3') && !sentAll.includes('"question 1"'));
+    // Order and cache (issue 10): startup, then summary, as the parent sent them, and read from the cache.
+    const allRequest = h.fake.requests.find(r => isForkRequest(r) && r.rawBody.includes('DIRECTIVE: all of it'))!;
+    const head = allRequest.body.messages[0].content;
+    assert.match(head[0].text, /^<system-reminder>\nWorkspace root/);
+    assert.match(head[1].text, /SUMMARY: the user asked/);
+    const parentLast = h.fake.requests.filter(r => !isForkRequest(r) && !isSummaryRequest(r)).at(-1)!;
+    assert.deepEqual(JSON.parse(JSON.stringify(allRequest.body.messages[0])), parentLast.body.messages[0], 'the first message repeats the parent\'s');
+    assert.ok(allRequest.usage!.cache_read_input_tokens > 0, 'and is read from the cache');
     assert.ok(!sentTwo.includes('SUMMARY'), 'a numeric window never includes the summary');
     assert.equal(two.summaryExcluded, true, 'and its summary says so, for the editor to tell the user');
     assert.equal(all.summaryExcluded, undefined);

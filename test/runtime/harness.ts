@@ -38,9 +38,10 @@ export interface Harness {
   dispose(): Promise<void>;
 }
 
-export async function startHarness(options: { fake?: FakeAnthropicOptions; config?: ConfigureParams } = {}): Promise<Harness> {
+/** `storeDir`: a store folder to use (a small tmpfs, say); default: a new temp folder. */
+export async function startHarness(options: { fake?: FakeAnthropicOptions; config?: ConfigureParams; storeDir?: string } = {}): Promise<Harness> {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-rt-'));
-  const storeDir = path.join(base, 'store');
+  const storeDir = options.storeDir ?? path.join(base, 'store');
   const root = path.join(base, 'work');
   fs.mkdirSync(root);
   const fake = await startFakeAnthropic({ apiKey: TEST_KEY, ...options.fake });

@@ -77,6 +77,22 @@ describe('runtime: MCP servers (server-everything over stdio)', function () {
     assert.deepEqual(h.approvals, []);
   });
 
+  it('Restricted Mode refuses MCP tools without asking, a trusted server\'s too, in the parent and in its fork', async () => {
+    await h.configure({ approvalMode: 'auto', restricted: true, mcpServers: [server({ trusted: true })] });
+    parentScript.push(call(['mcp__everything__echo', { message: 'from the parent' }]), say('refused'));
+    const parent = await h.send('echo something');
+    const [refused] = toolResults(h.fake.requests[1]);
+    assert.equal(refused.is_error, true);
+    assert.match(resultText(refused), /denied.*Restricted Mode/);
+    forkScript.push(call(['mcp__everything__get-sum', { a: 2, b: 40 }]), say('Scope: sum.\nResult: refused.'));
+    const { id: forkId } = await sendRequest(h.client.endpoint, forkStart, { sessionId: parent.sessionId, directive: 'add two numbers', isolation: 'shared' });
+    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId })).state, 'completed');
+    const [forkRefused] = toolResults(h.fake.requests.filter(isForkRequest)[1]);
+    assert.equal(forkRefused.is_error, true);
+    assert.match(resultText(forkRefused), /denied.*Restricted Mode/);
+    assert.deepEqual(h.approvals, [], 'nobody was asked');
+  });
+
   it('a killed server gives a clear tool error and comes back on the next call; the definitions do not move', async () => {
     await h.configure({ approvalMode: 'auto' });
     parentScript.push(call(['mcp__everything__echo', { message: 'one' }]), say('ok'));

@@ -6,6 +6,7 @@ import { SocketMessageReader, SocketMessageWriter, createMessageConnection } fro
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import { PROTOCOL_VERSION, RuntimeErrorCode } from '../../src/common/protocol/runtime';
+import { readRuntimeToken } from '../../src/client/launch';
 import { socketPathFor } from '../../src/runtime/ipc/socketPath';
 import { startHarness } from './harness';
 import type { Harness } from './harness';
@@ -17,7 +18,7 @@ async function initializeAs(storeDir: string, protocolVersion: number): Promise<
   const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
   connection.listen();
   try {
-    await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { protocolVersion, clientName: 'old' } });
+    await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { protocolVersion, clientName: 'old', token: readRuntimeToken(storeDir) } });
     return { message: 'accepted' };
   } catch (error) {
     return error as { code?: number; message: string; data?: { replacing?: boolean } };

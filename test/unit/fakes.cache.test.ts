@@ -145,21 +145,25 @@ describe('fake Anthropic server prompt cache', () => {
     assert.equal((await usageOf(body)).cache_read_input_tokens, countInputTokens(body));
   });
 
-  it('drops earlier thinking after a plain user message, but keeps it when the user message carries tool results', async () => {
-    await start();
+  it('thinking follows the documented rule: stripped by any non-tool-result user block on older models, kept on newer ones', async () => {
+    await start({ minCacheTokens: 64 });
     const thinking = { type: 'enabled', budget_tokens: 1024 };
     const thought = (t: string) => ({ type: 'thinking', thinking: t, signature: thinkingSignature(t) });
     const use = (id: string) => ({ type: 'tool_use', id, name: 'read_file', input: { path: 'a' } });
     const result = (id: string, cc?: Cc) => ({ type: 'tool_result', tool_use_id: id, content: 'contents', ...(cc ? { cache_control: cc } : {}) });
-    const options = { system: system(), tools: [tool('Read a file.')], thinking, max_tokens: 4096 };
-    const head = [user(text('read a')), assistant(thought('I will read a.'), use('toolu_a'))];
-    const firstBody = requestBody([...head, user(result('toolu_a', CC))], options);
-    await usageOf(firstBody);
-    const cached = countInputTokens(firstBody);
-    const directive = await usageOf(requestBody([...head, user(result('toolu_a')), assistant(thought('next'), use('toolu_b')), user(result('toolu_b'), text('directive', CC))], options));
-    assert.equal(directive.cache_read_input_tokens, cached, 'tool results + directive keep the thinking in the prefix');
-    const plain = await usageOf(requestBody([...head, user(result('toolu_a')), assistant(thought('done'), text('answer')), user(text('new question', CC))], options));
-    assert.equal(plain.cache_read_input_tokens, 0, 'a plain user message drops the earlier thinking, so the prefix differs');
+    for (const [model, strips] of [['claude-sonnet-4-5-20250929', true], ['claude-haiku-4-5', true], ['claude-sonnet-4-6', false], ['claude-opus-4-5', false]] as const) {
+      server.clearCache();
+      const options = { model, system: system(), tools: [tool('Read a file.')], thinking, max_tokens: 4096 };
+      const head = [user(text('read a')), assistant(thought('I will read a.'), use('toolu_a'))];
+      const firstBody = requestBody([...head, user(result('toolu_a', CC))], options);
+      await usageOf(firstBody);
+      const cached = countInputTokens(firstBody);
+      const results = await usageOf(requestBody([...head, user(result('toolu_a')), assistant(thought('next'), use('toolu_b')), user(result('toolu_b', CC))], options));
+      assert.equal(results.cache_read_input_tokens, cached, `${model}: tool results alone keep the thinking in the prefix`);
+      const directive = await usageOf(requestBody([...head, user(result('toolu_a')), assistant(thought('next'), use('toolu_b')), user(result('toolu_b'), text('directive', CC))], options));
+      if (strips) assert.equal(directive.cache_read_input_tokens, 0, `${model}: a text block beside tool results strips the earlier thinking, so the prefix differs`);
+      else assert.ok(directive.cache_read_input_tokens >= cached, `${model}: earlier thinking is preserved, the prefix is read`);
+    }
   });
 
   it('reports cache usage in message_start for SDK streams', async () => {

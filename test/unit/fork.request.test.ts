@@ -16,7 +16,7 @@ import { Transcript, closingEntry, header, richParent, text, thought } from './f
 function forkFirst(h: SessionHeader, snapshot: readonly Entry[], turns: ForkTurns, directive: string) {
   const { inherited, closing } = closeBoundary(selectHistory(snapshot, turns), renderDirective(directive));
   const end = parentRequestEnd(inherited);
-  const body = buildRequestBody(h, [...inherited, closingEntry(closing)], end < 0 ? undefined : end);
+  const body = buildRequestBody(h, [...inherited, closingEntry(closing)], end < 0 ? undefined : { parentRequestEnd: end, closingAt: inherited.length });
   return { body, inherited, end, closingBlocks: closing.content.length };
 }
 
@@ -210,9 +210,15 @@ describe('fork: the first request shares the parent\'s prefix byte for byte (DES
       const parent = breakpoints(parentLatest(header(), inherited));
       const fork = breakpoints(body);
       for (const at of parent) assert.ok(fork.includes(at), `${at} kept: ${fork.join(' ')}`);
-      // Siblings share everything before their directives: the end of the inherited history carries the
-      // breakpoint (the directive itself is written by the fork's next request).
-      assert.equal(fork[fork.length - 1], inheritedEnd(body, closingBlocks), 'and one at the end of the inherited history');
+      // Siblings share everything before their directives: the block just before the directive (the last
+      // placeholder result, else the end of the inherited history) carries the breakpoint; the fork's
+      // second request finds it one block back from its breakpoint on the closing entry.
+      const last = body.messages.length - 1;
+      const own = body.messages[last].content.length;
+      const beforeDirective = own > 1 ? `messages.${last}.content.${own - 2}` : lastBlock(body, last - 1);
+      assert.equal(fork[fork.length - 1], beforeDirective, 'and one just before the directive');
+      assert.ok(fork.length <= 4, 'at most four breakpoints');
+      void inheritedEnd(body, closingBlocks);
     }
   });
 

@@ -27,6 +27,13 @@ describe('host: approvals', () => {
     assert.match(approvalDetail({ toolName: 'bash', category: 'exec', input: { command: 'ls' } }), /runs a command\)\ncommand: ls$/);
   });
 
+  it('shows the whole command with control characters escaped (issue 11 §8)', () => {
+    const command = `echo tests ${'.'.repeat(600)}\ntouch x\rrm -rf ~ \x1b[2K\u202e`;
+    const detail = approvalDetail({ toolName: 'bash', category: 'exec', input: { command } });
+    assert.equal(detail, `Tool: bash (runs a command)\ncommand: echo tests ${'.'.repeat(600)}\\ntouch x\\rrm -rf ~ \\e[2K\\u202e`);
+    assert.equal(approvalMessage('Run a\rb'), '@fork wants to run a\\rb');
+  });
+
   it('maps the choice: Allow, Deny, dismissed = deny with a reason', () => {
     assert.deepEqual(approvalAnswer('Allow'), { approved: true });
     assert.deepEqual(approvalAnswer('Deny'), { approved: false });

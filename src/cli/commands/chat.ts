@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import * as readline from 'node:readline';
 import type { AgentEvent } from '../../common/agentEvents';
+import { approvalInputLines, escapeControl } from '../../common/escapeControl';
 import { onNotification, onRequest, sendRequest } from '../../common/protocol/endpoint';
 import { permissionRequest, sessionCancel, sessionEvent, sessionSend } from '../../common/protocol/runtime';
 import type { PermissionParams, PermissionResult } from '../../common/protocol/runtime';
@@ -18,13 +19,25 @@ export async function chatCommand(args: ParsedArgs): Promise<void> {
   const json = args.switches.has('json');
   const client = await connectCli(args, root);
   const turnId = randomUUID();
+  let sessionId = args.flags.get('session');
+  // Ctrl-C before a new chat's session id is known is kept, and sent as soon as the first event names it.
+  let interrupted = false;
+  const cancel = () => {
+    if (sessionId) sendRequest(client.endpoint, sessionCancel, { sessionId }).catch(() => undefined);
+  };
   onNotification(client.endpoint, sessionEvent, params => {
-    if (params.turnId === turnId) render(params.event, json);
+    if (params.turnId !== turnId) return;
+    if (!sessionId) {
+      sessionId = params.sessionId;
+      if (interrupted) cancel();
+    }
+    render(params.event, json);
   });
   onRequest(client.endpoint, permissionRequest, askOnTerminal);
-  let sessionId = args.flags.get('session');
   const interrupt = () => {
-    if (sessionId) void sendRequest(client.endpoint, sessionCancel, { sessionId });
+    interrupted = true;
+    process.stderr.write('\nfork-agents: stopping the turn (Ctrl-C again to quit at once)\n');
+    cancel();
   };
   process.once('SIGINT', interrupt);
   try {
@@ -33,6 +46,7 @@ export async function chatCommand(args: ParsedArgs): Promise<void> {
     if (json) printJson({ type: 'result', sessionId: result.sessionId, stopReason: result.stopReason, text: result.text, usage: result.usage, error: result.error });
     else process.stdout.write(`\nsession: ${result.sessionId}\n`);
     if (result.error) throw new CliFailure(result.error.message);
+    if (result.stopReason === 'cancelled') throw new CliFailure('the turn was cancelled (Ctrl-C)');
   } finally {
     process.off('SIGINT', interrupt);
     await client.close();
@@ -69,7 +83,11 @@ async function askOnTerminal(params: PermissionParams): Promise<PermissionResult
   }
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = await new Promise<string>(resolve => rl.question(`Allow: ${params.description}? [y/N] `, resolve));
+    // The whole input, control characters escaped: a `\r` or an ANSI erase must not redraw the question.
+    const details = approvalInputLines(params.input, 2000).map(line => `  ${line}\n`).join('');
+    const kind = params.category === 'exec' ? 'runs a command' : params.category === 'edit' ? 'changes files' : 'reads files';
+    const question = `Allow ${escapeControl(params.toolName)} (${kind}): ${escapeControl(params.description)}\n${details}[y/N] `;
+    const answer = await new Promise<string>(resolve => rl.question(question, resolve));
     return /^y(es)?$/i.test(answer.trim()) ? { approved: true } : { approved: false, reason: 'denied at the terminal' };
   } finally {
     rl.close();

@@ -1,4 +1,5 @@
 // fork-agents fork / send: start a fork of a session, or continue a finished fork; --wait for the report.
+import type { AgentEvent } from '../../common/agentEvents';
 import { parseForkTurns } from '../../common/forkTurns';
 import type { ForkSummary } from '../../common/forks';
 import { onNotification, sendRequest } from '../../common/protocol/endpoint';
@@ -23,6 +24,13 @@ export async function forkCommand(args: ParsedArgs): Promise<void> {
     const fork = await sendRequest(client.endpoint, forkStart, {
       sessionId, directive, forkTurns: args.flags.get('turns'), atEntryId: args.flags.get('at'), isolation,
     });
+    // Once it started (a refused start keeps its one-line reason).
+    if ((args.flags.get('approval') ?? 'ask') === 'ask' && !args.switches.has('json')) {
+      process.stderr.write(
+        'note: this fork asks before it edits files or runs commands, and only a connected editor (the Forks panel) can answer;\n' +
+        '      without one its requests are denied after a while. Use --approval auto-edit or --approval auto to allow them.\n',
+      );
+    }
     await finish(client, fork, args);
   } finally {
     await client.close();
@@ -53,10 +61,21 @@ async function finish(client: RuntimeClient, fork: ForkSummary, args: ParsedArgs
   onNotification(client.endpoint, forkEvent, params => {
     if (params.forkId !== fork.id) return;
     if (json && params.event.type !== 'entry') printJson({ forkId: fork.id, ...params.event });
-    else if (!json && params.event.type === 'tool_call') process.stderr.write(`● ${params.event.description}\n`);
+    else if (!json) writeProgress(params.event);
   });
   const done = await sendRequest(client.endpoint, forkWait, { forkId: fork.id });
   if (json) printJson({ type: 'result', forkId: done.id, state: done.state, report: done.report, error: done.error, usage: done.usage, modelTurns: done.modelTurns });
   else process.stdout.write(`${done.report ?? ''}\n\nfork: ${done.id} (${done.state})\n`);
   if (done.state !== 'completed') throw new CliFailure(done.error ?? `fork ${done.state}`);
+}
+
+/** Tool calls and the worktree's setup (command, its output as it comes, how it ended), on stderr. */
+function writeProgress(event: AgentEvent): void {
+  if (event.type === 'tool_call') process.stderr.write(`● ${event.description}\n`);
+  else if (event.type === 'setup_start') process.stderr.write(`● setup: ${event.command}\n`);
+  else if (event.type === 'setup_output') process.stderr.write(event.text);
+  else if (event.type === 'setup_end') {
+    const how = event.timedOut ? 'timed out' : `exit code ${event.exitCode ?? 'none (killed)'}`;
+    process.stderr.write(`● setup ${event.command}: ${how} after ${(event.durationMs / 1000).toFixed(1)} s\n`);
+  }
 }

@@ -67,8 +67,9 @@ export async function keepCommand(args: ParsedArgs): Promise<void> {
 export async function discardCommand(args: ParsedArgs): Promise<void> {
   const forkId = forkIdOf(args, 'discard');
   await withClient(args, async client => {
-    await sendRequest(client.endpoint, forkDiscard, { forkId });
-    if (args.switches.has('json')) printJson({ type: 'result', forkId, discarded: true });
-    else process.stderr.write(`fork ${forkId}: worktree, branch and folder removed\n`);
+    const { endedProcesses } = await sendRequest(client.endpoint, forkDiscard, { forkId });
+    const ended = endedProcesses ? `; ended ${endedProcesses} process${endedProcesses === 1 ? '' : 'es'} it left running` : '';
+    if (args.switches.has('json')) printJson({ type: 'result', forkId, discarded: true, endedProcesses: endedProcesses ?? 0 });
+    else process.stderr.write(`fork ${forkId}: worktree, branch and folder removed${ended}\n`);
   });
 }

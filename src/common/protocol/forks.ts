@@ -82,8 +82,11 @@ export interface ForkApplyResult {
 }
 export const forkApply = request<{ forkId: string; onConflict?: ApplyConflictMode }, ForkApplyResult>('fork/apply');
 
-/** Cancels the fork if it runs, removes its worktree, branch and folder; the fork stays listed with worktree.discarded. */
-export const forkDiscard = request<{ forkId: string }, Record<string, never>>('fork/discard');
+/**
+ * Cancels the fork if it runs, removes its worktree, branch and folder; the fork stays listed with
+ * worktree.discarded. `endedProcesses`: what its commands had left running and the discard ended.
+ */
+export const forkDiscard = request<{ forkId: string }, { endedProcesses?: number }>('fork/discard');
 
 /** Commits the worktree's current state to the fork's branch (when it changed) and removes nothing. */
 export const forkKeep = request<{ forkId: string }, { branch: string; commit: string }>('fork/keep');

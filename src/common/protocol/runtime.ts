@@ -5,10 +5,11 @@ import type { AgentEvent } from '../agentEvents';
 import type { Entry, SessionHeader, Usage } from '../transcript';
 import type { McpServerConfig, McpServerStatus } from './mcp';
 import type { PromptReference } from '../references';
+import type { WorktreeOptions } from '../worktreeOptions';
 import { notification, request } from './descriptor';
 
 /** Bumped on any incompatible change; checked in `initialize`. */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** JSON-RPC error codes the runtime answers with, beyond the standard ones. */
 export const RuntimeErrorCode = {
@@ -16,9 +17,15 @@ export const RuntimeErrorCode = {
   protocolMismatch: -32002,
   busy: -32003,
   compactFailed: -32004,
+  /** `initialize` without the runtime's token (issue 11): nothing else is served on that connection. */
+  unauthorized: -32005,
 } as const;
 
-export interface InitializationOptions { protocolVersion: number; clientName: string }
+/**
+ * `token`: the content of the runtime's 0600 token file, which only the user who owns the store can read.
+ * The key and every other request follow only after this handshake.
+ */
+export interface InitializationOptions { protocolVersion: number; clientName: string; token?: string }
 export interface RuntimeInfo { protocolVersion: number; pid: number; storeDir: string; version: string }
 
 /** Per-connection model access. The key lives in memory only: never logged, never written. */
@@ -31,14 +38,22 @@ export interface ConfigureParams {
   ripgrepPath?: string;
   /** Folder for the worktrees of forks this client starts (setting fork.worktreeRoot); default beside the repository. */
   worktreeRoot?: string;
+  /** What a new fork worktree gets: ignored files, links, setup commands, ports (settings fork.worktree.*). Replaced as a whole. */
+  worktree?: WorktreeOptions;
   /** The model's context window in tokens (default 200,000). */
   contextWindow?: number;
   /** Compact automatically when a request would pass this share of the window (0 < x ≤ 1, default 0.8). */
   autoCompactAt?: number;
   /** Forks run at most this many at a time; more wait in a queue (default 4). */
   maxConcurrentForks?: number;
+  /** Extended-thinking budget of the sessions this client starts (setting fork.thinking.budgetTokens); 0: off. */
+  thinkingBudgetTokens?: number;
+  /** Prompt-cache TTL of the sessions this client starts (setting fork.cacheTtl); forks keep their parent's. */
+  cacheTtl?: '5m' | '1h';
   /** This client can answer permission requests of background forks. */
   answersForkApprovals?: boolean;
+  /** The editor's workspace is untrusted (Restricted Mode): tools may read, never write or run commands. */
+  restricted?: boolean;
   /** MCP servers this client trusts (repository servers only after the user said so); tools of new sessions. */
   mcpServers?: McpServerConfig[];
   /** Proxy for model and MCP HTTP traffic (VS Code's http.proxy, or HTTPS_PROXY/NO_PROXY in the CLI); url '' is direct. */

@@ -11,7 +11,8 @@ import type { NotificationDescriptor, RequestDescriptor } from './descriptor';
 
 /** One line of a fork's live output; `seq` orders items and names them in later updates. */
 export type OutputItem =
-  | { seq: number; kind: 'text'; text: string }
+  /** console: a command's own output (a worktree's setup), shown as terminal text. */
+  | { seq: number; kind: 'text'; text: string; console?: boolean }
   | { seq: number; kind: 'tool'; callId: string; name: string; description: string; status: 'running' | 'ok' | 'error'; summary?: string }
   | { seq: number; kind: 'note'; tone: 'info' | 'warning' | 'error'; text: string };
 

@@ -3,6 +3,7 @@
 // so a fork that talks for hours costs the host (and a fresh snapshot) a few hundred KB at most. Pure.
 import type { AgentEvent } from '../../common/agentEvents';
 import type { OutputItem, OutputOp } from '../../common/protocol/webview';
+import { commandLabel } from '../../common/forkDisplay';
 import { retryText } from '../chat/eventView';
 
 export interface OutputLimits { maxItems: number; maxChars: number; maxTextItemChars: number }
@@ -13,6 +14,8 @@ export class OutputLog {
   private nextSeq: number;
   /** The text item the current response streams into. */
   private openText?: Extract<OutputItem, { kind: 'text' }>;
+  /** The item a setup command's output streams into (beside the model's text: both can run at once). */
+  private openSetup?: Extract<OutputItem, { kind: 'text' }>;
   private chars = 0;
 
   /** `firstSeq`: a log that replaces another continues its numbering, so the webview can tell old items from new. */
@@ -50,6 +53,17 @@ export class OutputLog {
         return this.note('info', `Compacted the conversation (${event.tokensBefore} tokens before).`);
       case 'compaction_failed':
         return this.note('warning', event.error.message);
+      case 'setup_start':
+        this.openSetup = undefined;
+        return this.push({ seq: 0, kind: 'note', tone: 'info', text: `Setup: ${commandLabel(event.command)}` });
+      case 'setup_output':
+        return event.text === '' ? [] : this.appendSetup(event.text);
+      case 'setup_end': {
+        this.openSetup = undefined;
+        const ok = event.exitCode === 0 && !event.timedOut;
+        const how = event.timedOut ? 'timed out' : event.exitCode === null ? 'was killed' : `exited with code ${event.exitCode}`;
+        return this.push({ seq: 0, kind: 'note', tone: ok ? 'info' : 'error', text: `Setup ${commandLabel(event.command)} ${how} (${(event.durationMs / 1000).toFixed(1)} s)` });
+      }
       default:
         // A fork's end is its summary's state (fork/state), not an event: see note().
         return [];
@@ -74,6 +88,18 @@ export class OutputLog {
     return [{ op: 'append', seq: open.seq, text }, ...this.trim()];
   }
 
+  private appendSetup(text: string): OutputOp[] {
+    const open = this.openSetup;
+    if (!open || open.text.length >= this.limits.maxTextItemChars) {
+      const ops = this.push({ seq: 0, kind: 'text', text: '', console: true });
+      this.openSetup = this.items[this.items.length - 1] as Extract<OutputItem, { kind: 'text' }>;
+      return [...ops, ...this.appendSetup(text)];
+    }
+    open.text += text;
+    this.chars += text.length;
+    return [{ op: 'append', seq: open.seq, text }, ...this.trim()];
+  }
+
   private finishTool(callId: string, isError: boolean, summary: string): OutputOp[] {
     const item = this.items.find((i): i is Extract<OutputItem, { kind: 'tool' }> => i.kind === 'tool' && i.callId === callId);
     if (!item) return [];
@@ -88,7 +114,8 @@ export class OutputLog {
     this.items.push(added);
     this.chars += sizeOf(added);
     // A new empty text item is announced by its first append, not by a put.
-    const ops: OutputOp[] = added.kind === 'text' ? [] : [{ op: 'put', item: { ...added } }];
+    // (A console item is announced by a put: the append alone would not say it is one.)
+    const ops: OutputOp[] = added.kind === 'text' && !added.console ? [] : [{ op: 'put', item: { ...added } }];
     return [...ops, ...this.trim()];
   }
 
@@ -98,6 +125,7 @@ export class OutputLog {
       const gone = this.items.shift()!;
       this.chars -= sizeOf(gone);
       if (gone === this.openText) this.openText = undefined;
+      if (gone === this.openSetup) this.openSetup = undefined;
       dropped++;
     }
     return dropped > 0 ? [{ op: 'trim', beforeSeq: this.items[0].seq }] : [];

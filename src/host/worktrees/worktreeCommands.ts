@@ -102,14 +102,16 @@ async function discard(runtime: RuntimeApi, roots: ForkRoots, fork: LiveWorktree
   if (choice !== ok) return false;
   // The root goes first, so the Explorer and file watchers let go of the folder before it is deleted.
   // Removing folder 0 restarts the extension host, which would cut this short: then the runtime goes first.
+  let ended: number | undefined;
   if (folderOf(fork.worktree.path)?.index === 0) {
-    await runtime.request(forkDiscard, { forkId: fork.id });
+    ended = (await runtime.request(forkDiscard, { forkId: fork.id })).endedProcesses;
     await roots.removeRootOf(fork);
   } else {
     await roots.removeRootOf(fork);
-    await runtime.request(forkDiscard, { forkId: fork.id });
+    ended = (await runtime.request(forkDiscard, { forkId: fork.id })).endedProcesses;
   }
-  void vscode.window.showInformationMessage(`Discarded fork "${fork.name}": its worktree and branch ${fork.worktree.branch} are deleted.`);
+  const processes = ended ? ` Ended ${ended} process${ended === 1 ? '' : 'es'} it left running.` : '';
+  void vscode.window.showInformationMessage(`Discarded fork "${fork.name}": its worktree and branch ${fork.worktree.branch} are deleted.${processes}`);
   return true;
 }
 

@@ -90,12 +90,25 @@ export function estimateContextTokens(session: Session): number {
   return inputTokens(usage) + usage.output_tokens + Math.ceil(charsAfter / 4);
 }
 
-/** Where an automatic compaction cuts: before the current turn's prompt, so that turn stays whole. */
+/**
+ * Where an automatic compaction cuts: before the current turn's prompt, so that turn stays whole; never
+ * between a call and its results (a fork's closing answers the last inherited calls: the cut goes before
+ * the assistant message that made them, else the summary request would hold unanswered tool_use blocks).
+ */
 export function autoCompactionPoint(session: Session): Entry | undefined {
   const view = session.entries();
+  let cut = view.length - 1;
   for (let i = view.length - 1; i > 0; i--) {
     const entry = view[i];
-    if (entry.kind === 'prompt' && isRealUserTurn(entry.message)) return view[i - 1];
+    if (entry.kind === 'prompt' && isRealUserTurn(entry.message)) {
+      cut = i - 1;
+      break;
+    }
   }
-  return view[view.length - 1];
+  while (cut > 0 && hasToolUse(view[cut])) cut--;
+  return view[cut];
+}
+
+function hasToolUse(entry: Entry): boolean {
+  return entry.message.role === 'assistant' && entry.message.content.some(block => block.type === 'tool_use');
 }

@@ -2,7 +2,7 @@
 // commit the assistant message → run its tools → commit their results → repeat until the model stops.
 // Everything it does is reported as AgentEvents; callers (chat, CLI, forks) only consume events.
 import type { AgentEvent, ErrorInfo, TurnStopReason } from '../../common/agentEvents';
-import type { ApprovalMode } from '../../common/approval';
+import type { ApprovalMode, ToolCategory } from '../../common/approval';
 import { needsApproval } from '../../common/approval';
 import type { ToolResultBlock, ToolUseBlock, Usage } from '../../common/transcript';
 import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
@@ -10,12 +10,14 @@ import type { ModelClient } from '../model/modelClient';
 import type { Session } from '../session/session';
 import type { Tool, ToolContext } from '../tools/types';
 import { runTool } from '../tools/registry';
+import { GIT_WRITE_NOTE } from '../tools/gitGuard';
 import { autoCompactionPoint, compactSession, estimateContextTokens } from './compact';
 import type { CompactionSettings } from './compact';
 import { buildRequestBody } from './request';
 import { streamWithRetries } from './retry';
 
-export interface ApprovalRequest { callId: string; tool: Tool; input: unknown; description: string }
+/** `category`: what this call needs approving as (a write under .git counts as a command). */
+export interface ApprovalRequest { callId: string; tool: Tool; input: unknown; description: string; category: ToolCategory }
 
 export interface LoopDeps {
   session: Session;
@@ -33,6 +35,10 @@ export interface LoopDeps {
   beforeRequest?(): void;
   /** Automatic compaction when a request would pass the threshold; absent: never compacts. */
   compaction?: CompactionSettings;
+  /** Awaited just before each model request is sent (forks: the sibling stagger). */
+  beforeSend?(): Promise<void>;
+  /** The request's response has started: its cache writes are readable from now on. */
+  onResponseStart?(): void;
 }
 
 export interface LoopOutcome {
@@ -45,8 +51,21 @@ export interface LoopOutcome {
 
 export const CANCELLED_RESULT = 'The user cancelled this tool call before it finished.';
 
-/** Runs model requests until the model stops asking for tools. The session must end with a user entry. */
+/**
+ * Runs model requests until the model stops asking for tools. The session must end with a user entry.
+ * Never rejects: a failure inside (a transcript that cannot be written on a full disk, say) ends this turn
+ * with an error outcome, and only this turn.
+ */
 export async function runLoop(deps: LoopDeps): Promise<LoopOutcome> {
+  try {
+    return await loopUntilDone(deps);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { stopReason: 'error', error: { kind: 'internal', message }, text: '', usage: zeroUsage() };
+  }
+}
+
+async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
   let total = zeroUsage();
   const maxRequests = deps.maxRequests ?? 200;
   let text = '';
@@ -54,6 +73,8 @@ export async function runLoop(deps: LoopDeps): Promise<LoopOutcome> {
     if (deps.signal.aborted) return { stopReason: 'cancelled', text, usage: total };
     deps.beforeRequest?.();
     await compactIfNeeded(deps);
+    await deps.beforeSend?.();
+    if (deps.signal.aborted) return { stopReason: 'cancelled', text, usage: total };
     deps.emit({ type: 'request_start', index });
     const response = await requestWithRetries(deps);
     if ('error' in response) {
@@ -99,7 +120,11 @@ function requestWithRetries(deps: LoopDeps) {
     deps.model,
     () => buildRequestBody(deps.session.header, deps.session.entries(), deps.session.inheritedBreakpointsEnd()),
     deps.signal,
-    { onText: text => deps.emit({ type: 'text_delta', text }), onThinking: text => deps.emit({ type: 'thinking_delta', text }) },
+    {
+      onText: text => deps.emit({ type: 'text_delta', text }),
+      onThinking: text => deps.emit({ type: 'thinking_delta', text }),
+      onStart: () => deps.onResponseStart?.(),
+    },
     { maxRetries: deps.maxRetries, onRetry: (attempt, delayMs, error) => deps.emit({ type: 'retry', attempt, delayMs, error }) },
   );
 }
@@ -123,12 +148,15 @@ async function runToolCall(deps: LoopDeps, call: ToolUseBlock): Promise<ToolResu
     deps.emit({ type: 'tool_call', callId: call.id, name: call.name, category: 'read', description: call.name });
     return result(`Unknown tool "${call.name}". Available tools: ${[...deps.tools.keys()].join(', ')}.`, true);
   }
-  const description = tool.describe(call.input);
-  deps.emit({ type: 'tool_call', callId: call.id, name: call.name, category: tool.category, description });
+  const category = tool.approvalCategory ? await tool.approvalCategory(call.input, deps.toolContext.root) : tool.category;
+  const description = category !== tool.category ? `${tool.describe(call.input)} (${GIT_WRITE_NOTE})` : tool.describe(call.input);
+  deps.emit({ type: 'tool_call', callId: call.id, name: call.name, category, description });
   if (deps.signal.aborted) return result(CANCELLED_RESULT, true);
-  if (needsApproval(deps.approvalMode, tool.category)) {
+  // Writes under .git are allowed only when this call was cleared as a command would be.
+  const gitWritesAllowed = !needsApproval(deps.approvalMode, 'exec') || category === 'exec';
+  if (needsApproval(deps.approvalMode, category)) {
     deps.emit({ type: 'approval_wait', callId: call.id, description });
-    const answer = await deps.approve({ callId: call.id, tool, input: call.input, description }).catch(error => ({
+    const answer = await deps.approve({ callId: call.id, tool, input: call.input, description, category }).catch(error => ({
       approved: false,
       reason: `approval could not be asked: ${error instanceof Error ? error.message : String(error)}`,
     }));
@@ -138,7 +166,7 @@ async function runToolCall(deps: LoopDeps, call: ToolUseBlock): Promise<ToolResu
       return result(`The user denied this ${tool.definition.name} call${why}. Do not retry it; ask the user or take another approach.`, true);
     }
   }
-  const output = await runTool(tool, call.input, { ...deps.toolContext, callId: call.id, signal: deps.signal });
+  const output = await runTool(tool, call.input, { ...deps.toolContext, callId: call.id, signal: deps.signal, gitWritesAllowed });
   return result(output.content, output.isError === true, output.files ?? [], output.blocks);
 }
 

@@ -2,6 +2,7 @@
 // fork's first request repeats the parent's bytes (DESIGN §4.6): tools → system → messages, with the
 // same cache_control placement rule everywhere.
 import type { CacheControl, ContentBlock, Entry, Message, SessionHeader, ToolDefinition } from '../../common/transcript';
+import { minCacheableTokens } from './cacheMinimums';
 
 export interface MessagesRequestBody {
   model: string;
@@ -10,6 +11,14 @@ export interface MessagesRequestBody {
   tools: ToolDefinition[];
   messages: Message[];
   thinking?: { type: 'enabled'; budget_tokens: number };
+}
+
+/** A fork before its first answer: where the parent's latest request ended, and the fork's closing entry. */
+export interface ForkFirstRequest {
+  /** Index of the last entry of the parent's latest request (its breakpoints are kept). */
+  parentRequestEnd: number;
+  /** Index of the closing entry (placeholder results + directive). */
+  closingAt: number;
 }
 
 /** Consecutive same-role entries become one message, as the API would merge them anyway. */
@@ -26,67 +35,108 @@ export function entriesToMessages(entries: readonly Entry[]): Message[] {
   return messages;
 }
 
+/** The API's limit of cache_control blocks per request. */
+export const MAX_BREAKPOINTS = 4;
+
+/** A breakpoint on one block: `block` undefined means the entry's last block. */
+interface Mark { entry: number; block?: number }
+
 /**
- * Breakpoints: the end of the system prompt (covers tools + system), the end of the final entry, and the
- * end of the user entry just before the last assistant entry — where the previous request (or, for a
- * fork, the parent's latest request) ended. That second one keeps the cache read within the provider's
- * 20-block lookback after turns with many parallel tool calls. Breakpoints belong to entries, not to
- * messages: when a fork's directive joins the last inherited user entry in one message, the breakpoint
- * stays on that entry's last block, exactly where the parent's request had it.
+ * Breakpoints (at most four, the API's limit):
+ * - one prefix breakpoint: the end of the system prompt (covers tools + system) when that prefix reaches the
+ *   model's minimum cacheable length, else the end of the startup entry, so what every child of the session
+ *   shares (tools, system, startup context; seed 000) still caches on models with a 4,096-token minimum;
+ * - the final entry, and the user entry just before the last assistant run — where the previous request
+ *   ended — so each request reads the one before it within the provider's 20-block lookback.
+ * A fork before its first answer keeps the parent's latest request's breakpoints instead (its bytes repeat
+ * that request's, and it reads that request's write directly, however many calls the last turn made), plus
+ * the block just before its directive: its second request's breakpoint on the closing entry finds that
+ * write one block back, and sibling forks from the same point share it. A fork continued after its first
+ * request failed puts that last breakpoint on its final entry (the continuation prompt) instead.
+ * Breakpoints belong to entries, not messages: when a fork's directive joins the last inherited user entry
+ * in one message, that entry's breakpoint stays on its own last block, where the parent had it.
  */
-export function buildRequestBody(
-  header: SessionHeader,
-  entries: readonly Entry[],
-  /** Also keep the breakpoints of the request that ended at this entry index (a fork's parent request). */
-  keepBreakpointsOf?: number,
-): MessagesRequestBody {
+export function buildRequestBody(header: SessionHeader, entries: readonly Entry[], fork?: ForkFirstRequest): MessagesRequestBody {
   const cache: CacheControl = header.settings.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
-  let marked = breakpointsOf(entries);
-  if (keepBreakpointsOf !== undefined) {
-    // A fork's first request: the parent's latest request's breakpoints (its entries are a prefix of
-    // ours), so the bytes match the parent's, plus the end of the inherited history instead of the
-    // directive, so sibling forks read all of it.
-    marked = breakpointsOf(entries.slice(0, keepBreakpointsOf + 1));
-    const lastInherited = entries.length - 2;
-    if (lastInherited >= 0 && canCarryBreakpoint(entries[lastInherited].message)) marked.add(lastInherited);
-    else marked.add(entries.length - 1);
+  const startupAt = entries.length > 0 && entries[0].kind === 'startup' ? 0 : -1;
+  const onSystem = startupAt < 0 || prefixTokens(header) >= minCacheableTokens(header.settings.model);
+  const marks: Mark[] = [];
+  if (!onSystem) marks.push({ entry: startupAt });
+  if (fork && fork.parentRequestEnd < entries.length) {
+    marks.push(...lastTurnMarks(entries.slice(0, fork.parentRequestEnd + 1)));
+    if (fork.closingAt === entries.length - 1) marks.push(shareMark(entries, fork.closingAt));
+    else marks.push({ entry: entries.length - 1 });
+  } else {
+    marks.push(...lastTurnMarks(entries));
   }
-  // Three message breakpoints plus the system one is the API's limit of four; the oldest go first.
-  while (marked.size > MAX_MESSAGE_BREAKPOINTS) marked.delete(Math.min(...marked));
+  const unique = dedupe(marks.filter(mark => canCarry(entries[mark.entry], mark.block)));
+  // Over the limit (a fork whose prefix breakpoint is the startup entry): the oldest turn breakpoint goes.
+  const budget = MAX_BREAKPOINTS - (onSystem ? 1 : 0);
+  while (unique.length > budget) unique.splice(onSystem ? 0 : 1, 1);
   const body: MessagesRequestBody = {
     model: header.settings.model,
     max_tokens: header.settings.maxTokens,
-    system: [{ type: 'text', text: header.systemPrompt, cache_control: cache }],
+    system: [{ type: 'text', text: header.systemPrompt, ...(onSystem ? { cache_control: cache } : {}) }],
     tools: header.tools.map(tool => ({ ...tool })),
-    messages: entriesToMessages(marked.size === 0 ? entries : entries.map((entry, index) => (marked.has(index) ? withBreakpoint(entry, cache) : entry))),
+    messages: entriesToMessages(unique.length === 0 ? entries : withBreakpoints(entries, unique, cache)),
   };
   if (header.settings.thinkingBudget) body.thinking = { type: 'enabled', budget_tokens: header.settings.thinkingBudget };
   return body;
 }
 
-const MAX_MESSAGE_BREAKPOINTS = 3;
+/** Estimated tokens of tools + system (4 characters a token: rough, and on the cautious side for code-like text). */
+function prefixTokens(header: SessionHeader): number {
+  return Math.ceil((JSON.stringify(header.tools).length + header.systemPrompt.length) / 4);
+}
 
-/** Entry indexes whose last block gets a breakpoint: the final entry, and the user entry before the last assistant run. */
-function breakpointsOf(entries: readonly Entry[]): Set<number> {
-  const marked = new Set<number>();
-  if (entries.length > 0) marked.add(entries.length - 1);
+/** The final entry, and the user entry before the last assistant run. */
+function lastTurnMarks(entries: readonly Entry[]): Mark[] {
+  const marks: Mark[] = [];
   let runStart = findLastIndex(entries, e => e.message.role === 'assistant');
   while (runStart > 0 && entries[runStart - 1].message.role === 'assistant') runStart--;
-  if (runStart > 0) marked.add(runStart - 1);
-  return marked;
+  if (runStart > 0) marks.push({ entry: runStart - 1 });
+  if (entries.length > 0) marks.push({ entry: entries.length - 1 });
+  return marks;
 }
 
-function canCarryBreakpoint(message: Message): boolean {
-  const last = message.content[message.content.length - 1];
-  return last !== undefined && last.type !== 'thinking' && last.type !== 'redacted_thinking';
+/** The block just before a fork's directive: its last placeholder result, else the end of the last inherited entry. */
+function shareMark(entries: readonly Entry[], closingAt: number): Mark {
+  const closing = entries[closingAt].message.content;
+  if (closing.length > 1) return { entry: closingAt, block: closing.length - 2 };
+  if (closingAt > 0 && canCarry(entries[closingAt - 1])) return { entry: closingAt - 1 };
+  return { entry: closingAt };
 }
 
-function withBreakpoint(entry: Entry, cache: CacheControl): Entry {
-  const content = entry.message.content.slice();
-  const last = content.length - 1;
-  if (last < 0) return entry;
-  content[last] = { ...content[last], cache_control: cache } as ContentBlock;
-  return { ...entry, message: { role: entry.message.role, content } };
+function canCarry(entry: Entry, block?: number): boolean {
+  const content = entry.message.content;
+  const target = content[block ?? content.length - 1];
+  return target !== undefined && target.type !== 'thinking' && target.type !== 'redacted_thinking';
+}
+
+function dedupe(marks: Mark[]): Mark[] {
+  const seen = new Set<string>();
+  const out: Mark[] = [];
+  for (const mark of marks) {
+    const key = `${mark.entry}:${mark.block ?? 'last'}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(mark);
+    }
+  }
+  return out.sort((a, b) => a.entry - b.entry || (a.block ?? Infinity) - (b.block ?? Infinity));
+}
+
+function withBreakpoints(entries: readonly Entry[], marks: readonly Mark[], cache: CacheControl): Entry[] {
+  return entries.map((entry, index) => {
+    const here = marks.filter(mark => mark.entry === index);
+    if (here.length === 0) return entry;
+    const content = entry.message.content.slice();
+    for (const mark of here) {
+      const at = mark.block ?? content.length - 1;
+      content[at] = { ...content[at], cache_control: cache } as ContentBlock;
+    }
+    return { ...entry, message: { role: entry.message.role, content } };
+  });
 }
 
 function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {

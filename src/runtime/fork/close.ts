@@ -1,6 +1,9 @@
 // Closing the boundary (DESIGN §4.4): the fork's history must be a valid conversation that ends with
 // the directive. Unanswered calls get constant placeholder results; the directive rides in the same
-// user message (which also keeps earlier thinking blocks in the cached prefix).
+// user message (the API wants the results right after the calls). On thinking, the documented rule
+// (agent/cacheMinimums.ts): models that keep earlier thinking (Opus 4.5+, Sonnet 4.6+) keep it here too;
+// models that strip it do so at any non-tool-result block, the directive included, so there a fork reads
+// the cache only up to its current turn's first thinking block, whatever message the directive rides in.
 import type { ContentBlock, Entry, Message, ToolResultBlock, ToolUseBlock } from '../../common/transcript';
 import { isRealUserTurn } from '../../common/transcript';
 import { FORK_STARTED_RESULT, NOT_EXECUTED_RESULT } from './directive';
@@ -14,13 +17,36 @@ export interface ClosedHistory {
   closing: Message;
 }
 
-export function closeBoundary(selected: readonly Entry[], directiveText: string): ClosedHistory {
-  const inherited = selected.slice();
-  // An unanswered trailing prompt is dropped, with the reminders committed for its request after it.
-  let end = inherited.length;
-  while (end > 0 && (inherited[end - 1].kind === 'notification' || inherited[end - 1].kind === 'reminder')) end--;
-  const last = inherited[end - 1];
-  if (last && last.message.role === 'user' && last.kind === 'prompt' && isRealUserTurn(last.message)) inherited.length = end - 1;
+/**
+ * Drops the trailing prompts nobody answered (with the reminders and notifications committed for their
+ * requests): a prompt whose request failed, one still in flight, several in a row. "Answered" is decided
+ * against the parent's whole history, so Fork from here on a prompt that was answered later keeps it.
+ */
+export function dropUnanswered(snapshot: readonly Entry[], history: readonly Entry[]): readonly Entry[] {
+  let end = snapshot.length;
+  for (;;) {
+    let at = end;
+    while (at > 0 && (snapshot[at - 1].kind === 'notification' || snapshot[at - 1].kind === 'reminder')) at--;
+    const last = snapshot[at - 1];
+    if (!last || last.kind !== 'prompt' || !isRealUserTurn(last.message) || answered(last, history)) break;
+    end = at - 1;
+  }
+  return end === snapshot.length ? snapshot : snapshot.slice(0, end);
+}
+
+/** A response follows the prompt before the next real prompt. */
+function answered(prompt: Entry, history: readonly Entry[]): boolean {
+  const at = history.findIndex(entry => entry.id === prompt.id);
+  for (let i = at + 1; at >= 0 && i < history.length; i++) {
+    if (history[i].kind === 'response') return true;
+    if (history[i].kind === 'prompt' && isRealUserTurn(history[i].message)) return false;
+  }
+  return false;
+}
+
+/** `history`: the parent's whole history, which decides what was answered (default: the selection itself). */
+export function closeBoundary(selected: readonly Entry[], directiveText: string, history: readonly Entry[] = selected): ClosedHistory {
+  const inherited = dropUnanswered(selected, history).slice();
   const content: ContentBlock[] = [];
   const tail = inherited[inherited.length - 1];
   if (tail && tail.message.role === 'assistant') {

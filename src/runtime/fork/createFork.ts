@@ -10,7 +10,9 @@ import { zeroUsage } from '../../common/transcript';
 import type { Session } from '../session/session';
 import { newEntryId } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
-import { closeBoundary } from './close';
+import type { LaunchPolicy } from '../policy';
+import { requestViewOf } from '../../common/requestView';
+import { closeBoundary, dropUnanswered } from './close';
 import { renderDirective } from './directive';
 import { selectHistory, snapshotUpTo, windowSkipsSummary } from './select';
 
@@ -31,6 +33,8 @@ export interface ForkSpec {
    * (creating a worktree) takes it first, so entries the parent commits meanwhile stay out.
    */
   snapshot?: readonly Entry[];
+  /** What the launching client allowed; recorded in the bootstrap (absent: revival assumes ask). */
+  policy?: LaunchPolicy;
 }
 
 export function newForkId(): string {
@@ -39,13 +43,16 @@ export function newForkId(): string {
 
 /** With a worktree (already created), the fork's root and tools move into it and the directive says so. */
 export function createForkSession(store: SessionStore, spec: ForkSpec, worktree?: ForkWorktree): Session {
-  const entries = spec.snapshot ?? spec.parent.entries();
+  // The committed history, compacted parts included (Fork from here may pick a message from before a
+  // compaction, DESIGN §4.3); what a fork inherits is the request view of the snapshot up to that point.
+  const entries = spec.snapshot ?? spec.parent.history();
   const root = worktree ? forkRootIn(worktree, spec.parent.header.root) : spec.parent.header.root;
   if (spec.kind === 'fork') {
-    const snapshot = snapshotUpTo(entries, spec.atEntryId);
-    const selected = selectHistory(snapshot, spec.turns);
+    const snapshot = requestViewOf(snapshotUpTo(entries, spec.atEntryId));
+    // Unanswered prompts go before the window is counted, so "1" keeps one real turn when there is one.
+    const selected = selectHistory(dropUnanswered(snapshot, entries), spec.turns);
     const notice = worktree && { parentRoot: spec.parent.header.root, forkRoot: root };
-    const closed = closeBoundary(selected, renderDirective(spec.directive, notice));
+    const closed = closeBoundary(selected, renderDirective(spec.directive, notice), entries);
     // DESIGN §4.3: a numeric window never carries the compaction summary; the UIs say so.
     const summaryExcluded = windowSkipsSummary(snapshot, spec.turns);
     return persist(store, spec, entries, { root, worktree, summaryExcluded }, closed.inherited, closed.closing.content);
@@ -98,7 +105,7 @@ function persist(
   };
   const closing: Entry = { id: newEntryId(), kind: 'prompt', time: now, message: { role: 'user', content: closingContent } };
   const session = store.create(header);
-  session.writeBootstrap({ fork, inherited, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId });
+  session.writeBootstrap({ fork, inherited, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId, policy: spec.policy });
   return session;
 }
 

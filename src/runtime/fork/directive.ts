@@ -36,6 +36,8 @@ export function renderDirective(directive: string, worktree?: WorktreeNotice): s
       '- Translate inherited paths from the parent\'s root to yours.',
       '- Re-read files before editing them: the parent may have changed them since.',
       '- Your changes stay in your worktree; the user reviews and applies them.',
+      '- Other forks run beside you: a server you start must listen on $PORT, or on the ports of the block that starts at',
+      '  $FORK_AGENTS_PORT_BASE (environment variables of your commands). What your commands leave running ends with you.',
     );
   }
   lines.push(`</${FORK_BOILERPLATE_TAG}>`, '', `DIRECTIVE: ${directive}`);

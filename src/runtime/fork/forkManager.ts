@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import type { AgentEvent } from '../../common/agentEvents';
 import type { ApprovalMode } from '../../common/approval';
 import type { ForkSummary, ForkState, ForkWorktree, Isolation } from '../../common/forks';
+import type { WorktreeOptions } from '../../common/worktreeOptions';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
 import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
@@ -14,15 +15,22 @@ import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import type { CompactionSettings } from '../agent/compact';
 import { runLoop } from '../agent/loop';
+import type { ApprovalRequest } from '../agent/loop';
+import { applyPolicy, revivalPolicy } from '../policy';
+import type { LaunchPolicy } from '../policy';
 import { createAnthropicClient } from '../model/anthropicClient';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
+import { log } from '../log';
 import { ALL_TOOLS } from '../tools/registry';
 import { mcpToolsOf } from '../mcp/mcpTools';
 import type { Tool } from '../tools/types';
 import { discardForkWorktree } from '../git/worktree';
-import { readWorktreeMeta } from '../git/worktreeMeta';
+import { findAdminDir, readWorktreeMeta } from '../git/worktreeMeta';
+import { pinGitDir } from '../git/run';
 import { createForkSession, newForkId } from './createFork';
+import { PortBlocks } from './forkPorts';
+import { ForkWorkspace } from './forkWorkspace';
 import type { ForkSpec } from './createFork';
 import { placeFork } from './isolation';
 import { snapshotUpTo } from './select';
@@ -31,6 +39,7 @@ import { renderForkNotification } from './notification';
 import { UncommittedOutput, outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { refusingSubagentHost } from './subagentHost';
+import { PrefixWriters, sharedPrefixKey } from './stagger';
 
 export const MAX_FORK_REQUESTS = 200;
 
@@ -38,6 +47,8 @@ export interface ModelAccess {
   apiKey: string;
   baseUrl?: string;
   approvalMode: ApprovalMode;
+  /** Restricted Mode (an untrusted workspace): read tools only. */
+  restricted?: boolean;
   ripgrepPath?: string;
   worktreeRoot?: string;
   compaction?: CompactionSettings;
@@ -45,10 +56,12 @@ export interface ModelAccess {
   proxy?: ProxySettings;
   /** Bedrock or Vertex instead of the Anthropic API (DESIGN §5); a fork keeps its starter's. */
   provider?: ProviderAccess;
+  /** Ignored files, links, setup commands and ports of new worktrees (issue 13). */
+  worktree?: WorktreeOptions;
 }
 
 /** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
-export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot'> & { isolation?: Isolation };
+export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot' | 'policy'> & { isolation?: Isolation };
 
 interface ForkRun {
   session: Session;
@@ -68,7 +81,10 @@ export class ForkManager {
   private idleListeners: (() => void)[] = [];
   /** Ids of forks being created (worktree first, then the bootstrap): start-up pruning must spare them. */
   private readonly pending = new Set<string>();
+  private readonly ports = new PortBlocks();
   readonly janitor: WorktreeJanitor;
+  /** First requests of sibling forks in flight, by shared prefix (the stagger, DESIGN §4.6). */
+  private readonly prefixWriters = new PrefixWriters();
   maxConcurrent = 4;
 
   constructor(
@@ -85,7 +101,7 @@ export class ForkManager {
    */
   async start(spec: StartSpec, access: ModelAccess): Promise<ForkSummary> {
     const id = newForkId();
-    const snapshot = spec.parent.entries().slice();
+    const snapshot = spec.parent.history().slice();
     // An unknown fork point is refused before any worktree is made for it.
     snapshotUpTo(snapshot, spec.atEntryId);
     this.pending.add(id);
@@ -96,7 +112,8 @@ export class ForkManager {
       });
       let session: Session;
       try {
-        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation }, placement.worktree);
+        const policy = policyOf(access);
+        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy }, placement.worktree);
       } catch (error) {
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
         throw error;
@@ -240,7 +257,9 @@ export class ForkManager {
         this.finish(run, 'failed', undefined, `Its worktree ${run.summary.worktree.path} no longer exists.`);
         continue;
       }
-      run.access = access;
+      // Issue 11: a fork launched with `ask` still asks when a client configured with `auto` revives it.
+      const policy = revivalPolicy(run.session.bootstrap?.policy, policyOf(access));
+      run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted };
       closeInterruptedCalls(run.session);
       this.enqueue(run);
     }
@@ -276,7 +295,8 @@ export class ForkManager {
     while (this.running < this.maxConcurrent && this.queue.length > 0) {
       const run = this.queue.shift()!;
       this.running++;
-      void this.execute(run).finally(() => {
+      // execute() ends the run itself; this catch is for a failure in the bookkeeping around the loop.
+      void this.execute(run).catch(error => this.failRun(run, error)).finally(() => {
         this.running--;
         this.pump();
       });
@@ -287,39 +307,84 @@ export class ForkManager {
   private async execute(run: ForkRun): Promise<void> {
     const access = run.access;
     if (!access) return this.finish(run, 'failed', undefined, 'No model access: configure an API key.');
-    run.controller = new AbortController();
-    const signal = run.controller.signal;
+    const controller = new AbortController();
+    run.controller = controller;
+    const signal = controller.signal;
+    run.summary.endedProcesses = undefined;
     this.setState(run, 'running');
     const emit = (event: AgentEvent) => this.onEvent(run, event);
+    const { approvalMode, approve } = applyPolicy(policyOf(access), async ({ callId, tool, input, description, category }: ApprovalRequest) => {
+      this.setState(run, 'waiting-for-approval');
+      try {
+        return await this.approvals.ask({
+          sessionId: run.session.id, turnId: run.session.id, callId, toolName: tool.definition.name,
+          category, description: `${run.summary.name}: ${description}`, input,
+        }, signal);
+      } finally {
+        if (!signal.aborted) this.setState(run, 'running');
+      }
+    });
+    const workspace = new ForkWorkspace({
+      summary: run.summary, session: run.session, parentRoot: this.parentRootOf(run),
+      // Restricted Mode runs no code: setup commands (npm ci runs the repository's scripts) are skipped too.
+      options: access.restricted ? { ...access.worktree, setup: [] } : access.worktree, ports: this.ports, emit, signal,
+      changed: patch => {
+        Object.assign(run.summary, patch);
+        this.broadcastState(run);
+      },
+      failed: () => controller.abort(),
+    });
+    await workspace.begin();
+    let release: (() => void) | undefined;
     const outcome = await runLoop({
       session: run.session,
       model: createAnthropicClient(access),
-      tools: toolsFor(run.summary.kind, run.session.header),
-      toolContext: { root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost },
-      approvalMode: access.approvalMode,
-      compaction: access.compaction,
-      approve: async ({ callId, tool, input, description }) => {
-        this.setState(run, 'waiting-for-approval');
-        try {
-          return await this.approvals.ask({
-            sessionId: run.session.id, turnId: run.session.id, callId, toolName: tool.definition.name,
-            category: tool.category, description: `${run.summary.name}: ${description}`, input,
-          }, signal);
-        } finally {
-          if (!signal.aborted) this.setState(run, 'running');
-        }
+      tools: workspace.gatedTools(toolsFor(run.summary.kind, run.session.header, access.restricted === true)),
+      toolContext: {
+        root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost,
+        env: workspace.env, onProcessGroup: pgid => workspace.groups.add(pgid),
       },
+      beforeRequest: () => workspace.beforeRequest(),
+      approvalMode,
+      compaction: access.compaction,
+      approve,
       signal,
       emit,
       maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
+      beforeSend: async () => {
+        release?.();
+        const key = sharedPrefixKey(run.session);
+        release = key === undefined ? undefined : await this.prefixWriters.claim(key, signal);
+      },
+      onResponseStart: () => {
+        release?.();
+        release = undefined;
+      },
     });
+    release?.();
     run.controller = undefined;
+    // A failed preparation is recorded too: the reason is in the transcript, not only in the summary.
+    if (!signal.aborted || workspace.failureReason) await workspace.settle();
+    // Servers and watchers its commands left running end with the run (stopped, failed or finished).
+    const ended = await workspace.end();
+    if (ended > 0) run.summary.endedProcesses = ended;
+    const setupFailure = workspace.failureReason;
+    if (setupFailure) return this.finish(run, 'failed', undefined, setupFailure);
     if (outcome.stopReason === 'cancelled') return this.finish(run, 'cancelled');
     if (outcome.stopReason === 'error') return this.finish(run, 'failed', undefined, outcome.error?.message);
     if (outcome.stopReason === 'max_turns') {
       return this.finish(run, 'failed', outcome.text || undefined, `Stopped at the cap of ${MAX_FORK_REQUESTS} model turns.`);
     }
     this.finish(run, 'completed', outcome.text);
+  }
+
+  /** The parent session's root, for FORK_AGENTS_PARENT_ROOT (its repository's top when the parent is gone). */
+  private parentRootOf(run: ForkRun): string {
+    try {
+      return this.store.get(run.summary.parentSessionId).header.root;
+    } catch {
+      return run.summary.worktree?.repoRoot ?? run.summary.root;
+    }
   }
 
   private onEvent(run: ForkRun, event: AgentEvent): void {
@@ -335,12 +400,26 @@ export class ForkManager {
     for (const client of this.clients) client.notify(forkEvent, { forkId: run.session.id, event, seq });
   }
 
+  private failRun(run: ForkRun, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    log(`fork ${run.session.id} failed: ${message}`);
+    run.controller = undefined;
+    if (!isTerminal(run.summary.state)) this.finish(run, 'failed', undefined, message);
+  }
+
   private finish(run: ForkRun, state: ForkState, report?: string, error?: string): void {
     run.summary.report = report;
     run.summary.error = error;
     run.summary.endedAt = new Date().toISOString();
     run.summary.announced = undefined;
-    run.session.writeStatus({ state, time: run.summary.endedAt, report, error });
+    try {
+      run.session.writeStatus({ state, time: run.summary.endedAt, report, error });
+    } catch (writeError) {
+      // A full disk: the clients still learn how the run ended; on disk it stays unfinished and is revived.
+      const message = writeError instanceof Error ? writeError.message : String(writeError);
+      log(`fork ${run.session.id}: ${message}`);
+      run.summary.error = error ? `${error} ${message}` : message;
+    }
     this.setState(run, state);
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
   }
@@ -358,13 +437,17 @@ export class ForkManager {
 export class ForkNotFoundError extends Error {}
 export class ForkBusyError extends Error {}
 
+function policyOf(access: ModelAccess): LaunchPolicy {
+  return access.restricted ? { approvalMode: access.approvalMode, restricted: true } : { approvalMode: access.approvalMode };
+}
+
 function newRun(session: Session, summary: ForkSummary, access?: ModelAccess): ForkRun {
   return { session, summary, access, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
 }
 
-function toolsFor(kind: ForkSummary['kind'], header: SessionHeader): ReadonlyMap<string, Tool> {
+function toolsFor(kind: ForkSummary['kind'], header: SessionHeader, restricted: boolean): ReadonlyMap<string, Tool> {
   // Every child keeps the full tool definitions (cache parity); explore agents may only run read tools.
-  const all = [...ALL_TOOLS, ...mcpToolsOf(header)];
+  const all = [...ALL_TOOLS, ...mcpToolsOf(header, { restricted })];
   const allowed = kind === 'explore' ? all.filter(tool => tool.category === 'read') : all;
   return new Map(allowed.map(tool => [tool.definition.name, tool]));
 }
@@ -394,6 +477,10 @@ function summarize(session: Session): ForkSummary {
 /** A worktree's launch record brought up to date from disk: gone means discarded; apply and keep from its metadata. */
 function worktreeNow(worktree: ForkWorktree): ForkWorktree {
   if (!fs.existsSync(worktree.path)) return { ...worktree, discarded: true };
+  // Pinned before any git call in it: the recorded admin folder, or for older records the main repository's entry.
+  const gitDir = worktree.gitDir ?? findAdminDir(worktree.repoRoot, worktree.path);
+  if (gitDir) pinGitDir(worktree.path, gitDir);
   const meta = readWorktreeMeta(worktree.path);
-  return { ...worktree, appliedAt: meta?.appliedAt, keptAt: meta?.keptAt };
+  // The base moves once when preparation changed the worktree (setupBase.ts); the metadata has the latest.
+  return { ...worktree, base: meta?.base || worktree.base, appliedAt: meta?.appliedAt, keptAt: meta?.keptAt };
 }

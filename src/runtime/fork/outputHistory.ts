@@ -16,9 +16,17 @@ export function outputHistory(own: readonly Entry[], maxEntries = 200): AgentEve
   for (const entry of entries) {
     if (entry.kind === 'response') events.push(...responseEvents(entry, names));
     else if (entry.kind === 'tool_results') events.push(...resultEvents(entry, names));
+    else if (entry.kind === 'reminder') events.push(...setupEvents(entry));
     else if (entry.kind === 'summary') events.push({ type: 'compaction', auto: true, summaryEntryId: entry.id, tokensBefore: entry.usage ? inputTokens(entry.usage) : 0 });
   }
   return events;
+}
+
+/** A worktree preparation's reminder (forkWorkspace.ts) shown as the setup output it records. */
+function setupEvents(entry: Entry): AgentEvent[] {
+  const text = entry.message.content.map(b => (b.type === 'text' ? b.text : '')).join('');
+  const body = /<worktree-setup>\n([\s\S]*?)\n<\/worktree-setup>/.exec(text)?.[1];
+  return body ? [{ type: 'setup_output', text: `${body}\n` }] : [];
 }
 
 function responseEvents(entry: Entry, names: Map<string, string>): AgentEvent[] {
@@ -53,7 +61,8 @@ export class UncommittedOutput {
 
   add(event: AgentEvent): void {
     if (event.type === 'entry') {
-      this.events = [];
+      // Setup output is in no entry until its reminder is committed: a window opening meanwhile still sees it.
+      this.events = event.entry.kind === 'reminder' ? [] : this.events.filter(e => e.type.startsWith('setup_'));
       return;
     }
     // Usage and reasoning are not output; everything else the panel shows is.

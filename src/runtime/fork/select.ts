@@ -34,5 +34,7 @@ export function selectHistory(snapshot: readonly Entry[], turns: ForkTurns): Ent
       found++;
     }
   }
+  // A window that starts at tool results (with text beside them) starts at the call they answer instead.
+  while (from > prefixEnd && snapshot[from].message.content.some(block => block.type === 'tool_result')) from--;
   return from < 0 ? startup : [...startup, ...snapshot.slice(from)];
 }

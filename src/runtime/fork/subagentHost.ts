@@ -2,7 +2,7 @@
 // (DESIGN §4.5: the tool stays declared for cache parity, but a fork does not fork).
 import type { Session } from '../session/session';
 import type { AgentToolInput, SubagentHost, ToolOutput } from '../tools/types';
-import { NESTED_FORK_ERROR } from './directive';
+import { NESTED_FORK_ERROR, isForkTranscript } from './directive';
 import type { ForkManager, ModelAccess } from './forkManager';
 import { GitError } from '../git/run';
 import { WorktreeError } from '../git/worktree';
@@ -17,6 +17,9 @@ export const refusingSubagentHost: SubagentHost = {
 export function parentSubagentHost(manager: ForkManager, parent: Session, access: ModelAccess): SubagentHost {
   return {
     async run(input, callId, signal) {
+      // The guard holds on the transcript itself (seed 003's isInForkChild): a history that carries the
+      // fork boilerplate is a fork's, however its turn was started.
+      if (parent.bootstrap || isForkTranscript(parent.history())) return refusingSubagentHost.run(input, callId, signal);
       let fork;
       try {
         fork = await manager.start({

@@ -80,17 +80,19 @@ export function keepFork(manager: ForkManager, forkId: string): Promise<{ branch
 }
 
 /** Stops the fork if it runs, then removes worktree, branch and folder. Discarding twice is fine. */
-export function discardFork(manager: ForkManager, forkId: string): Promise<Record<string, never>> {
+export function discardFork(manager: ForkManager, forkId: string): Promise<{ endedProcesses?: number }> {
   return exclusive(forkId, async () => {
     const fork = manager.get(forkId);
     if (fork?.worktree?.discarded) return {};
     const { worktree } = worktreeOf(manager, forkId);
+    let endedProcesses: number | undefined;
     if (!isTerminal(fork!.state)) {
       manager.cancel(forkId);
-      await manager.wait(forkId);
+      // The run ends what its commands left running before it counts as finished.
+      endedProcesses = (await manager.wait(forkId)).endedProcesses;
     }
     await discardForkWorktree(worktree);
     manager.updateWorktree(forkId, { discarded: true });
-    return {};
+    return endedProcesses ? { endedProcesses } : {};
   });
 }

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { ForkWorktree } from '../../common/forks';
 import { commitTree, headAndTree, isInsidePath, realpathOfExisting, repoInfo } from './repo';
 import type { RepoInfo } from './repo';
-import { gitOk } from './run';
+import { gitOk, pinGitDir } from './run';
 import { changedPaths, snapshotTree } from './snapshot';
 import { CHECKOUT_TIMEOUT_MS, WorktreeError, defaultWorktreeRoot, discardForkWorktree, isForkBranch, notARepoMessage, shortForkId, slugify } from './worktree';
 import { writeWorktreeMeta } from './worktreeMeta';
@@ -65,13 +65,16 @@ export async function createForkWorktree(options: CreateWorktreeOptions): Promis
     await add(base);
   }
   const real = await fs.realpath(dir);
+  // Read once, now, before the fork runs: from here on the runtime's git never reads the worktree's `.git` file.
+  const gitDir = await fs.realpath((await gitOk(real, ['rev-parse', '--absolute-git-dir'])).trim());
+  pinGitDir(real, gitDir);
   const [carried] = await Promise.all([
     head?.tree === state ? Promise.resolve(0) : changedPaths(top, head?.tree, state).then(paths => paths.length),
     // Only the carried files change: the branch moves to the base and the worktree follows it.
     head && base !== head.commit ? gitOk(real, ['reset', '-q', '--hard', base], { timeoutMs: CHECKOUT_TIMEOUT_MS }) : undefined,
   ]);
   await writeWorktreeMeta(real, { version: 1, forkId: options.id, branch, base, parentHead: head?.commit, repoRoot: top, owner: options.owner, createdAt: new Date().toISOString() });
-  return { path: real, branch, base, parentHead: head?.commit, repoRoot: top, carried };
+  return { path: real, branch, base, parentHead: head?.commit, repoRoot: top, gitDir, carried };
 }
 
 async function prepareWorktreeRoot(top: string, configured: string | undefined): Promise<string> {

@@ -2,7 +2,7 @@
 // branch and folder — unless they hold changes that were never applied; those are kept and listed.
 import type { WorktreeListing } from '../../common/protocol/forks';
 import { gitCommonDir, repoTopLevel } from './repo';
-import { git } from './run';
+import { git, pinGitDir } from './run';
 import { discardForkWorktree, isForkBranch, unappliedChanges } from './worktree';
 import { findForkWorktrees } from './worktreeMeta';
 
@@ -20,6 +20,7 @@ export async function pruneStaleWorktrees(repoRoot: string, liveForkIds: Readonl
     if (owner !== undefined && meta.owner !== undefined && meta.owner !== owner) continue;
     const listing: WorktreeListing = { path: found.path, branch: meta.branch, forkId: meta.forkId, repoRoot: meta.repoRoot, changedFiles: 0 };
     if (found.exists) {
+      pinGitDir(found.path, found.adminDir); // found from the repository's side, not from the worktree's `.git` file
       const changes = await unappliedChanges(found.path, meta.base);
       if (changes.files.length > 0) {
         result.kept.push({ ...listing, changedFiles: changes.files.length });

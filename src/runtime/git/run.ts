@@ -1,5 +1,45 @@
 // git as a plain function of cwd. Arguments are an array (no shell); callers put `--` before user text.
+//
+// The runtime's own git must never run a program a repository chose (issue 11 §2): every call disables
+// hooks, fsmonitor and the other config keys that start programs, and in a fork's worktree it runs with
+// GIT_DIR / GIT_WORK_TREE pinned to the admin folder recorded when the worktree was made, so a `.git` file
+// the fork rewrote (`gitdir: <a folder with its own config>`) is never read.
 import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+
+/**
+ * `-c` settings on every call. Filter, diff and merge drivers have open-ended names and cannot be listed
+ * here: they are defined in config files a fork cannot reach (the repository's own `.git`, whose writes need
+ * a command's approval, and the user's global config); the diff calls also pass --no-ext-diff --no-textconv.
+ */
+export const SAFE_CONFIG: readonly string[] = [
+  'core.hooksPath=/dev/null', 'core.fsmonitor=false', 'core.pager=cat', 'core.editor=false', 'sequence.editor=false',
+  'core.sshCommand=false', 'core.askPass=false', 'credential.helper=', 'gpg.program=false',
+  'commit.gpgSign=false', 'tag.gpgSign=false', 'gc.auto=0', 'maintenance.auto=false', 'submodule.recurse=false',
+  'protocol.allow=never', 'safe.bareRepository=explicit',
+];
+const SAFE_ARGS = SAFE_CONFIG.flatMap(setting => ['-c', setting]);
+const SAFE_ENV: Record<string, string> = { GIT_TERMINAL_PROMPT: '0', GIT_PAGER: 'cat', GIT_EDITOR: 'false', GIT_OPTIONAL_LOCKS: '0' };
+
+/** Fork worktree (real path) → its git admin folder, as recorded when the worktree was made. */
+const pinned = new Map<string, string>();
+
+/** From now on every git call in `workTree` (or below it) uses `gitDir`, never the worktree's `.git` file. */
+export function pinGitDir(workTree: string, gitDir: string): void {
+  pinned.set(path.resolve(workTree), path.resolve(gitDir));
+}
+
+export function pinnedGitDir(workTree: string): string | undefined {
+  return pinned.get(path.resolve(workTree));
+}
+
+function pinFor(cwd: string): { workTree: string; gitDir: string } | undefined {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const gitDir = pinned.get(dir);
+    if (gitDir) return { workTree: dir, gitDir };
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
 
 export interface GitResult { stdout: string; stderr: string; code: number }
 export interface GitBytesResult { stdout: Buffer; stderr: string; code: number }
@@ -35,8 +75,14 @@ export class GitError extends Error {
 
 function run(cwd: string, args: string[], options: GitOptions, encoding: 'utf8' | 'buffer'): Promise<GitResult | GitBytesResult> {
   return new Promise(resolve => {
-    const env = options.env ? { ...process.env, ...options.env } : undefined;
-    const child = execFile('git', args, { cwd, env, timeout: options.timeoutMs ?? 30_000, maxBuffer: 256 * 1024 * 1024, encoding },
+    const pin = pinFor(cwd);
+    const env: NodeJS.ProcessEnv = { ...process.env, ...SAFE_ENV, ...options.env };
+    // A repository chosen by the environment would bypass the pin (and cwd): only the pin or discovery decide.
+    delete env.GIT_DIR;
+    delete env.GIT_WORK_TREE;
+    delete env.GIT_CONFIG_PARAMETERS;
+    if (pin) Object.assign(env, { GIT_DIR: pin.gitDir, GIT_WORK_TREE: pin.workTree });
+    const child = execFile('git', [...SAFE_ARGS, ...args], { cwd, env, timeout: options.timeoutMs ?? 30_000, maxBuffer: 256 * 1024 * 1024, encoding },
       (error, stdout, stderr) => {
         const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1) : 0;
         resolve({ stdout, stderr: stderr.toString(), code } as GitResult | GitBytesResult);

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { pinnedGitDir } from './run';
 
 export const META_FILE = 'fork-agents.json';
 
@@ -23,8 +24,15 @@ export interface WorktreeMeta {
   keptAt?: string;
 }
 
-/** The admin folder a linked worktree's `.git` file points at; undefined when there is none. */
-export function adminDirOf(worktreePath: string): string | undefined {
+/**
+ * A fork worktree's admin folder: the pinned one (recorded at creation, run.ts); else, for records made
+ * before pinning, the entry of the main repository's `worktrees/` folder whose `gitdir` names this worktree.
+ * The worktree's own `.git` file is read only for worktrees that are neither (not a fork's).
+ */
+export function adminDirOf(worktreePath: string, repoRoot?: string): string | undefined {
+  const pinned = pinnedGitDir(worktreePath);
+  if (pinned) return pinned;
+  if (repoRoot) return findAdminDir(repoRoot, worktreePath);
   try {
     const text = readFileSync(path.join(worktreePath, '.git'), 'utf8');
     const match = /^gitdir: (.+)$/m.exec(text);
@@ -32,6 +40,26 @@ export function adminDirOf(worktreePath: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Looks the worktree up from the main repository's side (its `.git/worktrees/*\/gitdir` files). */
+export function findAdminDir(repoRoot: string, worktreePath: string): string | undefined {
+  const dir = path.join(repoRoot, '.git', 'worktrees');
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return undefined;
+  }
+  const wanted = path.join(path.resolve(worktreePath), '.git');
+  for (const name of names) {
+    try {
+      if (path.resolve(dir, name, readFileSync(path.join(dir, name, 'gitdir'), 'utf8').trim()) === wanted) return path.join(dir, name);
+    } catch {
+      // not a worktree entry
+    }
+  }
+  return undefined;
 }
 
 export function readWorktreeMeta(worktreePath: string): WorktreeMeta | undefined {

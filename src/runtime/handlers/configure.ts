@@ -14,6 +14,13 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
     if (params.approvalMode !== undefined && !isApprovalMode(params.approvalMode)) {
       throw new ResponseError(ErrorCodes.InvalidParams, `approvalMode must be ask, auto-edit or auto (got ${JSON.stringify(params.approvalMode)}).`);
     }
+    const budget = params.thinkingBudgetTokens;
+    if (budget !== undefined && (!Number.isInteger(budget) || (budget !== 0 && budget < 1024))) {
+      throw new ResponseError(ErrorCodes.InvalidParams, `thinkingBudgetTokens must be 0 (off) or a whole number of at least 1024 (got ${JSON.stringify(budget)}).`);
+    }
+    if (params.cacheTtl !== undefined && params.cacheTtl !== '5m' && params.cacheTtl !== '1h') {
+      throw new ResponseError(ErrorCodes.InvalidParams, `cacheTtl must be "5m" or "1h" (got ${JSON.stringify(params.cacheTtl)}).`);
+    }
     client.config = { ...client.config, ...dropUndefined(params) };
     if (params.proxy) mcpHub.fetchImpl = proxyFetch(params.proxy);
     if (params.mcpServers) mcpHub.configure(client.id, params.mcpServers);

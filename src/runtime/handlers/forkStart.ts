@@ -12,12 +12,19 @@ import { MISSING_KEY_MESSAGE } from './send';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { SessionNotFoundError } from '../session/sessionStore';
+import { checkTextSize } from './textLimits';
 import { asResponseError } from './worktreeErrors';
 
 export function registerForkStart(ctx: RuntimeContext, client: ClientConnection): void {
   client.rpc.onRequest(forkStart.method, async (params: ForkStartParams): Promise<ForkSummary> => {
     const invalid = (message: string) => new ResponseError(ErrorCodes.InvalidParams, message);
     if (typeof params?.directive !== 'string' || params.directive.trim() === '') throw invalid('fork/start needs a non-empty directive.');
+    checkTextSize('directive', params.directive);
+    if (typeof params.sessionId !== 'string') throw invalid('fork/start needs a sessionId string.');
+    if (params.atEntryId !== undefined && typeof params.atEntryId !== 'string') throw invalid('atEntryId must be a string.');
+    if (params.name !== undefined && params.name !== null && typeof params.name !== 'string') {
+      throw invalid(`name must be a string (got ${Array.isArray(params.name) ? 'an array' : typeof params.name}).`);
+    }
     const turns = parseForkTurns(params.forkTurns);
     if (!turns.ok) throw invalid(turns.error);
     if (params.isolation !== undefined && params.isolation !== 'shared' && params.isolation !== 'worktree') throw invalid(`isolation must be "worktree" or "shared".`);

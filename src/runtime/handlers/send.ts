@@ -4,17 +4,25 @@ import type { AgentEvent } from '../../common/agentEvents';
 import { RuntimeErrorCode, permissionRequest, sessionEvent, sessionSend } from '../../common/protocol/runtime';
 import type { SendParams, SendResult } from '../../common/protocol/runtime';
 import { zeroUsage } from '../../common/transcript';
+import type { Entry, ModelSettings } from '../../common/transcript';
 import { referenceBlocks } from '../../common/references';
 import type { ClientConnection } from '../clientConnection';
 import { runLoop } from '../agent/loop';
+import type { ApprovalRequest } from '../agent/loop';
+import { applyPolicy } from '../policy';
+import { checkTextSize } from './textLimits';
 import { createAnthropicClient } from '../model/anthropicClient';
 import { DEFAULT_MAX_TOKENS, DEFAULT_MODEL } from '../../common/defaults';
 import { accessOf } from '../runtimeContext';
+import { stripsEarlierThinking } from '../agent/cacheMinimums';
+import { isForkTranscript } from '../fork/directive';
+import { closeInterruptedCalls } from '../fork/revive';
 import { parentSubagentHost } from '../fork/subagentHost';
 import type { RuntimeContext } from '../runtimeContext';
 import { BadRootError, createSession } from '../session/createSession';
 import { SessionNotFoundError } from '../session/sessionStore';
 import type { Session } from '../session/session';
+import { TranscriptWriteError } from '../session/jsonl';
 import { ALL_TOOLS } from '../tools/registry';
 import { mcpHub } from '../mcp/hub';
 import { mcpToolsOf } from '../mcp/mcpTools';
@@ -30,18 +38,40 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
   if (typeof params?.prompt !== 'string' || params.prompt.trim() === '') {
     throw new ResponseError(ErrorCodes.InvalidParams, 'session/send needs a non-empty prompt.');
   }
+  checkTextSize('prompt', params.prompt);
   const access = accessOf(client);
   if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
   const session = await openOrCreate(ctx, client, params);
+  if (session.bootstrap || isForkTranscript(session.history())) {
+    // A fork runs only in the fork manager's loop, with the fork's tools and guard (DESIGN §4.5, §4.7).
+    throw new ResponseError(
+      ErrorCodes.InvalidParams,
+      `Session ${session.id} is a fork: continue it with fork/send (\`fork-agents send --fork ${session.id} "message"\`), not as a chat.`,
+    );
+  }
   if (ctx.turns.isRunning(session.id)) {
     throw new ResponseError(ErrorCodes.InvalidRequest, 'A turn is already running in this session; wait for it or cancel it.');
   }
   if (params.afterEntryId !== undefined && !session.rewindTo(params.afterEntryId)) {
     throw new ResponseError(ErrorCodes.InvalidParams, `Entry ${params.afterEntryId} is not in session ${session.id}.`);
   }
+  // A runtime that died mid-tool-call left calls without results: close them, or every request is refused.
+  for (const entry of closeInterruptedCalls(session)) emitEntry(client, session.id, params.turnId, entry);
   const emit = (event: AgentEvent) => client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event });
+  const { approvalMode, approve } = applyPolicy(access, ({ callId, tool, input, description, category }: ApprovalRequest) =>
+    client.request(permissionRequest, {
+      sessionId: session.id, turnId: params.turnId, callId, toolName: tool.definition.name,
+      category, description, input,
+    }));
   const references = Array.isArray(params.references) ? referenceBlocks(params.references) : [];
-  const prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }, ...references] });
+  let prompt;
+  try {
+    prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }, ...references] });
+  } catch (error) {
+    // A full disk: the prompt is not saved, so no turn starts; the session stays as it was.
+    if (error instanceof TranscriptWriteError) throw new ResponseError(ErrorCodes.InternalError, error.message);
+    throw error;
+  }
   emit({ type: 'turn_start', promptEntryId: prompt.id });
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };
@@ -49,20 +79,21 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
     runLoop({
       session,
       model: createAnthropicClient(access),
-      tools: new Map([...ALL_TOOLS, ...mcpToolsOf(session.header)].map(tool => [tool.definition.name, tool])),
+      tools: new Map([...ALL_TOOLS, ...mcpToolsOf(session.header, { restricted: access.restricted === true })].map(tool => [tool.definition.name, tool])),
       toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access) },
-      approvalMode: access.approvalMode,
+      approvalMode,
       compaction: access.compaction,
       beforeRequest: () => {
+        // With thinking on a model that strips earlier thinking at any non-tool-result user block, a
+        // notification beside tool results would drop this turn's thinking from the cached prefix: it waits
+        // for the next prompt, where the thinking goes anyway (cacheMinimums.ts, stripsEarlierThinking).
+        const { thinkingBudget, model } = session.header.settings;
+        if (thinkingBudget && stripsEarlierThinking(model) && session.lastEntry()?.kind === 'tool_results') return;
         for (const text of ctx.forks.takeNotifications(session.id)) {
           emit({ type: 'entry', entry: session.commit('notification', { role: 'user', content: [{ type: 'text', text }] }) });
         }
       },
-      approve: ({ callId, tool, input, description }) =>
-        client.request(permissionRequest, {
-          sessionId: session.id, turnId: params.turnId, callId, toolName: tool.definition.name,
-          category: tool.category, description, input,
-        }),
+      approve,
       signal,
       emit,
     }),
@@ -81,7 +112,7 @@ async function openOrCreate(ctx: RuntimeContext, client: ClientConnection, param
       mcp,
       root: params.root,
       title: params.prompt.split('\n', 1)[0],
-      settings: { model: (typeof params.model === 'string' && params.model.trim()) || client.config.model || DEFAULT_MODEL, maxTokens: client.config.maxTokens || DEFAULT_MAX_TOKENS },
+      settings: sessionSettings(client, params.model),
     });
   } catch (error) {
     if (error instanceof SessionNotFoundError || error instanceof BadRootError) {
@@ -89,4 +120,27 @@ async function openOrCreate(ctx: RuntimeContext, client: ClientConnection, param
     }
     throw error;
   }
+}
+
+function emitEntry(client: ClientConnection, sessionId: string, turnId: string, entry: Entry): void {
+  client.notify(sessionEvent, { sessionId, turnId, event: { type: 'entry', entry } });
+}
+
+/**
+ * A new session's model settings, fixed in its header: forks copy them, so they keep the parent's
+ * thinking config and cache TTL (DESIGN §4.6: a different TTL or thinking setting is a different cache entry).
+ */
+function sessionSettings(client: ClientConnection, picked: unknown): ModelSettings {
+  const { model, maxTokens, thinkingBudgetTokens, cacheTtl } = client.config;
+  // The model picked in the Chat view (SendParams.model) wins over the client's configured one.
+  const chosen = (typeof picked === 'string' && picked.trim()) || model || DEFAULT_MODEL;
+  const settings: ModelSettings = { model: chosen, maxTokens: maxTokens || DEFAULT_MAX_TOKENS };
+  if (thinkingBudgetTokens) {
+    if (thinkingBudgetTokens >= settings.maxTokens) {
+      throw new ResponseError(ErrorCodes.InvalidParams, `The thinking budget (${thinkingBudgetTokens} tokens) must be below maxTokens (${settings.maxTokens}).`);
+    }
+    settings.thinkingBudget = thinkingBudgetTokens;
+  }
+  if (cacheTtl) settings.cacheTtl = cacheTtl;
+  return settings;
 }

@@ -24,6 +24,8 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         stream.on('connect', () => (started = true));
         stream.on('text', delta => handlers.onText(delta));
         stream.on('thinking', delta => handlers.onThinking(delta));
+        // message_start: from here the request's cache writes are readable by others (DESIGN §4.6).
+        stream.on('streamEvent', event => event.type === 'message_start' && handlers.onStart?.());
         const final = await stream.finalMessage();
         return {
           message: { role: 'assistant', content: final.content.flatMap(toContentBlock) },

@@ -6,6 +6,8 @@ import type { MessagesRequestBody } from '../agent/request';
 export interface StreamHandlers {
   onText(delta: string): void;
   onThinking(delta: string): void;
+  /** The response has started (message_start). */
+  onStart?(): void;
 }
 
 export interface ModelResponse {

@@ -1,6 +1,7 @@
 // Append-only JSON-lines files. A record is committed once its line and newline are on disk;
 // a torn last line (a crash mid-write) was never committed and is cut off on load.
 import * as fs from 'node:fs';
+import { openPrivateFile } from '../ipc/privateFs';
 
 export interface JsonlReadResult<T> { records: T[]; tornBytes: number; skippedLines: number }
 
@@ -29,19 +30,57 @@ export function dropTornTail(file: string, tornBytes: number): void {
   fs.truncateSync(file, size - tornBytes);
 }
 
+/** A record could not be written (full disk, I/O error): nothing of it stays in the file. */
+export class TranscriptWriteError extends Error {
+  constructor(readonly file: string, override readonly cause: unknown) {
+    const code = cause && typeof cause === 'object' && 'code' in cause ? String((cause as { code: unknown }).code) : undefined;
+    const why = code === 'ENOSPC' ? 'the disk is full' : code === 'EDQUOT' ? 'the disk quota is exceeded' : cause instanceof Error ? cause.message : String(cause);
+    super(`Could not save to the transcript ${file}: ${why}${code ? ` (${code})` : ''}. The last step was not saved; free some space and try again.`);
+  }
+}
+
 export class JsonlWriter {
   private fd: number | undefined;
+  /** Bytes of complete records in the file: where the next record starts, and what a failed write is cut back to. */
+  private committedBytes: number;
 
   constructor(readonly file: string) {
-    this.fd = fs.openSync(file, 'a');
+    // Transcripts hold code and pasted secrets: 0600 from creation (issue 11).
+    this.fd = openPrivateFile(file, 'a');
+    this.committedBytes = fs.fstatSync(this.fd).size;
   }
 
-  /** Writes one record as one line and flushes it to disk before returning. */
+  /**
+   * Writes one record as one line and flushes it to disk before returning. writeSync may write only part
+   * of the buffer (a disk filling up): the rest is written in a loop. When a write or the flush fails the
+   * file is cut back to the last complete record, so a fragment never glues itself to the next line, and
+   * TranscriptWriteError is thrown: the caller fails that step, the writer stays usable.
+   */
   append(record: unknown): void {
     if (this.fd === undefined) throw new Error(`${this.file} is closed`);
-    const line = JSON.stringify(record) + '\n';
-    fs.writeSync(this.fd, line);
-    fs.fdatasyncSync(this.fd);
+    const bytes = Buffer.from(JSON.stringify(record) + '\n', 'utf8');
+    try {
+      for (let written = 0; written < bytes.length;) {
+        const n = fs.writeSync(this.fd, bytes, written, bytes.length - written);
+        if (n <= 0) throw Object.assign(new Error('no bytes written'), { code: 'ENOSPC' });
+        written += n;
+      }
+      fs.fdatasyncSync(this.fd);
+    } catch (error) {
+      this.cutBack();
+      throw new TranscriptWriteError(this.file, error);
+    }
+    this.committedBytes += bytes.length;
+  }
+
+  private cutBack(): void {
+    try {
+      fs.ftruncateSync(this.fd!, this.committedBytes);
+    } catch {
+      // Cannot even shrink the file: stop writing to it. Loading cuts the torn tail (readJsonl), so the
+      // fragment is never read as a record; later appends fail instead of landing after it.
+      this.close();
+    }
   }
 
   close(): void {

@@ -1,6 +1,7 @@
 // The lines of a session file: a header, then (forks only) a bootstrap record, then entries, rewinds and
 // fork status changes in commit order.
 import type { ForkSummary } from '../../common/forks';
+import type { LaunchPolicy } from '../policy';
 import type { Entry, SessionHeader } from '../../common/transcript';
 
 export type SessionRecord =
@@ -25,6 +26,8 @@ export interface ForkBootstrap {
   parentRequestEnd: number;
   /** Tool call id of the Agent call that started it, when the agent did. */
   callId?: string;
+  /** Approval mode and Restricted Mode at launch: revival never runs looser (absent in older files: ask). */
+  policy?: LaunchPolicy;
 }
 
 export interface ForkStatus {

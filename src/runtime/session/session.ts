@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Entry, EntryKind, Message, SessionHeader, Usage } from '../../common/transcript';
 import { deepFreeze } from '../../common/transcript';
 import { requestViewOf } from '../../common/requestView';
+import type { ForkFirstRequest } from '../agent/request';
 import type { JsonlWriter } from './jsonl';
 import type { ForkBootstrap, ForkStatus, SessionRecord } from './records';
 
@@ -69,11 +70,13 @@ export class Session {
 
   /**
    * A fork's requests keep the parent's latest request's cache breakpoints until the fork has answered
-   * once, so its first request repeats the parent's bytes exactly (DESIGN §4.6).
+   * once, so its first request repeats the parent's bytes exactly (DESIGN §4.6). Not after the fork
+   * compacted itself: its request view no longer starts with the inherited entries.
    */
-  inheritedBreakpointsEnd(): number | undefined {
+  inheritedBreakpointsEnd(): ForkFirstRequest | undefined {
     if (!this.bootstrap || this.ownResponses > 0 || this.bootstrap.parentRequestEnd < 0) return undefined;
-    return this.bootstrap.parentRequestEnd;
+    if (this.ownEntries().some(entry => entry.kind === 'summary')) return undefined;
+    return { parentRequestEnd: this.bootstrap.parentRequestEnd, closingAt: this.bootstrap.inheritedCount };
   }
 
   /** Entries this session committed itself (for forks: after the bootstrap). */

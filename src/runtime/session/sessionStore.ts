@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Entry, SessionHeader } from '../../common/transcript';
+import { ensurePrivateDir } from '../ipc/privateFs';
 import { JsonlWriter, dropTornTail, readJsonl } from './jsonl';
 import type { SessionRecord } from './records';
 import { Session } from './session';
@@ -17,7 +18,7 @@ export class SessionStore {
 
   constructor(readonly storeDir: string) {
     this.sessionsDir = path.join(storeDir, 'sessions');
-    fs.mkdirSync(this.sessionsDir, { recursive: true });
+    ensurePrivateDir(this.sessionsDir);
   }
 
   static newSessionId(): string {

@@ -1,7 +1,9 @@
 // bash: run a shell command in the session root. The command gets its own process group so a timeout
 // or a cancel can kill everything it started (servers, `sleep`, watchers), not just the shell.
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { expectObject, optionalInteger, peekString, requireString, safeDescribe } from './input';
+import { CALL_MARKER, markedProcesses, signalAll } from './processTree';
 import { ToolError } from './types';
 import type { Tool, ToolContext, ToolOutput } from './types';
 
@@ -53,6 +55,25 @@ function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(3))} s`;
 }
 
+/** Every call this runtime started: marker id → its process group. Finished calls stay: their background children may live on. */
+const started = new Map<string, number>();
+
+/** Stops a call's group and every process carrying its marker (those that called setsid). */
+function signalCall(id: string, pgid: number, signal: NodeJS.Signals): void {
+  signalGroup(pgid, signal);
+  signalAll(markedProcesses(new Set([id])), signal);
+}
+
+/**
+ * On runtime shutdown: kills everything the bash tool ever started, background servers and setsid
+ * children included. SIGKILL: the runtime is exiting and cannot wait for a grace period.
+ */
+export function killAllCommands(): void {
+  for (const pgid of started.values()) signalGroup(pgid, 'SIGKILL');
+  signalAll(markedProcesses(new Set(started.keys())), 'SIGKILL');
+  started.clear();
+}
+
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
@@ -64,12 +85,16 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 function runCommand(command: string, timeoutMs: number, ctx: ToolContext): Promise<ToolOutput> {
   return new Promise(resolve => {
     const output = new HeadTail(BASH_MAX_OUTPUT_CHARS / 2, BASH_MAX_OUTPUT_CHARS / 2);
+    const callId = randomUUID();
     const child = spawn('bash', ['-lc', command], {
       cwd: ctx.root,
       detached: true, // a new process group, led by bash: -pid addresses all of it
       stdio: ['ignore', 'pipe', 'pipe'], // no stdin: a command waiting for input sees EOF instead of hanging
-      env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat' },
+      env: { ...process.env, ...ctx.env, PAGER: 'cat', GIT_PAGER: 'cat', [CALL_MARKER]: callId },
     });
+    if (child.pid !== undefined) started.set(callId, child.pid);
+    // Background children stay in this group after bash exits: a fork ends them when it ends.
+    if (child.pid !== undefined) ctx.onProcessGroup?.(child.pid);
     let stoppedBy: 'timeout' | 'cancel' | undefined;
     let exited = false;
     let closed = false;
@@ -110,8 +135,8 @@ function runCommand(command: string, timeoutMs: number, ctx: ToolContext): Promi
       if (finished || stoppedBy || exited || child.pid === undefined) return; // after exit only background children remain: leave them
       stoppedBy = why;
       const pgid = child.pid;
-      signalGroup(pgid, 'SIGTERM');
-      killTimer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), KILL_GRACE_MS);
+      signalCall(callId, pgid, 'SIGTERM');
+      killTimer = setTimeout(() => signalCall(callId, pgid, 'SIGKILL'), KILL_GRACE_MS);
     };
     const onAbort = () => terminate('cancel');
     const timeoutTimer = setTimeout(() => terminate('timeout'), timeoutMs);

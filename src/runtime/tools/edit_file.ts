@@ -1,9 +1,9 @@
 // edit_file: exact string replacement. Requiring a unique match (unless replace_all) makes the model
 // quote enough context that it cannot silently edit the wrong spot.
-import { promises as fs } from 'node:fs';
 import { expectObject, optionalBoolean, peekString, requireString, safeDescribe } from './input';
-import { fsToolError } from './fsErrors';
+import { assertGitWriteAllowed, writeApprovalCategory } from './gitGuard';
 import { resolveInsideRoot } from './pathGuard';
+import { readInsideRoot, writeInsideRoot } from './rootedFs';
 import { looksBinary } from './text';
 import { ToolError } from './types';
 import type { Tool, ToolContext, ToolOutput } from './types';
@@ -57,6 +57,7 @@ export const editFileTool: Tool = {
     },
   },
   category: 'edit',
+  approvalCategory: writeApprovalCategory,
 
   describe(input: unknown): string {
     return safeDescribe('Edit a file', () => `Edit ${peekString(input, 'path') ?? 'a file'}`);
@@ -70,19 +71,12 @@ export const editFileTool: Tool = {
     const replaceAll = optionalBoolean(NAME, fields, 'replace_all') ?? false;
     if (oldString === '') throw new ToolError('edit_file: old_string is empty; to create a file use write_file.');
     if (oldString === newString) throw new ToolError('edit_file: old_string and new_string are identical, so there is nothing to change.');
-    const { abs, rel } = await resolveInsideRoot(ctx.root, userPath);
+    const { rel, root } = await resolveInsideRoot(ctx.root, userPath);
+    assertGitWriteAllowed(rel, ctx);
 
-    let text: string;
-    try {
-      const stat = await fs.stat(abs);
-      if (stat.isDirectory()) throw new ToolError(`${rel} is a directory, not a file.`);
-      if (!stat.isFile()) throw new ToolError(`${rel} is not a regular file.`);
-      const buffer = await fs.readFile(abs);
-      if (looksBinary(buffer)) throw new ToolError(`${rel} looks like a binary file; edit_file only edits text.`);
-      text = buffer.toString('utf8');
-    } catch (err) {
-      throw err instanceof ToolError ? err : fsToolError(err, rel);
-    }
+    const buffer = await readInsideRoot(root, rel, 'give a file path to edit.');
+    if (looksBinary(buffer)) throw new ToolError(`${rel} looks like a binary file; edit_file only edits text.`);
+    const text = buffer.toString('utf8');
 
     let starts = occurrences(text, oldString);
     if (starts.length === 0 && text.includes('\r\n') && /(^|[^\r])\n/.test(oldString)) {
@@ -109,11 +103,7 @@ export const editFileTool: Tool = {
       );
     }
 
-    try {
-      await fs.writeFile(abs, replaceAt(text, starts, oldString.length, newString), 'utf8');
-    } catch (err) {
-      throw fsToolError(err, rel);
-    }
+    await writeInsideRoot(root, rel, replaceAt(text, starts, oldString.length, newString), { createFolders: false });
     const where = starts.length === 1 ? `1 occurrence at line ${lineAt(text, starts[0])}` : `${starts.length} occurrences`;
     return { content: `Edited ${rel}: replaced ${where}.`, files: [rel] };
   },

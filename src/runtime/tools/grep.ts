@@ -2,11 +2,14 @@
 // else a plain JS walk; both print `path:line:text` in the same order (`rg --sort path`).
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { compileGlob } from './glob';
 import { expectObject, optionalBoolean, optionalString, peekString, requireString, safeDescribe } from './input';
 import { errorCode, fsToolError } from './fsErrors';
 import { resolveInsideRoot } from './pathGuard';
 import type { ResolvedPath } from './pathGuard';
+import { OffThreadRegex } from './offThreadMatch';
+import { openForRead } from './rootedFs';
 import { looksBinary, truncateLine } from './text';
 import { walkFiles } from './walk';
 import { ToolError } from './types';
@@ -114,30 +117,43 @@ function runRipgrep(rgPath: string, s: Search, out: Collector, signal: AbortSign
 }
 
 /** ripgrep's --glob semantics: no slash matches the file name at any depth, else the root-relative path. */
-function globFilter(glob: string): (rootRel: string) => boolean {
+interface GlobFilter { matcher: OffThreadRegex; byName: boolean; negated: boolean }
+
+function globRegex(glob: string): { re: RegExp; byName: boolean; negated: boolean } {
   const negated = glob.startsWith('!');
   let body = negated ? glob.slice(1) : glob;
   if (body.startsWith('/')) body = body.slice(1);
-  const matcher = compileGlob(body);
-  const byName = !body.includes('/');
-  return rootRel => matcher.test(byName ? rootRel.slice(rootRel.lastIndexOf('/') + 1) : rootRel) !== negated;
+  return { re: compileGlob(body), byName: !body.includes('/'), negated };
 }
 
-async function searchFile(abs: string, rootRel: string, re: RegExp, out: Collector): Promise<boolean> {
+async function accepts(filter: GlobFilter | undefined, rootRel: string): Promise<boolean> {
+  if (!filter) return true;
+  const subject = filter.byName ? rootRel.slice(rootRel.lastIndexOf('/') + 1) : rootRel;
+  const [hit] = await filter.matcher.testAll([subject]);
+  return hit !== filter.negated;
+}
+
+/** Searches one opened file; false once the output is full. Matching runs off the main thread. */
+async function searchFile(handle: FileHandle | undefined, rootRel: string, matcher: OffThreadRegex, out: Collector): Promise<boolean> {
+  if (!handle) return true;
   let buffer: Buffer;
   try {
-    const stat = await fs.stat(abs);
+    const stat = await handle.stat();
     if (!stat.isFile() || stat.size > FALLBACK_MAX_FILE_BYTES) return true;
-    buffer = await fs.readFile(abs);
+    buffer = await handle.readFile();
   } catch {
     return true; // unreadable file: skip, like ripgrep does
+  } finally {
+    await handle.close();
   }
   if (looksBinary(buffer)) return true;
-  const lines = buffer.toString('utf8').split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  for (let i = 0; i < lines.length; i++) {
+  const text = buffer.toString('utf8');
+  const hits = await matcher.matchingLines(text, GREP_MAX_LINES + 1);
+  if (hits.length === 0) return true;
+  const lines = text.split('\n');
+  for (const i of hits) {
     const line = lines[i].endsWith('\r') ? lines[i].slice(0, -1) : lines[i];
-    if (re.test(line) && !out.add(`${rootRel}:${i + 1}:${line}`)) return false;
+    if (!out.add(`${rootRel}:${i + 1}:${line}`)) return false;
   }
   return true;
 }
@@ -149,19 +165,34 @@ async function runFallback(s: Search, out: Collector, signal: AbortSignal): Prom
   } catch (err) {
     throw new ToolError(`grep: ${(err as Error).message}`); // "Invalid regular expression: /a(/: …"
   }
-  if (s.isFile) {
-    if (signal.aborted) throw new ToolError('grep was cancelled.');
-    await searchFile(s.base.abs, s.base.rel, re, out); // an explicit file is searched whatever the glob, as rg does
-    return;
-  }
-  const accept = s.glob !== undefined ? globFilter(s.glob) : () => true;
-  const deadline = Date.now() + TIMEOUT_MS;
-  for await (const entry of walkFiles(s.base.abs, signal)) {
-    if (entry.isSymlink) continue; // never follow links out of the root (ripgrep skips them too)
-    const rootRel = s.base.rel === '.' ? entry.relToBase : `${s.base.rel}/${entry.relToBase}`;
-    if (!accept(rootRel)) continue;
-    if (!(await searchFile(entry.abs, rootRel, re, out))) return;
-    if (Date.now() > deadline) throw new ToolError(`grep timed out after ${TIMEOUT_MS / 1000} s; search a narrower path or glob.`);
+  const matcher = new OffThreadRegex(re, `/${s.pattern}/`);
+  let filter: GlobFilter | undefined;
+  try {
+    if (s.isFile) {
+      if (signal.aborted) throw new ToolError('grep was cancelled.');
+      // An explicit file is searched whatever the glob, as rg does.
+      const handle = await openForRead(s.base.root, s.base.rel, { folderHint: 'give a folder or a file.' });
+      await searchFile(handle, s.base.rel, matcher, out);
+      return;
+    }
+    if (s.glob !== undefined) {
+      const { re: globRe, byName, negated } = globRegex(s.glob);
+      filter = { matcher: new OffThreadRegex(globRe, `the glob "${s.glob}"`), byName, negated };
+    }
+    const deadline = Date.now() + TIMEOUT_MS;
+    for await (const entry of walkFiles(s.base, signal)) {
+      if (entry.isSymlink) continue; // never follow links out of the root (ripgrep skips them too)
+      const rootRel = s.base.rel === '.' ? entry.relToBase : `${s.base.rel}/${entry.relToBase}`;
+      if (!(await accepts(filter, rootRel))) continue;
+      if (!(await searchFile(await entry.open(), rootRel, matcher, out))) return;
+      if (Date.now() > deadline) throw new ToolError(`grep timed out after ${TIMEOUT_MS / 1000} s; search a narrower path or glob.`);
+    }
+  } catch (error) {
+    if (error instanceof ToolError) throw new ToolError(error.message.startsWith('grep') ? error.message : `grep: ${error.message}`);
+    throw error;
+  } finally {
+    await matcher.close();
+    await filter?.matcher.close();
   }
 }
 
@@ -205,7 +236,7 @@ export const grepTool: Tool = {
     const userPath = optionalString(NAME, fields, 'path') ?? '.';
     const glob = optionalString(NAME, fields, 'glob');
     const ignoreCase = optionalBoolean(NAME, fields, 'ignore_case') ?? false;
-    if (glob !== undefined) globFilter(glob); // reports a malformed glob the same way on both paths
+    if (glob !== undefined) globRegex(glob); // reports a malformed glob the same way on both paths
 
     const root = await resolveInsideRoot(ctx.root, '.');
     const base = await resolveInsideRoot(ctx.root, userPath);

@@ -5,6 +5,7 @@ import { compileGlob } from './glob';
 import { expectObject, optionalString, peekString, safeDescribe } from './input';
 import { fsToolError } from './fsErrors';
 import { resolveInsideRoot } from './pathGuard';
+import { OffThreadRegex } from './offThreadMatch';
 import { walkFiles } from './walk';
 import { ToolError } from './types';
 import type { Tool, ToolContext, ToolOutput } from './types';
@@ -12,6 +13,8 @@ import type { Tool, ToolContext, ToolOutput } from './types';
 const NAME = 'list_files';
 export const LIST_MAX_FILES = 1000;
 const DEFAULT_PATTERN = '**/*';
+/** Paths sent to the matcher at once (each batch has its own time budget). */
+const MATCH_BATCH = 1000;
 
 export const listFilesTool: Tool = {
   definition: {
@@ -64,8 +67,21 @@ export const listFilesTool: Tool = {
     }
 
     const matches: string[] = [];
-    for await (const entry of walkFiles(base.abs, ctx.signal)) {
-      if (matcher.test(entry.relToBase)) matches.push(base.rel === '.' ? entry.relToBase : `${base.rel}/${entry.relToBase}`);
+    const offThread = new OffThreadRegex(matcher, `the glob "${pattern}"`);
+    try {
+      let batch: string[] = [];
+      const flush = async () => {
+        const hits = await offThread.testAll(batch);
+        for (let i = 0; i < batch.length; i++) if (hits[i]) matches.push(base.rel === '.' ? batch[i] : `${base.rel}/${batch[i]}`);
+        batch = [];
+      };
+      for await (const entry of walkFiles(base, ctx.signal)) {
+        batch.push(entry.relToBase);
+        if (batch.length >= MATCH_BATCH) await flush();
+      }
+      await flush();
+    } finally {
+      await offThread.close();
     }
     const where = base.rel === '.' ? 'the workspace root' : base.rel;
     if (matches.length === 0) return { content: `No files match "${pattern}" under ${where}.` };

@@ -1,5 +1,6 @@
 // Keeps every file tool inside the session root: a fork in a worktree must not touch the main tree,
-// so `..` escapes, foreign absolute paths and symlinks leading out are all refused.
+// so `..` escapes, foreign absolute paths and symlinks leading out are all refused. This decides what a
+// path means; rootedFs.ts opens it without trusting that the tree stayed the same since.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { errorCode } from './fsErrors';
@@ -10,6 +11,8 @@ export interface ResolvedPath {
   abs: string;
   /** Root-relative path with forward slashes; '.' for the root itself. */
   rel: string;
+  /** The session root's real path; rootedFs opens `rel` relative to it. */
+  root: string;
 }
 
 function isInside(root: string, candidate: string): boolean {
@@ -64,5 +67,5 @@ export async function resolveInsideRoot(root: string, userPath: string): Promise
     throw outside(lexicallyInside ? `leads through a symbolic link to ${abs}` : `resolves to ${abs}`);
   }
   const rel = path.relative(realRoot, abs);
-  return { abs, rel: rel === '' ? '.' : rel.split(path.sep).join('/') };
+  return { abs, rel: rel === '' ? '.' : rel.split(path.sep).join('/'), root: realRoot };
 }

@@ -1,9 +1,9 @@
 // read_file: numbered lines of a text file, paged by offset/limit and capped so one call cannot
 // flood the context. Streams the file so reading a window of a huge log stays cheap.
-import { promises as fs } from 'node:fs';
 import { expectObject, optionalInteger, peekString, requireString, safeDescribe } from './input';
 import { fsToolError } from './fsErrors';
 import { resolveInsideRoot } from './pathGuard';
+import { openForRead } from './rootedFs';
 import { looksBinary } from './text';
 import { ToolError } from './types';
 import type { Tool, ToolContext, ToolOutput } from './types';
@@ -27,8 +27,8 @@ interface Window {
   stop?: 'lines' | 'bytes';
 }
 
-async function readWindow(abs: string, rel: string, offset: number, limit: number, signal: AbortSignal): Promise<Window> {
-  const fh = await fs.open(abs, 'r');
+async function readWindow(root: string, rel: string, offset: number, limit: number, signal: AbortSignal): Promise<Window> {
+  const fh = await openForRead(root, rel, { folderHint: 'use list_files to see its contents.' });
   try {
     const window: Window = { lines: [], lastLine: 0 };
     let outBytes = 0;
@@ -128,14 +128,11 @@ export const readFileTool: Tool = {
     const userPath = requireString(NAME, fields, 'path');
     const offset = optionalInteger(NAME, fields, 'offset', 1, Number.MAX_SAFE_INTEGER) ?? 1;
     const limit = Math.min(optionalInteger(NAME, fields, 'limit', 1, Number.MAX_SAFE_INTEGER) ?? READ_MAX_LINES, READ_MAX_LINES);
-    const { abs, rel } = await resolveInsideRoot(ctx.root, userPath);
+    const { rel, root } = await resolveInsideRoot(ctx.root, userPath);
 
     let window: Window;
     try {
-      const stat = await fs.stat(abs);
-      if (stat.isDirectory()) throw new ToolError(`${rel} is a directory, not a file; use list_files to see its contents.`);
-      if (!stat.isFile()) throw new ToolError(`${rel} is not a regular file.`);
-      window = await readWindow(abs, rel, offset, limit, ctx.signal);
+      window = await readWindow(root, rel, offset, limit, ctx.signal);
     } catch (err) {
       throw err instanceof ToolError ? err : fsToolError(err, rel);
     }

@@ -11,8 +11,17 @@ export interface ToolContext {
   ripgrepPath?: string;
   /** Id of the tool_use being answered (the Agent tool needs it to close the fork's boundary). */
   callId?: string;
+  /**
+   * The call was approved as a command would be (or the mode runs commands unasked): only then may a file
+   * tool write inside a `.git` folder or file, whose config and hooks make git run programs.
+   */
+  gitWritesAllowed?: boolean;
   /** Starts forks and subagents for the Agent tool; absent where subagents are not available. */
   subagents?: SubagentHost;
+  /** Added to the environment of processes the tools start (a fork's FORK_AGENTS_* variables and PORT). */
+  env?: Readonly<Record<string, string>>;
+  /** Told the process group of every command started, so the fork can end what it leaves running. */
+  onProcessGroup?(pgid: number): void;
 }
 
 export interface AgentToolInput {
@@ -43,6 +52,8 @@ export interface Tool {
   category: ToolCategory;
   /** One line for progress and approval prompts, e.g. "Edit src/a.ts". Must not throw on bad input. */
   describe(input: unknown): string;
+  /** The approval this call needs when it differs from `category` (a write under `.git` needs exec's). Must not throw. */
+  approvalCategory?(input: unknown, root: string): Promise<ToolCategory>;
   run(input: unknown, ctx: ToolContext): Promise<ToolOutput>;
 }
 

@@ -1,9 +1,8 @@
 // write_file: create or overwrite a whole file, creating missing parent folders.
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import { expectObject, peekString, requireString, safeDescribe } from './input';
-import { errorCode, fsToolError } from './fsErrors';
+import { assertGitWriteAllowed, writeApprovalCategory } from './gitGuard';
 import { resolveInsideRoot } from './pathGuard';
+import { writeInsideRoot } from './rootedFs';
 import { ToolError } from './types';
 import type { Tool, ToolContext, ToolOutput } from './types';
 
@@ -34,6 +33,7 @@ export const writeFileTool: Tool = {
     },
   },
   category: 'edit',
+  approvalCategory: writeApprovalCategory,
 
   describe(input: unknown): string {
     return safeDescribe('Write a file', () => `Write ${peekString(input, 'path') ?? 'a file'}`);
@@ -43,25 +43,11 @@ export const writeFileTool: Tool = {
     const fields = expectObject(NAME, input, ['path', 'content']);
     const userPath = requireString(NAME, fields, 'path');
     const content = requireString(NAME, fields, 'content');
-    const { abs, rel } = await resolveInsideRoot(ctx.root, userPath);
+    const { rel, root } = await resolveInsideRoot(ctx.root, userPath);
     if (rel === '.') throw new ToolError('write_file needs a file path, not the workspace root.');
+    assertGitWriteAllowed(rel, ctx);
 
-    let existed = true;
-    try {
-      const stat = await fs.stat(abs);
-      if (stat.isDirectory()) throw new ToolError(`${rel} is a directory; give a file path to write.`);
-      if (!stat.isFile()) throw new ToolError(`${rel} is not a regular file.`);
-    } catch (err) {
-      if (err instanceof ToolError) throw err;
-      if (errorCode(err) !== 'ENOENT') throw fsToolError(err, rel);
-      existed = false;
-    }
-    try {
-      await fs.mkdir(path.dirname(abs), { recursive: true });
-      await fs.writeFile(abs, content, 'utf8');
-    } catch (err) {
-      throw fsToolError(err, rel);
-    }
+    const { existed } = await writeInsideRoot(root, rel, content, { createFolders: true });
     const lines = countLines(content);
     const bytes = Buffer.byteLength(content, 'utf8');
     return {

@@ -1,0 +1,32 @@
+// The smallest prefix each model caches (Anthropic prompt-caching docs, "Cache limitations"; also quoted by
+// OpenRouter's and rig's Anthropic guides): below it a cache_control breakpoint is silently ignored. The
+// engine uses it to decide where the one prefix breakpoint goes (see request.ts).
+const MINIMUMS: readonly [prefix: string, tokens: number][] = [
+  ['claude-opus-4-5', 4096],
+  ['claude-opus-4-6', 4096],
+  ['claude-opus-4-7', 4096],
+  ['claude-haiku-4-5', 4096],
+  ['claude-sonnet-4-6', 2048],
+  ['claude-3-5-haiku', 2048],
+  ['claude-3-haiku', 2048],
+  ['claude-opus-5', 512],
+  ['claude-fable-5', 512],
+];
+
+/** Tokens below which nothing is cached for `model` (1,024 for the models the docs list at that value and for unknown ones). */
+export function minCacheableTokens(model: string): number {
+  return MINIMUMS.find(([prefix]) => model.startsWith(prefix))?.[1] ?? 1024;
+}
+
+/**
+ * Extended thinking + prompt caching (prompt-caching docs, "Caching with thinking blocks"; extended-thinking
+ * docs, "Thinking block preservation in Claude Opus 4.5 and later"): "cache remains valid when only tool
+ * results are provided as user messages"; "when a non-tool-result user block is included, it designates a
+ * new assistant loop and all previous thinking blocks are removed from context" — a text block beside tool
+ * results counts. Opus 4.5+ and Sonnet 4.6+ keep earlier thinking by default; earlier Opus/Sonnet models and
+ * every Haiku strip it. On those, a fork's directive (text beside its placeholder results) and a reminder
+ * committed after tool results cut the cached prefix at the current turn's first thinking block.
+ */
+export function stripsEarlierThinking(model: string): boolean {
+  return /haiku/.test(model) || /^claude-(3-|sonnet-4-5|sonnet-4-0|sonnet-4-2|sonnet-4$|opus-4-1|opus-4-0|opus-4-2|opus-4$)/.test(model);
+}

@@ -1,0 +1,127 @@
+// The CLI as a newcomer meets it (issue 9): --help / --version, usage errors that name the flag, and the
+// demo walkthrough with `--demo` — no key, no test-made server: the CLI starts the detached demo model
+// itself, and a fork started that way keeps running after the CLI exits.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
+import type { CliRun } from './cliRunner';
+import { gitSync, initRepo, read } from './gitRepo';
+
+const SAMPLE = path.resolve(__dirname, '../../../test/sample-workspace');
+
+function stopDemoModel(store: string): void {
+  try {
+    process.kill((JSON.parse(fs.readFileSync(path.join(store, 'demo-model.json'), 'utf8')) as { pid: number }).pid, 'SIGTERM');
+  } catch {
+    // none was started
+  }
+}
+
+describe('cli: conventions and the --demo walkthrough', function () {
+  this.timeout(90_000);
+  let base: string;
+  let store: string;
+  let repo: string;
+  // No key and no endpoint in the environment: --demo must not need them.
+  const cli = cliRunner({ apiKey: '', baseUrl: () => '', store: () => store });
+
+  beforeEach(() => {
+    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fa-demo-')));
+    store = path.join(base, 'store');
+    repo = path.join(base, 'sample');
+    fs.cpSync(SAMPLE, repo, { recursive: true });
+    initRepo(repo, {});
+  });
+  afterEach(() => {
+    stopStoreRuntime(store);
+    stopDemoModel(store);
+  });
+
+  it('prints help and the version with exit 0, and names the flag of a usage error with exit 2', async () => {
+    const help = await cli('--help');
+    assert.equal(help.code, 0);
+    for (const verb of ['chat', 'fork', 'send', 'list', 'transcript', 'review', 'apply', 'keep', 'discard']) assert.match(help.stdout, new RegExp(`^  ${verb} `, 'm'));
+    const forkHelp = await cli('fork', '--help');
+    assert.equal(forkHelp.code, 0);
+    assert.match(forkHelp.stdout, /^usage: fork-agents fork --session ID/);
+    const version = await cli('--version');
+    assert.equal(version.code, 0);
+    assert.equal(version.stdout.trim(), `fork-agents ${JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')).version}`);
+    const cases: [string[], RegExp][] = [
+      [['chat', '--cwd', repo, '--frobnicate', 'hi'], /unknown option '--frobnicate'/],
+      [['fork', '--session'], /'--session <value>' argument missing/],
+      [['list', '--wait'], /unknown option '--wait'/],
+      [['frob'], /unknown command "frob"/],
+      [['--nope'], /unknown option --nope/],
+    ];
+    for (const [args, message] of cases) {
+      const run = await cli(...args);
+      assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, message);
+      assert.equal(run.stderr.trim().split('\n').length, 1, 'one line');
+    }
+  });
+
+  it('walks through chat, tools, a worktree fork that writes a file, review and apply, all with --demo', async () => {
+    const ok = (run: CliRun) => {
+      assert.equal(run.code, 0, run.stderr);
+      return lastJson(run);
+    };
+    const first = ok(await cli('chat', '--demo', '--cwd', repo, '--json', 'list the files and read README.md'));
+    assert.match(first.text, /Here is what I found/);
+    assert.match(first.text, /`README\.md` begins with:/);
+    assert.match(first.text, /demo model/);
+    const session = first.sessionId as string;
+
+    const search = ok(await cli('chat', '--demo', '--cwd', repo, '--session', session, '--json', 'search for sum'));
+    assert.match(search.text, /`sum` appears \d+ times?/);
+    assert.match(search.text, /src\/math\.js:\d+:/);
+
+    const test = ok(await cli('chat', '--demo', '--cwd', repo, '--session', session, '--approval', 'auto', '--json', 'run npm test'));
+    assert.match(test.text, /`npm test` exited with code 0/);
+    assert.match(test.text, /# pass 2/);
+
+    const edit = ok(await cli('chat', '--demo', '--cwd', repo, '--session', session, '--approval', 'auto-edit', '--json', 'edit README.md: replace Greeter with Greeter Demo'));
+    assert.match(edit.text, /Edited `README\.md`/);
+    assert.match(read(repo, 'README.md'), /^# Greeter Demo$/m);
+    gitSync(repo, 'checkout', '--', 'README.md');
+
+    // Without a terminal, ask mode denies the write with a reason, and the demo says so.
+    const denied = ok(await cli('chat', '--demo', '--cwd', repo, '--session', session, '--json', 'create DENIED.md with no'));
+    assert.match(denied.text, /`write_file` failed/);
+    assert.equal(fs.existsSync(path.join(repo, 'DENIED.md')), false);
+
+    const fork = ok(await cli('fork', '--demo', '--cwd', repo, '--session', session, '--approval', 'auto-edit', '--wait', '--json', 'create NOTES.md with notes from a fork'));
+    assert.equal(fork.state, 'completed');
+    assert.match(fork.report, /^Scope: create NOTES\.md with notes from a fork\./);
+    assert.match(fork.report, /^Files changed: NOTES\.md$/m);
+    assert.equal(fs.existsSync(path.join(repo, 'NOTES.md')), false, 'the fork works in its own worktree');
+    const review = ok(await cli('review', '--fork', fork.forkId, '--json'));
+    assert.deepEqual(review.files, [{ path: 'NOTES.md', status: 'added' }]);
+    ok(await cli('apply', '--fork', fork.forkId, '--json'));
+    assert.equal(read(repo, 'NOTES.md'), 'notes from a fork\n');
+  });
+
+  it('fans out with "in parallel": the forks keep running after the CLI exits and their reports reach the next turn', async () => {
+    const first = lastJson(await cli('chat', '--demo', '--cwd', repo, '--approval', 'auto-edit', '--json', 'in parallel, create A.md with a; create B.md with b'));
+    assert.match(first.text, /Started 2 forks/);
+    const forkIds = [...(first.text as string).matchAll(/\(id (f-[\w-]+)\)/g)].map(m => m[1]);
+    assert.equal(forkIds.length, 2);
+    // The CLI has exited; the runtime and the demo model carry on. Wait for both forks to end.
+    for (let attempt = 0; ; attempt++) {
+      const list = await cli('list', '--json');
+      const forks = list.stdout.trim().split('\n').map(l => JSON.parse(l)).filter(x => forkIds.includes(x.id));
+      if (forks.length === 2 && forks.every(f => f.state === 'completed')) break;
+      assert.ok(attempt < 100, `forks did not complete: ${list.stdout}`);
+      await new Promise(resolve => setTimeout(resolve, 200));
+    }
+    const next = lastJson(await cli('chat', '--demo', '--cwd', repo, '--session', first.sessionId, '--json', 'thanks'));
+    // A fork that ends while the first turn is still going reports into that turn's next request.
+    const heard = `${first.text}\n${next.text}`;
+    for (const name of ['create A.md with a', 'create B.md with b']) {
+      assert.match(heard, new RegExp(`Reports that arrived meanwhile: [^\\n]*fork “${name.replace('.', '\\.')}” \\(f-[\\w-]+\\) completed`));
+    }
+  });
+});
