@@ -14,7 +14,8 @@ const common = {
   logLevel: 'info',
   define: { FORK_AGENTS_VERSION: JSON.stringify(version) },
 };
-const node = { ...common, platform: 'node', format: 'cjs', target: 'node20' };
+// jsonc-parser's main is a UMD build whose dynamic requires a bundle cannot follow: bundle its ESM build.
+const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' } };
 
 const builds = [
   { ...node, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', external: ['vscode'] },

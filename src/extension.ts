@@ -12,6 +12,7 @@ import { createRuntimeConnection, resolveStoreDir } from './host/runtimeClient';
 import type { RuntimeApi } from './host/runtimeApi';
 import { ApiKeyStore, registerKeyCommands } from './host/secrets';
 import { HostSettings } from './host/settings';
+import { McpSettings } from './host/mcp/mcpSettings';
 import { registerWorktrees } from './host/worktrees/registerWorktrees';
 
 /** What activate() returns: extension-host tests read transcripts through `runtime`. */
@@ -25,7 +26,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<ForkAg
   const storeDir = resolveStoreDir(context);
   registerKeyCommands(context, keys);
   registerShowRuntimeLog(context, storeDir);
-  const runtime = createRuntimeConnection(context, settings, output, storeDir);
+  const runtime = createRuntimeConnection(context, settings, output, storeDir, new McpSettings(context, output));
   registerForkFromHere(context, runtime, settings);
   registerForkNotifier(context, runtime);
   registerDeleteSession(context, runtime);
@@ -33,6 +34,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<ForkAg
   const panel = registerForksPanel(context, runtime, settings, output);
   registerApprovals(context, runtime, panel.approvals);
   registerChatParticipant(context, runtime, settings, panel.chatSession);
-  await registerLanguageModel(context, settings);
+  await registerLanguageModel(context, settings, runtime);
   return { storeDir, runtime };
 }

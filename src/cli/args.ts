@@ -41,10 +41,12 @@ const budget: OptionSpec = { type: 'string' };
 
 export const COMMANDS: Record<string, CommandSpec> = {
   chat: {
-    usage: 'chat --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--thinking-budget TOKENS] [--cache-ttl 5m|1h] [--json] "prompt"\n' +
-      '  (--thinking-budget: extended thinking for a new session, 0 = off; --cache-ttl: its prompt-cache TTL; forks keep their parent\'s)',
+    usage: 'chat --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--thinking-budget TOKENS] [--cache-ttl 5m|1h] [--trust-mcp] [--json] "prompt"\n' +
+      '  (--thinking-budget: extended thinking for a new session, 0 = off; --cache-ttl: its prompt-cache TTL; forks keep their parent\'s)\n' +
+      '  (MCP servers: ~/.config/fork-agents/mcp.json; the repository\'s .vscode/mcp.json ones only with --trust-mcp\n' +
+      '   or when their command line / URL is in the trustedWorkspaceServers of ~/.config/fork-agents/mcp.json)',
     summary: 'one parent turn in a new or existing session; prints the session id',
-    options: { session, 'thinking-budget': { type: 'string' }, 'cache-ttl': { type: 'string' } },
+    options: { session, 'thinking-budget': { type: 'string' }, 'cache-ttl': { type: 'string' }, 'trust-mcp': { type: 'boolean' } },
   },
   fork: {
     usage: 'fork --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--worktree-setup CMD] [--budget 0.25|20000tokens] [--wait] [--json] "directive"\n' +
@@ -110,7 +112,8 @@ const COMMON_HELP = `common options:
   --demo               use the local scripted demo model: no key, no network
   --json               one JSON object per line; the last one is the result
   -h, --help           this help (also: fork-agents <command> --help)
-environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, FORK_AGENTS_HOME.
+environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, FORK_AGENTS_HOME;
+  FORK_AGENTS_PROVIDER=bedrock|vertex (AWS / Google credentials); HTTPS_PROXY and NO_PROXY apply.
 exit codes: 0 success, 2 bad input, 1 failure.`;
 
 export const USAGE = [

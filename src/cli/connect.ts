@@ -10,9 +10,21 @@ import type { ApprovalMode } from '../common/approval';
 import { sendRequest } from '../common/protocol/endpoint';
 import { setupCommands } from '../common/worktreeOptions';
 import { runtimeConfigure } from '../common/protocol/runtime';
+import type { ConfigureParams, ProxySettings } from '../common/protocol/runtime';
+import type { McpServerConfig } from '../common/protocol/mcp';
 import { UsageError } from './args';
 import { ensureDemoModel } from './demoModel';
+import { cliMcpServers } from './mcpServers';
+import { cliProxy } from './proxy';
 import type { ParsedArgs } from './args';
+
+/** FORK_AGENTS_PROVIDER=bedrock|vertex; regions and projects come from the SDKs' own variables (AWS_REGION, CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID). */
+function cliProvider(env: NodeJS.ProcessEnv): Pick<ConfigureParams, 'provider'> {
+  const name = env.FORK_AGENTS_PROVIDER?.trim();
+  if (name === undefined || name === '') return {};
+  if (name !== 'anthropic' && name !== 'bedrock' && name !== 'vertex') throw new UsageError(`FORK_AGENTS_PROVIDER must be anthropic, bedrock or vertex (got ${JSON.stringify(name)})`);
+  return { provider: name };
+}
 
 export function storeDirOf(args: ParsedArgs): string {
   return path.resolve(args.flags.get('store') ?? process.env.FORK_AGENTS_HOME ?? path.join(os.homedir(), '.fork-agents'));
@@ -35,24 +47,42 @@ export function cwdOf(args: ParsedArgs, required: boolean): string | undefined {
   return fs.realpathSync(resolved);
 }
 
-export async function connectCli(args: ParsedArgs): Promise<RuntimeClient> {
+/** `mcpRoot`: the folder whose MCP servers (user + trusted repository ones) a new session gets. */
+export async function connectCli(args: ParsedArgs, mcpRoot?: string): Promise<RuntimeClient> {
   const storeDir = storeDirOf(args);
   const runtimeScript = process.env.FORK_AGENTS_RUNTIME_SCRIPT ?? path.join(__dirname, 'runtime.js');
   const socket = await connectOrStart({ storeDir, runtimeScript });
   const demo = args.switches.has('demo') ? await ensureDemoModel(storeDir) : undefined;
   const client = await connectRpc(socket, 'cli');
+  let mcpServers: McpServerConfig[] | undefined;
+  if (mcpRoot) {
+    const mcp = await cliMcpServers(mcpRoot, args.switches.has('trust-mcp'));
+    for (const problem of mcp.problems) process.stderr.write(`fork-agents: ${problem}\n`);
+    for (const skipped of mcp.skipped) process.stderr.write(`fork-agents: MCP server ${skipped} from .vscode/mcp.json not started (pass --trust-mcp to run it)\n`);
+    mcpServers = mcp.servers;
+  }
   await sendRequest(client.endpoint, runtimeConfigure, {
     apiKey: demo?.apiKey ?? (process.env.ANTHROPIC_API_KEY || undefined),
     baseUrl: demo?.url ?? (process.env.ANTHROPIC_BASE_URL || undefined),
     model: args.flags.get('model'),
     approvalMode: args.flags.has('approval') ? approvalOf(args) : undefined,
     worktreeRoot: args.flags.has('worktree-root') ? path.resolve(args.flags.get('worktree-root')!) : undefined,
+    mcpServers,
+    proxy: demo ? bypassFor(cliProxy(process.env), demo.url) : cliProxy(process.env),
+    // The demo model speaks the Anthropic API whatever FORK_AGENTS_PROVIDER says.
+    ...(demo ? { provider: 'anthropic' as const } : cliProvider(process.env)),
     // The user typed the command: it runs in each new worktree of the forks this connection starts.
     worktree: args.flags.has('worktree-setup') ? { setup: setupCommands(args.flags.get('worktree-setup')) } : undefined,
     thinkingBudgetTokens: args.flags.has('thinking-budget') ? wholeNumber(args, 'thinking-budget') : undefined,
     cacheTtl: args.flags.has('cache-ttl') ? cacheTtlOf(args) : undefined,
   });
   return client;
+}
+
+/** The local demo model is never reached through the user's proxy. */
+function bypassFor(proxy: ProxySettings, url: string): ProxySettings {
+  if (!proxy.url) return proxy;
+  return { ...proxy, noProxy: [proxy.noProxy, new URL(url).hostname].filter(Boolean).join(',') };
 }
 
 function wholeNumber(args: ParsedArgs, flag: string): number {

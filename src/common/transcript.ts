@@ -5,16 +5,18 @@ export type CacheControl = { type: 'ephemeral'; ttl?: '5m' | '1h' };
 export interface TextBlock { type: 'text'; text: string; cache_control?: CacheControl }
 export interface ThinkingBlock { type: 'thinking'; thinking: string; signature: string; cache_control?: CacheControl }
 export interface RedactedThinkingBlock { type: 'redacted_thinking'; data: string; cache_control?: CacheControl }
+/** An image (a chat reference, an MCP tool's result), sent inline. */
+export interface ImageBlock { type: 'image'; source: { type: 'base64'; media_type: string; data: string }; cache_control?: CacheControl }
 export interface ToolUseBlock { type: 'tool_use'; id: string; name: string; input: unknown; cache_control?: CacheControl }
 export interface ToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
-  content: string | TextBlock[];
+  content: string | (TextBlock | ImageBlock)[];
   is_error?: boolean;
   cache_control?: CacheControl;
 }
 
-export type ContentBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock;
+export type ContentBlock = TextBlock | ImageBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock | ToolResultBlock;
 
 export type Role = 'user' | 'assistant';
 
@@ -70,6 +72,8 @@ export interface SessionHeader {
   settings: ModelSettings;
   /** Set for forks: where they came from. */
   parent?: { sessionId: string; entryId?: string };
+  /** MCP servers (API-safe names) whose tools were listed into `tools` at start; forks copy the header. */
+  mcpServers?: string[];
 }
 
 /** One or more reminder blocks and nothing else (a user text between two reminders is real). */

@@ -13,11 +13,6 @@ export function resolveBaseUrl(setting: string | undefined, env: NodeJS.ProcessE
   return nonEmpty(setting) ?? nonEmpty(env.ANTHROPIC_BASE_URL);
 }
 
-/** The Messages API endpoint under a base URL, the way the SDK builds it. */
-export function messagesUrl(baseUrl: string | undefined): string {
-  return `${(baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '')}/v1/messages`;
-}
-
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;

@@ -15,6 +15,7 @@ import { redactingTraceChannel } from './traceRedaction';
 import { findRipgrep } from './ripgrep';
 import { RuntimeConnection } from './runtimeConnection';
 import type { HostSettings } from './settings';
+import type { McpSettings } from './mcp/mcpSettings';
 
 /** FORK_AGENTS_STORE (tests, scripts) or this workspace's storage folder — one runtime per store. */
 export function resolveStoreDir(context: vscode.ExtensionContext): string {
@@ -33,6 +34,7 @@ export function createRuntimeConnection(
   settings: HostSettings,
   output: vscode.LogOutputChannel,
   storeDir: string,
+  mcp: McpSettings,
 ): RuntimeConnection {
   const ripgrepPath = findRipgrep(vscode.env.appRoot);
   const runtimeScript = context.asAbsolutePath(path.join('dist', 'runtime.js'));
@@ -54,11 +56,12 @@ export function createRuntimeConnection(
         worktree: settings.worktreeOptions(),
         restricted: settings.restricted(),
         thinkingBudgetTokens: settings.thinkingBudgetTokens(), cacheTtl: settings.cacheTtl(),
+        proxy: settings.proxy(), mcpServers: await mcp.servers(), ...settings.provider(),
       };
     },
     log: output,
   });
-  context.subscriptions.push(connection, settings.onDidChange(() => connection.reconfigure()));
+  context.subscriptions.push(connection, settings.onDidChange(() => connection.reconfigure()), mcp.onDidChange(() => connection.reconfigure()));
   // A window that never used forks starts no runtime: the first request starts it. A store that exists has
   // sessions or forks (the runtime creates it), so reconnect at once — a fork may have ended during a reload
   // and be waiting to be announced, and the panel shows live state.

@@ -12,6 +12,8 @@ import type { ApiKeyStore } from './secrets';
 import { parseBudget } from '../common/budget';
 import { parsePriceOverrides } from '../common/pricing';
 import type { PriceOverrides } from '../common/pricing';
+import type { ConfigureParams, ProxySettings } from '../common/protocol/runtime';
+import type { ListedModel } from '../common/protocol/model';
 
 export interface ModelAccess {
   apiKey?: string;
@@ -31,7 +33,7 @@ export class HostSettings {
     context.subscriptions.push(
       emitter,
       vscode.workspace.onDidChangeConfiguration(event => {
-        if (event.affectsConfiguration('fork')) emitter.fire();
+        if (event.affectsConfiguration('fork') || event.affectsConfiguration('http')) emitter.fire();
       }),
       keys.onDidChange(() => emitter.fire()),
       // Restricted Mode ends: the runtime may let the agent write and run again (see restricted()).
@@ -45,6 +47,28 @@ export class HostSettings {
 
   model(): string {
     return config().get<string>('model')?.trim() || DEFAULT_MODEL;
+  }
+
+  /** `fork.provider` and its region/project settings, as runtime/configure takes them. */
+  provider(): Pick<ConfigureParams, 'provider' | 'bedrock' | 'vertex'> {
+    const name = config().get<string>('provider');
+    const text = (key: string) => config().get<string>(key)?.trim() || undefined;
+    if (name === 'bedrock') return { provider: 'bedrock', bedrock: { region: text('bedrock.region') } };
+    if (name === 'vertex') return { provider: 'vertex', vertex: { projectId: text('vertex.projectId'), region: text('vertex.region') } };
+    return { provider: 'anthropic' };
+  }
+
+  /** `fork.models`: the picker's list when the endpoint lists none (ids, or { id, name, contextWindow }). */
+  fallbackModels(): ListedModel[] {
+    const value = config().get<unknown[]>('models') ?? [];
+    return value.flatMap(item => {
+      if (typeof item === 'string' && item.trim()) return [{ id: item.trim(), name: item.trim() }];
+      const m = item as { id?: unknown; name?: unknown; contextWindow?: unknown };
+      if (m && typeof m.id === 'string' && m.id.trim()) {
+        return [{ id: m.id, name: typeof m.name === 'string' ? m.name : m.id, ...(typeof m.contextWindow === 'number' ? { contextWindow: m.contextWindow } : {}) }];
+      }
+      return [];
+    });
   }
 
   maxTokens(): number {
@@ -112,6 +136,14 @@ export class HostSettings {
   retentionDays(): number {
     const value = config().get<number>('retention.days');
     return typeof value === 'number' && value > 0 ? value : 0;
+  }
+
+  /** VS Code's http.proxy / http.proxyStrictSSL / http.noProxy, else HTTPS_PROXY and NO_PROXY: the detached runtime sees neither by itself. */
+  proxy(): ProxySettings {
+    const http = vscode.workspace.getConfiguration('http');
+    const url = http.get<string>('proxy')?.trim() || process.env.HTTPS_PROXY || process.env.https_proxy || process.env.HTTP_PROXY || process.env.http_proxy || '';
+    const noProxy = [...(http.get<string[]>('noProxy') ?? []), process.env.NO_PROXY ?? process.env.no_proxy ?? ''].filter(Boolean).join(',');
+    return { url, strictSSL: http.get<boolean>('proxyStrictSSL') !== false, ...(noProxy ? { noProxy } : {}) };
   }
 
   /**

@@ -5,6 +5,7 @@ import { parseBudget } from '../common/budget';
 import type { ApprovalRouter } from './approvals';
 import type { ClientConnection } from './clientConnection';
 import type { ForkManager, ModelAccess } from './fork/forkManager';
+import type { ProviderAccess } from './model/providers';
 import type { SessionStore } from './session/sessionStore';
 import type { TurnRegistry } from './turns';
 
@@ -25,7 +26,7 @@ export interface RuntimeContext {
 
 /** The model access a client configured, for the turns and forks it starts. */
 export function accessOf(client: ClientConnection): ModelAccess | undefined {
-  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, worktree, contextWindow, autoCompactAt, restricted, budgetPerFork, budgetPerChat, maxForksPerTurn } = client.config;
+  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, worktree, contextWindow, autoCompactAt, restricted, budgetPerFork, budgetPerChat, maxForksPerTurn, proxy, provider, bedrock, vertex } = client.config;
   const compaction = {
     contextWindow: contextWindow && contextWindow > 0 ? contextWindow : DEFAULT_CONTEXT_WINDOW,
     autoCompactAt: autoCompactAt && autoCompactAt > 0 && autoCompactAt <= 1 ? autoCompactAt : DEFAULT_AUTO_COMPACT_AT,
@@ -36,10 +37,15 @@ export function accessOf(client: ClientConnection): ModelAccess | undefined {
   };
   const budgets = { perFork: budget(budgetPerFork), perChat: budget(budgetPerChat) };
   const perTurn = maxForksPerTurn && maxForksPerTurn > 0 ? Math.floor(maxForksPerTurn) : undefined;
+  const cloud: ProviderAccess | undefined =
+    provider === 'bedrock' ? { name: 'bedrock', ...bedrock } : provider === 'vertex' ? { name: 'vertex', ...vertex } : undefined;
+  // Bedrock and Vertex authenticate with the cloud's own credentials: no Anthropic key needed.
+  if (!apiKey && !cloud) return undefined;
   const access: ModelAccess = {
     apiKey: apiKey ?? '', baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath, worktreeRoot, worktree, compaction, budgets, maxForksPerTurn: perTurn,
+    ...(proxy?.url ? { proxy } : {}), ...(cloud ? { provider: cloud } : {}),
   };
   if (restricted === true) access.restricted = true;
-  return apiKey ? access : undefined;
+  return access;
 }
 

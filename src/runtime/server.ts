@@ -14,6 +14,7 @@ import { registerCompact } from './handlers/compact';
 import { registerConfigure } from './handlers/configure';
 import { registerLifecycle } from './handlers/lifecycle';
 import { registerList } from './handlers/list';
+import { registerModelChat } from './handlers/modelChat';
 import { registerSend } from './handlers/send';
 import { registerTranscript } from './handlers/transcript';
 import { registerForkAnnounce } from './handlers/forkAnnounce';
@@ -38,6 +39,7 @@ import { IdleExit } from './idleExit';
 import { ensurePrivateDir, writePrivateFile } from './ipc/privateFs';
 import { runtimeInfoPath, runtimeTokenPath, separateSocketDir, socketPathFor } from './ipc/socketPath';
 import { log } from './log';
+import { mcpHub } from './mcp/hub';
 import type { RuntimeContext } from './runtimeContext';
 import { SessionStore } from './session/sessionStore';
 import { TurnRegistry } from './turns';
@@ -48,7 +50,7 @@ const HANDLERS = [
   registerConfigure, registerSend, registerCompact, registerCancel, registerList, registerTranscript,
   registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait, registerForkAnnounce, registerForkHistory,
   registerForkReview, registerForkBaseFile, registerForkApply, registerForkKeep, registerForkDiscard, registerWorktreeList,
-  registerSessionDelete, registerStoreInfo,
+  registerSessionDelete, registerStoreInfo, registerModelChat,
 ];
 
 declare const FORK_AGENTS_VERSION: string | undefined;
@@ -152,6 +154,7 @@ async function main(): Promise<void> {
     log(`runtime ${process.pid} stopping (${why})`);
     killAllCommands(); // nothing the bash tool started outlives the runtime
     server.close();
+    mcpHub.killAll();
     ctx.store.closeAll();
     removeIfOurs(runtimeInfoPath(options.storeDir));
     if (process.platform !== 'win32') fs.rmSync(socketPath, { force: true });

@@ -19,7 +19,7 @@ function toolUses(entries: Entry[]): ToolUseBlock[] {
 }
 
 function resultText(result: ToolResultBlock): string {
-  return typeof result.content === 'string' ? result.content : result.content.map(b => b.text).join('');
+  return typeof result.content === 'string' ? result.content : result.content.map(b => (b.type === 'text' ? b.text : '')).join('');
 }
 
 describe('@fork in the Chat view', () => {
@@ -82,5 +82,34 @@ describe('@fork in the Chat view', () => {
     // The demo model builds its answer from the tool results it got back.
     assert.match(answer, /Here is what I found/);
     assert.match(answer, /Greeter/);
+  });
+
+  it('sends an attached file as a reference and uses the model picked in the Chat view', async function () {
+    this.timeout(120_000);
+    const picked = 'claude-haiku-4-5';
+    await vscode.workspace.getConfiguration('fork').update('models', [picked], vscode.ConfigurationTarget.Global);
+    try {
+      await waitFor(`the ${picked} model in the picker`, async () => ((await vscode.lm.selectChatModels({ vendor: 'fork-agents', id: picked })).length > 0 ? true : undefined), { timeoutMs: 20_000 });
+      const readme = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, 'README.md');
+      const before = new Set((await api.runtime.request(sessionList, {})).sessions.map(s => s.id));
+      // A new chat: the previous one would continue its session, which keeps its own model.
+      await vscode.commands.executeCommand('workbench.action.chat.newChat');
+      await vscode.commands.executeCommand('workbench.action.chat.open', {
+        query: '@fork what does the attached file say?', attachFiles: [readme], modelSelector: { vendor: 'fork-agents', id: picked },
+      });
+      let last: TranscriptResult | undefined;
+      const transcript = await waitFor('a finished session for the attached file', async () => {
+        const fresh = (await api.runtime.request(sessionList, {})).sessions.filter(s => !before.has(s.id));
+        if (fresh.length === 0) return undefined;
+        last = await api.runtime.request(sessionTranscript, { sessionId: fresh[0].id });
+        return !last.running && last.entries.some(e => e.kind === 'response') ? last : undefined;
+      }, { timeoutMs: 100_000, describe: () => (last ? JSON.stringify(last.entries.map(e => e.kind)) : 'no new session') });
+      const prompt = transcript.entries.find(e => e.kind === 'prompt')!;
+      const text = prompt.message.content.map(b => (b.type === 'text' ? b.text : '')).join('\n');
+      assert.match(text, /<reference path="README\.md">\n# Greeter/, text.slice(0, 400));
+      assert.equal(transcript.header.settings.model, picked, 'the session (and so every request) names the picked model');
+    } finally {
+      await vscode.workspace.getConfiguration('fork').update('models', undefined, vscode.ConfigurationTarget.Global);
+    }
   });
 });

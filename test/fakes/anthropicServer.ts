@@ -14,6 +14,7 @@ import { IdSource } from './ids';
 import { buildMessage, messageEvents, writeSse } from './sse';
 import type { FakeMessage, StreamOutcome } from './sse';
 import { checkHeaders, validateRequest } from './validate';
+import { bedrockChunk } from './awsEventStream';
 
 export type FakeBlock =
   | { type: 'text'; text: string }
@@ -27,9 +28,10 @@ export interface ScriptedTurn {
 }
 
 export type Fault =
-  | { fault: 'rate_limit'; retryAfterSeconds?: number }
-  | { fault: 'overloaded'; retryAfterSeconds?: number }
-  | { fault: 'server_error' }
+  /** `headers` adds raw response headers (retry-after as an HTTP-date, retry-after-ms, x-should-retry). */
+  | { fault: 'rate_limit'; retryAfterSeconds?: number; headers?: Record<string, string> }
+  | { fault: 'overloaded'; retryAfterSeconds?: number; headers?: Record<string, string> }
+  | { fault: 'server_error'; headers?: Record<string, string> }
   | { fault: 'unauthorized' }
   | { fault: 'cut_stream'; afterTextChars?: number }
   | { fault: 'hang' };
@@ -51,6 +53,30 @@ export interface ReceivedRequest {
   response?: FakeMessage;
   /** The error message of a rejected request. */
   error?: string;
+  /** Which wire format it came in: the Messages API, or Vertex AI's streamRawPredict (body turned into a Messages one). */
+  wire?: 'anthropic' | 'vertex' | 'bedrock';
+  /** Vertex and Bedrock: the body's anthropic_version. */
+  vertexVersion?: unknown;
+}
+
+/** The Vertex body as a Messages API body: model from the path, anthropic_version taken out. */
+function fromVertex(record: ReceivedRequest, model: string): unknown {
+  if (!record.body || typeof record.body !== 'object') return undefined;
+  const { anthropic_version: version, ...rest } = record.body as Record<string, unknown>;
+  record.body = { model, ...rest };
+  return version;
+}
+
+function checkBedrock(headers: Record<string, string | string[] | undefined>, version: unknown): void {
+  if (!/^AWS4-HMAC-SHA256 Credential=\S+/.test(String(headers.authorization ?? ''))) throw new ApiError(403, 'authentication_error', 'Bedrock: a SigV4 signature is required');
+  // Like the vertex-sdk, the bedrock-sdk moves the anthropic-version header into the body.
+  if (typeof version !== 'string' || version === '') invalid('anthropic_version: Field required (Bedrock takes it in the body)');
+}
+
+function checkVertex(headers: Record<string, string | string[] | undefined>, version: unknown): void {
+  if (!/^Bearer\s+\S+/i.test(String(headers.authorization ?? ''))) throw new ApiError(401, 'authentication_error', 'Vertex: a Google OAuth bearer token is required');
+  // The vertex-sdk moves the anthropic-version header into the body (older ones sent "vertex-2023-10-16").
+  if (typeof version !== 'string' || version === '') invalid('anthropic_version: Field required (Vertex takes it in the body)');
 }
 
 export type Responder = (req: ReceivedRequest) => ScriptedTurn | Fault | Promise<ScriptedTurn | Fault>;
@@ -71,6 +97,8 @@ export interface FakeAnthropicOptions {
   firstEventDelayMs?: number;
   /** Clock for cache TTLs; tests pass a settable one instead of sleeping. Default Date.now. */
   now?: () => number;
+  /** What GET /v1/models lists; absent: the endpoint answers 404, as some compatible servers do. */
+  models?: { id: string; display_name: string; max_input_tokens?: number | null }[];
 }
 
 export interface FakeAnthropic {
@@ -107,6 +135,7 @@ interface State {
   streamDelayMs: number;
   firstEventDelayMs: number;
   now: () => number;
+  models?: FakeAnthropicOptions['models'];
 }
 
 export function isFault(value: ScriptedTurn | Fault): value is Fault {
@@ -126,6 +155,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     streamDelayMs: options.streamDelayMs ?? 0,
     firstEventDelayMs: options.firstEventDelayMs ?? 0,
     now: options.now ?? Date.now,
+    models: options.models,
   };
   const server = createServer((req, res) => {
     handle(state, req, res).catch((err: unknown) => {
@@ -194,7 +224,16 @@ function closedPromise(res: ServerResponse): Promise<void> {
 
 async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '').split('?')[0];
-  const endpoint = path === '/v1/messages' ? 'messages' : path === '/v1/messages/count_tokens' ? 'count_tokens' : undefined;
+  if (req.method === 'GET' && path === '/v1/models' && state.models) {
+    const data = state.models.map(m => ({ type: 'model', created_at: '2025-01-01T00:00:00Z', max_tokens: null, capabilities: null, ...m, max_input_tokens: m.max_input_tokens ?? null }));
+    sendJson(res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+    return;
+  }
+  // Vertex AI's wire format: the model in the path, anthropic_version in the body, a Google bearer token.
+  const vertex = /^\/v1\/projects\/[^/]+\/locations\/[^/]+\/publishers\/anthropic\/models\/([^/:]+):(streamRawPredict|rawPredict)$/.exec(path);
+  // Bedrock's: /model/{id}/invoke-with-response-stream, SigV4-signed, answered as an AWS event stream.
+  const bedrock = /^\/model\/([^/]+)\/(invoke-with-response-stream|invoke)$/.exec(path);
+  const endpoint = vertex || bedrock || path === '/v1/messages' ? 'messages' : path === '/v1/messages/count_tokens' ? 'count_tokens' : undefined;
   if (req.method !== 'POST' || endpoint === undefined) {
     sendError(res, new ApiError(404, 'not_found_error', `fake server: no route for ${req.method ?? '?'} ${path}`));
     return;
@@ -202,13 +241,20 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   // The Date header follows the fake's clock, as the real API's follows the provider's.
   res.setHeader('date', new Date(state.now()).toUTCString());
   const rawBody = await readBody(req);
-  const record: ReceivedRequest = { body: parseJson(rawBody), rawBody, headers: { ...req.headers } };
+  const record: ReceivedRequest = { body: parseJson(rawBody), rawBody, headers: { ...req.headers }, wire: vertex ? 'vertex' : bedrock ? 'bedrock' : 'anthropic' };
+  if (vertex) record.vertexVersion = fromVertex(record, decodeURIComponent(vertex[1]));
+  if (bedrock) {
+    record.vertexVersion = fromVertex(record, decodeURIComponent(bedrock[1]));
+    if (record.body && bedrock[2] === 'invoke-with-response-stream') record.body.stream = true;
+  }
   if (endpoint === 'messages') {
     state.requests.push(record);
     for (const listener of [...state.requestListeners]) listener(record);
   }
   try {
-    checkHeaders(req.headers, state.apiKey);
+    if (vertex) checkVertex(req.headers, record.vertexVersion);
+    else if (bedrock) checkBedrock(req.headers, record.vertexVersion);
+    else checkHeaders(req.headers, state.apiKey);
     if (record.body === undefined) invalid('There was an error parsing the body: it is not valid JSON');
     validateRequest(record.body, endpoint);
   } catch (err) {
@@ -257,7 +303,8 @@ async function answer(state: State, record: ReceivedRequest, res: ServerResponse
     record.usage = message.usage;
   };
   if (body.stream) {
-    return writeSse(res, messageEvents(message), { delayMs: state.streamDelayMs, cutAfterTextChars, onStart: start });
+    const framing = record.wire === 'bedrock' ? { contentType: 'application/vnd.amazon.eventstream', encode: bedrockChunk } : undefined;
+    return writeSse(res, messageEvents(message), { delayMs: state.streamDelayMs, cutAfterTextChars, onStart: start, framing });
   }
   start();
   sendJson(res, 200, message);
@@ -265,7 +312,8 @@ async function answer(state: State, record: ReceivedRequest, res: ServerResponse
 }
 
 async function answerFault(state: State, record: ReceivedRequest, res: ServerResponse, fault: Fault, plan: CachePlan, closed: Promise<void>): Promise<RequestOutcome> {
-  const retryAfter = (seconds: number | undefined): Record<string, string> => (seconds === undefined ? {} : { 'retry-after': String(seconds) });
+  const extra = 'headers' in fault ? fault.headers : undefined;
+  const retryAfter = (seconds: number | undefined): Record<string, string> => ({ ...(seconds === undefined ? {} : { 'retry-after': String(seconds) }), ...extra });
   let error: ApiError;
   switch (fault.fault) {
     case 'rate_limit':
@@ -275,7 +323,7 @@ async function answerFault(state: State, record: ReceivedRequest, res: ServerRes
       error = new ApiError(529, 'overloaded_error', 'Overloaded', retryAfter(fault.retryAfterSeconds));
       break;
     case 'server_error':
-      error = new ApiError(500, 'api_error', 'Internal server error');
+      error = new ApiError(500, 'api_error', 'Internal server error', extra);
       break;
     case 'unauthorized':
       error = new ApiError(401, 'authentication_error', 'invalid x-api-key');

@@ -128,7 +128,7 @@ function frame(event: SseEvent): string {
   return `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
 }
 
-function flush(res: ServerResponse, text: string): Promise<void> {
+function flush(res: ServerResponse, text: string | Uint8Array): Promise<void> {
   return new Promise(resolve => res.write(text, () => resolve()));
 }
 
@@ -138,6 +138,8 @@ export interface StreamOptions {
   cutAfterTextChars?: number;
   /** Called right after message_start is written: the moment this request's cache writes become readable. */
   onStart(): void;
+  /** Another framing of the same events (Bedrock's AWS event stream) and its content type. */
+  framing?: { contentType: string; encode(event: SseEvent): Uint8Array };
 }
 
 export async function writeSse(res: ServerResponse, events: SseEvent[], options: StreamOptions): Promise<StreamOutcome> {
@@ -146,7 +148,7 @@ export async function writeSse(res: ServerResponse, events: SseEvent[], options:
     if (!res.writableFinished) closed = true;
   });
   res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
+    'content-type': options.framing?.contentType ?? 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
     'request-id': nextRequestId(),
@@ -163,7 +165,7 @@ export async function writeSse(res: ServerResponse, events: SseEvent[], options:
       if (Array.from(delta.text).length >= room) {
         if (room > 0) {
           event = { ...event, data: { ...event.data, delta: { type: 'text_delta', text: Array.from(delta.text).slice(0, room).join('') } } };
-          written = flush(res, frame(event));
+          written = flush(res, options.framing ? options.framing.encode(event) : frame(event));
         }
         // Everything before the cut reaches the client first.
         await written;
@@ -173,7 +175,7 @@ export async function writeSse(res: ServerResponse, events: SseEvent[], options:
       }
       textSent += Array.from(delta.text).length;
     }
-    written = flush(res, frame(event));
+    written = flush(res, options.framing ? options.framing.encode(event) : frame(event));
     if (event.event === 'message_start') options.onStart();
   }
   res.end();

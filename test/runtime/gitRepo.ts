@@ -52,7 +52,7 @@ export function toolRuns(entries: readonly Entry[]): ToolRun[] {
       if (block.type !== 'tool_result') continue;
       const call = calls.get((block as ToolResultBlock).tool_use_id);
       if (!call) continue;
-      const content = typeof block.content === 'string' ? block.content : block.content.map(b => b.text).join('');
+      const content = typeof block.content === 'string' ? block.content : block.content.map(b => (b.type === 'text' ? b.text : '')).join('');
       runs.push({ name: call.name, input: call.input as Record<string, unknown>, content, isError: block.is_error === true });
     }
   }

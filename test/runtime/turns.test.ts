@@ -13,7 +13,7 @@ function toolResults(body: { messages: { role: string; content: { type: string }
 }
 
 function resultText(block: ToolResultBlock): string {
-  return typeof block.content === 'string' ? block.content : block.content.map(b => b.text).join('');
+  return typeof block.content === 'string' ? block.content : block.content.map(b => (b.type === 'text' ? b.text : '')).join('');
 }
 
 describe('runtime: a parent turn', function () {

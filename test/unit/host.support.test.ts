@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { approvalAnswer, approvalDetail, approvalMessage } from '../../src/host/approvalText';
-import { DEFAULT_BASE_URL, messagesUrl, resolveApiKey, resolveBaseUrl } from '../../src/host/modelAccess';
+import { resolveApiKey, resolveBaseUrl } from '../../src/host/modelAccess';
 import { RestartPolicy } from '../../src/host/restartPolicy';
 import { findRipgrep } from '../../src/host/ripgrep';
 
@@ -12,12 +12,10 @@ describe('host: model access', () => {
     assert.equal(resolveApiKey(undefined, {}), undefined);
   });
 
-  it('takes the setting before ANTHROPIC_BASE_URL and builds the Messages URL like the SDK', () => {
+  it('takes the setting before ANTHROPIC_BASE_URL', () => {
     assert.equal(resolveBaseUrl('http://a', { ANTHROPIC_BASE_URL: 'http://b' }), 'http://a');
     assert.equal(resolveBaseUrl('', { ANTHROPIC_BASE_URL: 'http://b' }), 'http://b');
     assert.equal(resolveBaseUrl(undefined, {}), undefined);
-    assert.equal(messagesUrl('http://127.0.0.1:8080/'), 'http://127.0.0.1:8080/v1/messages');
-    assert.equal(messagesUrl(undefined), `${DEFAULT_BASE_URL}/v1/messages`);
   });
 });
 

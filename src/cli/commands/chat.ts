@@ -17,7 +17,7 @@ export async function chatCommand(args: ParsedArgs): Promise<void> {
   if (prompt.trim() === '') throw new UsageError('chat needs a prompt');
   approvalOf(args);
   const json = args.switches.has('json');
-  const client = await connectCli(args);
+  const client = await connectCli(args, root);
   const turnId = randomUUID();
   let sessionId = args.flags.get('session');
   // Ctrl-C before a new chat's session id is known is kept, and sent as soon as the first event names it.

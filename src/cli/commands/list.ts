@@ -27,6 +27,10 @@ export async function listCommand(args: ParsedArgs): Promise<void> {
     if (parents.length === 0) process.stdout.write('no sessions\n');
     for (const s of parents) {
       process.stdout.write(`${s.id}  ${s.createdAt.slice(0, 19)}  ${s.running ? 'running ' : ''}${s.title}\n`);
+      if (s.mcpServers?.length) {
+        const servers = s.mcpServers.map(m => `${m.name} (${m.state}${m.tools !== undefined ? `, ${m.tools} tools` : ''}${m.error ? `: ${m.error}` : ''})`);
+        process.stdout.write(`  MCP: ${servers.join(', ')}\n`);
+      }
       for (const f of shown.filter(f => f.parentSessionId === s.id)) {
         const where = f.worktree ? `  [${f.worktree.branch}${f.worktree.discarded ? ', discarded' : ''}]` : '';
         process.stdout.write(`  └ ${f.id}  ${f.state.padEnd(10)} turns=${f.forkTurns} ${f.name}${where}  ${costText(f)}\n`);

@@ -3,6 +3,8 @@
 import type { ApprovalMode, ToolCategory } from '../approval';
 import type { AgentEvent } from '../agentEvents';
 import type { Entry, SessionHeader, Usage } from '../transcript';
+import type { McpServerConfig, McpServerStatus } from './mcp';
+import type { PromptReference } from '../references';
 import type { WorktreeOptions } from '../worktreeOptions';
 import { notification, request } from './descriptor';
 import type { CacheStep } from '../cacheExplorer';
@@ -63,7 +65,21 @@ export interface ConfigureParams {
   budgetPerChat?: string;
   /** fork.maxForksPerTurn: Agent calls the model may make in one turn; 0 or absent: no limit. */
   maxForksPerTurn?: number;
+  /** MCP servers this client trusts (repository servers only after the user said so); tools of new sessions. */
+  mcpServers?: McpServerConfig[];
+  /** Proxy for model and MCP HTTP traffic (VS Code's http.proxy, or HTTPS_PROXY/NO_PROXY in the CLI); url '' is direct. */
+  proxy?: ProxySettings;
+  /** `fork.provider`: the Anthropic API (default, needs apiKey), Amazon Bedrock or Google Vertex AI. */
+  provider?: ProviderName;
+  /** Bedrock: region (else AWS_REGION); credentials from the AWS chain. */
+  bedrock?: { region?: string; baseUrl?: string };
+  /** Vertex: project and region (else the SDK's env defaults); Google application-default credentials, or an access token. */
+  vertex?: { projectId?: string; region?: string; accessToken?: string; baseUrl?: string };
 }
+
+export type ProviderName = 'anthropic' | 'bedrock' | 'vertex';
+
+export interface ProxySettings { url?: string; strictSSL?: boolean; noProxy?: string }
 export const runtimeConfigure = request<ConfigureParams, RuntimeInfo>('runtime/configure');
 
 export interface SendParams {
@@ -78,6 +94,10 @@ export interface SendParams {
    * (the user edited or removed requests). Null: rewind to the start; absent: no rewind.
    */
   afterEntryId?: string | null;
+  /** Chat references (#file, #selection, …): content of the prompt entry, after the prompt text. */
+  references?: PromptReference[];
+  /** The model picked in the Chat view, for a new session (else the configured one); a session keeps its model. */
+  model?: string;
 }
 export interface SendResult {
   sessionId: string;
@@ -111,6 +131,8 @@ export interface SessionSummary {
   createdAt: string;
   running: boolean;
   parentSessionId?: string;
+  /** MCP servers whose tools the session's header holds, and their state now. */
+  mcpServers?: McpServerStatus[];
 }
 export const sessionList = request<{ root?: string }, { sessions: SessionSummary[] }>('session/list');
 

@@ -3,6 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { sessionCancel, sessionSend } from '../../common/protocol/runtime';
+import { LM_VENDOR } from '../lm/provider';
+import { collectReferences } from './references';
 import type { SendResult } from '../../common/protocol/runtime';
 import { compactCommand } from './compactCommand';
 import { forkCommand } from './forkCommand';
@@ -71,6 +73,9 @@ async function handleRequest(
       prompt: request.prompt,
       turnId,
       afterEntryId: continuation.afterEntryId,
+      references: await collectReferences(request.references, root),
+      // The Chat view's pick, when it is one of ours; a continued session keeps its own model.
+      ...(request.model?.vendor === LM_VENDOR ? { model: request.model.id } : {}),
     });
     const metadata = sessionMetadata({
       sessionId: result.sessionId,

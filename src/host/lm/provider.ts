@@ -1,81 +1,116 @@
 // The `fork-agents` language model (DESIGN §5): without a tool-capable model the Chat view refuses every
-// request, @fork included. It answers for real, straight from the Messages API.
+// request, @fork included. Its requests go through the runtime (`model/chat`): the runtime's one SDK
+// client, its cache breakpoints, its retries and the key it was configured with.
+import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { messagesUrl } from '../modelAccess';
+import type { ErrorInfo } from '../../common/agentEvents';
+import { modelCancel, modelChat, modelList, modelPart } from '../../common/protocol/model';
+import type { ListedModel, ModelPartParams } from '../../common/protocol/model';
+import { turnErrorView } from '../chat/chatErrors';
+import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
-import { streamMessages } from './messagesApi';
-import type { StreamPart } from './streamDecoder';
-import { buildMessagesBody } from './toAnthropic';
+import { buildChatParams } from './toAnthropic';
 
 export const LM_VENDOR = 'fork-agents';
-const MAX_INPUT_TOKENS = 200_000;
 
 /** Resolves once the workbench lists the model: until then the Chat view answers "Language model unavailable". */
-export async function registerLanguageModel(context: vscode.ExtensionContext, settings: HostSettings): Promise<void> {
+export async function registerLanguageModel(context: vscode.ExtensionContext, settings: HostSettings, runtime: RuntimeApi): Promise<void> {
   const changed = new vscode.EventEmitter<void>();
+  // One listener for every request's parts (the connection keeps one handler per method).
+  const streams = new Map<string, (part: ModelPartParams['part']) => void>();
   const provider: vscode.LanguageModelChatProvider = {
     onDidChangeLanguageModelChatInformation: changed.event,
-    provideLanguageModelChatInformation: () => [modelInformation(settings)],
-    provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond(settings, model, messages, options, progress, token),
+    provideLanguageModelChatInformation: () => modelInformation(settings, runtime),
+    provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond({ settings, runtime, streams }, model, messages, options, progress, token),
     // Close enough for budgeting: Claude averages about four characters a token.
     provideTokenCount: async (_model, text) => Math.ceil(textLength(text) / 4),
   };
   context.subscriptions.push(
     changed,
     settings.onDidChange(() => changed.fire()),
+    runtime.listen(modelPart, params => streams.get(params.requestId)?.(params.part)),
     vscode.lm.registerLanguageModelChatProvider(LM_VENDOR, provider),
   );
   // The Chat view lists a provider's models only once something has asked for them.
   await vscode.lm.selectChatModels({ vendor: LM_VENDOR });
 }
 
-function modelInformation(settings: HostSettings): vscode.LanguageModelChatInformation {
-  const model = settings.model();
-  return {
-    id: model,
-    name: model,
+/** The endpoint's Claude models (`model/list`), else `fork.models`, and always `fork.model` first. */
+async function modelInformation(settings: HostSettings, runtime: RuntimeApi): Promise<vscode.LanguageModelChatInformation[]> {
+  let listed: ListedModel[] = [];
+  try {
+    listed = (await runtime.request(modelList, {})).models;
+  } catch {
+    // The runtime is not reachable yet: the configured list below still lets the Chat view work.
+  }
+  const models = listed.length > 0 ? listed : settings.fallbackModels();
+  const preferred = settings.model();
+  const ordered = [models.find(m => m.id === preferred) ?? { id: preferred, name: preferred }, ...models.filter(m => m.id !== preferred)];
+  return ordered.map(model => ({
+    id: model.id,
+    name: model.name,
     family: 'claude',
-    version: model,
+    version: model.id,
     detail: 'Fork Agents',
-    tooltip: `Anthropic ${model} through Fork Agents`,
-    maxInputTokens: MAX_INPUT_TOKENS,
+    tooltip: `Anthropic ${model.id} through Fork Agents`,
+    maxInputTokens: model.contextWindow ?? settings.contextWindow(),
     maxOutputTokens: settings.maxTokens(),
     capabilities: { toolCalling: true, imageInput: false },
-  };
+  }));
+}
+
+interface Deps {
+  settings: HostSettings;
+  runtime: RuntimeApi;
+  streams: Map<string, (part: ModelPartParams['part']) => void>;
 }
 
 async function respond(
-  settings: HostSettings,
+  deps: Deps,
   model: vscode.LanguageModelChatInformation,
   messages: readonly vscode.LanguageModelChatRequestMessage[],
   options: vscode.ProvideLanguageModelChatResponseOptions,
   progress: vscode.Progress<vscode.LanguageModelResponsePart>,
   token: vscode.CancellationToken,
 ): Promise<void> {
-  const access = await settings.modelAccess();
-  if (!access.apiKey) {
-    throw vscode.LanguageModelError.NoPermissions('No Anthropic API key is set. Run "Fork: Set Anthropic API Key" or set ANTHROPIC_API_KEY.');
-  }
-  const body = buildMessagesBody(messages, {
-    model: model.id,
-    maxTokens: Math.min(access.maxTokens, model.maxOutputTokens),
-    tools: options.tools,
-    toolRequired: options.toolMode === vscode.LanguageModelChatToolMode.Required,
+  const requestId = randomUUID();
+  const params = {
+    requestId,
+    ...buildChatParams(messages, {
+      model: model.id,
+      maxTokens: Math.min(deps.settings.maxTokens(), model.maxOutputTokens),
+      tools: options.tools,
+      toolRequired: options.toolMode === vscode.LanguageModelChatToolMode.Required,
+    }),
+  };
+  deps.streams.set(requestId, part => {
+    if (part.type === 'text' && !token.isCancellationRequested) progress.report(new vscode.LanguageModelTextPart(part.text));
   });
-  const abort = new AbortController();
-  const cancellation = token.onCancellationRequested(() => abort.abort());
+  const cancellation = token.onCancellationRequested(() => void deps.runtime.request(modelCancel, { requestId }).catch(() => undefined));
   try {
-    await streamMessages({ url: messagesUrl(access.baseUrl), apiKey: access.apiKey, body, signal: abort.signal, onPart: part => progress.report(toResponsePart(part)) });
+    const result = await deps.runtime.request(modelChat, params);
+    if (token.isCancellationRequested || result.error?.kind === 'cancelled') return;
+    if (result.error) throw toLanguageModelError(result.error, deps.settings.displayBaseUrl());
+    for (const block of result.message?.content ?? []) {
+      if (block.type === 'tool_use') {
+        const input = block.input && typeof block.input === 'object' ? (block.input as object) : {};
+        progress.report(new vscode.LanguageModelToolCallPart(block.id, block.name, input));
+      }
+    }
   } catch (error) {
     if (token.isCancellationRequested) return;
+    if ((error as { code?: unknown }).code === -32001) throw vscode.LanguageModelError.NoPermissions((error as Error).message);
     throw error;
   } finally {
     cancellation.dispose();
+    deps.streams.delete(requestId);
   }
 }
 
-function toResponsePart(part: StreamPart): vscode.LanguageModelResponsePart {
-  return part.type === 'text' ? new vscode.LanguageModelTextPart(part.text) : new vscode.LanguageModelToolCallPart(part.id, part.name, part.input);
+function toLanguageModelError(error: ErrorInfo, baseUrl: string): Error {
+  const message = turnErrorView(error, baseUrl).message;
+  if (error.kind === 'auth') return vscode.LanguageModelError.NoPermissions(message);
+  return new Error(message);
 }
 
 function textLength(text: string | vscode.LanguageModelChatRequestMessage): number {

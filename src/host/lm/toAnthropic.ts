@@ -1,6 +1,7 @@
-// VS Code language-model requests → a Messages API request body. Pure: message parts are recognised by
-// shape (text `value`, tool call `callId`+`name`+`input`, tool result `callId`+`content`), so this runs
+// VS Code language-model requests → a `model/chat` request (Messages API messages and tools). Pure:
+// message parts are recognised by shape (text `value`, tool call `callId`+`name`+`input`, tool result `callId`+`content`), so this runs
 // without an editor; parts the API cannot take here (images, data, thinking) are left out.
+import type { ModelChatParams } from '../../common/protocol/model';
 import type { ContentBlock, Message, TextBlock, ToolDefinition, ToolResultBlock, ToolUseBlock } from '../../common/transcript';
 
 /** LanguageModelChatMessageRole: User = 1, Assistant = 2, System = 3 (proposed API, sent by the Chat view). */
@@ -11,28 +12,19 @@ export const ROLE_SYSTEM = 3;
 export interface RequestMessageLike { role: number; content: readonly unknown[] }
 export interface ToolLike { name: string; description: string; inputSchema?: object }
 
-export interface MessagesBody {
-  model: string;
-  max_tokens: number;
-  stream: true;
-  messages: Message[];
-  system?: string;
-  tools?: ToolDefinition[];
-  tool_choice?: { type: 'auto' | 'any' };
-}
-
 export interface BodyOptions { model: string; maxTokens: number; tools?: readonly ToolLike[]; toolRequired?: boolean }
 
-export function buildMessagesBody(messages: readonly RequestMessageLike[], options: BodyOptions): MessagesBody {
+/** The `model/chat` request for these messages: the runtime adds breakpoints, sends and retries it. */
+export function buildChatParams(messages: readonly RequestMessageLike[], options: BodyOptions): Omit<ModelChatParams, 'requestId'> {
   const { system, messages: converted } = toAnthropicMessages(messages);
-  const body: MessagesBody = { model: options.model, max_tokens: options.maxTokens, stream: true, messages: converted };
-  if (system) body.system = system;
+  const params: Omit<ModelChatParams, 'requestId'> = { model: options.model, maxTokens: options.maxTokens, messages: converted };
+  if (system) params.system = system;
   const tools = (options.tools ?? []).map(toAnthropicTool);
   if (tools.length > 0) {
-    body.tools = tools;
-    if (options.toolRequired) body.tool_choice = { type: 'any' };
+    params.tools = tools;
+    if (options.toolRequired) params.toolChoice = 'any';
   }
-  return body;
+  return params;
 }
 
 export function toAnthropicMessages(input: readonly RequestMessageLike[]): { system?: string; messages: Message[] } {

@@ -89,7 +89,7 @@ function inputText(input: unknown): string {
 }
 
 function resultText(block: ToolResultBlock): string {
-  return typeof block.content === 'string' ? block.content : block.content.map(part => part.text).join('\n');
+  return typeof block.content === 'string' ? block.content : block.content.map(part => (part.type === 'text' ? part.text : '[image]')).join('\n');
 }
 
 function cut(text: string, max: number): string {

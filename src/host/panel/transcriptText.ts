@@ -42,10 +42,12 @@ function blockText(block: ContentBlock): string[] {
       return ['', fence('thinking', block.thinking)];
     case 'redacted_thinking':
       return ['', '_(redacted thinking)_'];
+    case 'image':
+      return ['', `_(image, ${block.source.media_type})_`];
     case 'tool_use':
       return ['', fence(`tool_use ${block.name} ${block.id}`, JSON.stringify(block.input, null, 2))];
     case 'tool_result': {
-      const text = typeof block.content === 'string' ? block.content : block.content.map(part => part.text).join('\n');
+      const text = typeof block.content === 'string' ? block.content : block.content.map(part => (part.type === 'text' ? part.text : '[image]')).join('\n');
       return ['', fence(`tool_result ${block.tool_use_id}${block.is_error ? ' (error)' : ''}`, text)];
     }
   }

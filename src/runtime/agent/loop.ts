@@ -165,9 +165,9 @@ async function runToolCalls(deps: LoopDeps, calls: ToolUseBlock[]): Promise<Tool
 }
 
 async function runToolCall(deps: LoopDeps, call: ToolUseBlock): Promise<ToolResultBlock> {
-  const result = (content: string, isError: boolean, files: string[] = []): ToolResultBlock => {
+  const result = (content: string, isError: boolean, files: string[] = [], blocks?: ToolResultBlock['content']): ToolResultBlock => {
     deps.emit({ type: 'tool_result', callId: call.id, name: call.name, isError, summary: toolResultSummary(content), files });
-    return { type: 'tool_result', tool_use_id: call.id, content: content === '' ? '(no output)' : content, ...(isError ? { is_error: true } : {}) };
+    return { type: 'tool_result', tool_use_id: call.id, content: blocks ?? (content === '' ? '(no output)' : content), ...(isError ? { is_error: true } : {}) };
   };
   const tool = deps.tools.get(call.name);
   if (!tool) {
@@ -193,7 +193,7 @@ async function runToolCall(deps: LoopDeps, call: ToolUseBlock): Promise<ToolResu
     }
   }
   const output = await runTool(tool, call.input, { ...deps.toolContext, callId: call.id, signal: deps.signal, gitWritesAllowed });
-  return result(output.content, output.isError === true, output.files ?? []);
+  return result(output.content, output.isError === true, output.files ?? [], output.blocks);
 }
 
 /** The one line a tool result shows as in the chat and the Forks panel. */

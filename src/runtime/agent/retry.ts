@@ -1,5 +1,5 @@
-// Model requests retried on retryable errors (rate limits, overload, 5xx, network): the server's
-// retry-after when given, else exponential backoff with jitter. Used by turns and by compaction alike.
+// Model requests retried on retryable errors (the SDK's rules, model/retryRules.ts, plus network errors):
+// the server's retry-after-ms / retry-after when given, else exponential backoff with jitter. Used by turns and by compaction alike.
 import type { ErrorInfo } from '../../common/agentEvents';
 import type { ModelClient, ModelResponse, StreamHandlers } from '../model/modelClient';
 import { ModelError } from '../model/modelClient';

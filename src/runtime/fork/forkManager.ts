@@ -8,12 +8,14 @@ import type { WorktreeOptions } from '../../common/worktreeOptions';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
 import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
-import type { Usage } from '../../common/transcript';
+import type { SessionHeader, Usage } from '../../common/transcript';
 import type { Budget } from '../../common/budget';
 import { budgetStop, budgetText } from '../../common/budget';
 import type { ModelPrice, PriceOverrides } from '../../common/pricing';
 import { costFigures, priceFor } from '../../common/pricing';
 import { cacheSteps } from '../cache/sessionCache';
+import type { ProxySettings } from '../../common/protocol/runtime';
+import type { ProviderAccess } from '../model/providers';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import type { CompactionSettings } from '../agent/compact';
@@ -26,6 +28,7 @@ import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
 import { log } from '../log';
 import { ALL_TOOLS } from '../tools/registry';
+import { mcpToolsOf } from '../mcp/mcpTools';
 import type { Tool } from '../tools/types';
 import { discardForkWorktree } from '../git/worktree';
 import { findAdminDir, readWorktreeMeta } from '../git/worktreeMeta';
@@ -54,6 +57,10 @@ export interface ModelAccess {
   ripgrepPath?: string;
   worktreeRoot?: string;
   compaction?: CompactionSettings;
+  /** Proxy for model requests (the configuring client's). */
+  proxy?: ProxySettings;
+  /** Bedrock or Vertex instead of the Anthropic API (DESIGN §5); a fork keeps its starter's. */
+  provider?: ProviderAccess;
   /** Ignored files, links, setup commands and ports of new worktrees (issue 13). */
   worktree?: WorktreeOptions;
   /** fork.budget.perFork (a fork's default budget) and fork.budget.perChat (a chat and its forks together). */
@@ -419,8 +426,8 @@ export class ForkManager {
     let release: (() => void) | undefined;
     const outcome = await runLoop({
       session: run.session,
-      model: createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl }),
-      tools: workspace.gatedTools(toolsFor(run.summary.kind)),
+      model: createAnthropicClient(access),
+      tools: workspace.gatedTools(toolsFor(run.summary.kind, run.session.header, access.restricted === true)),
       toolContext: {
         root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost,
         env: workspace.env, onProcessGroup: pgid => workspace.groups.add(pgid),
@@ -549,9 +556,10 @@ function newRun(session: Session, summary: ForkSummary, access?: ModelAccess): F
   return { session, summary, access, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
 }
 
-function toolsFor(kind: ForkSummary['kind']): ReadonlyMap<string, Tool> {
+function toolsFor(kind: ForkSummary['kind'], header: SessionHeader, restricted: boolean): ReadonlyMap<string, Tool> {
   // Every child keeps the full tool definitions (cache parity); explore agents may only run read tools.
-  const allowed = kind === 'explore' ? ALL_TOOLS.filter(tool => tool.category === 'read') : ALL_TOOLS;
+  const all = [...ALL_TOOLS, ...mcpToolsOf(header, { restricted })];
+  const allowed = kind === 'explore' ? all.filter(tool => tool.category === 'read') : all;
   return new Map(allowed.map(tool => [tool.definition.name, tool]));
 }
 

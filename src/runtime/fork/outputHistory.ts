@@ -46,7 +46,7 @@ function resultEvents(entry: Entry, names: ReadonlyMap<string, string>): AgentEv
     .filter((block): block is ToolResultBlock => block.type === 'tool_result')
     .map(block => ({
       type: 'tool_result', callId: block.tool_use_id, name: names.get(block.tool_use_id) ?? '', isError: block.is_error === true,
-      summary: toolResultSummary(typeof block.content === 'string' ? block.content : block.content.map(b => b.text).join('')), files: [],
+      summary: toolResultSummary(typeof block.content === 'string' ? block.content : block.content.map(b => (b.type === 'text' ? b.text : '[image]')).join('')), files: [],
     }));
 }
 

@@ -26,7 +26,7 @@ export function registerCompact(ctx: RuntimeContext, client: ClientConnection): 
     if (ctx.turns.isRunning(session.id)) {
       throw new ResponseError(ErrorCodes.InvalidRequest, 'A turn is running in this session; compact after it ends.');
     }
-    const model = createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl });
+    const model = createAnthropicClient(access);
     // Someone waits on this answer: fewer retries than a turn makes (which shows each one).
     const retry = { maxRetries: MANUAL_COMPACT_RETRIES };
     const outcome = await ctx.turns.run(session.id, signal => compactSession(session, model, signal, { focus: params.focus?.trim() || undefined, retry }));

@@ -8,6 +8,8 @@ import type { ConfigureParams, RuntimeInfo } from '../../common/protocol/runtime
 import type { ClientConnection } from '../clientConnection';
 import { applyRetention } from '../deletion';
 import { log } from '../log';
+import { mcpHub } from '../mcp/hub';
+import { proxyFetch } from '../proxyFetch';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 
@@ -35,6 +37,8 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
       ctx.forks.prices = prices;
     }
     client.config = { ...client.config, ...dropUndefined(params) };
+    if (params.proxy) mcpHub.fetchImpl = proxyFetch(params.proxy);
+    if (params.mcpServers) mcpHub.configure(client.id, params.mcpServers);
     if (params.maxConcurrentForks !== undefined && params.maxConcurrentForks >= 1) ctx.forks.maxConcurrent = Math.floor(params.maxConcurrentForks);
     ctx.approvals.clientsChanged();
     if (params.retentionDays !== undefined && params.retentionDays > 0) {

@@ -2,6 +2,7 @@
 import { sessionList } from '../../common/protocol/runtime';
 import type { SessionSummary } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
+import { mcpHub } from '../mcp/hub';
 import type { RuntimeContext } from '../runtimeContext';
 
 export function registerList(ctx: RuntimeContext, client: ClientConnection): void {
@@ -16,6 +17,7 @@ export function registerList(ctx: RuntimeContext, client: ClientConnection): voi
         createdAt: header.createdAt,
         running: ctx.turns.isRunning(header.id),
         parentSessionId: header.parent?.sessionId,
+        ...(header.mcpServers?.length ? { mcpServers: header.mcpServers.map(name => mcpHub.status(name)) } : {}),
       }));
     return { sessions };
   });

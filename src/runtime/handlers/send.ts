@@ -7,6 +7,7 @@ import { zeroUsage } from '../../common/transcript';
 import { budgetStop } from '../../common/budget';
 import { costFigures } from '../../common/pricing';
 import type { Entry, ModelSettings } from '../../common/transcript';
+import { referenceBlocks } from '../../common/references';
 import type { ClientConnection } from '../clientConnection';
 import { runLoop } from '../agent/loop';
 import type { ApprovalRequest } from '../agent/loop';
@@ -25,6 +26,8 @@ import { SessionNotFoundError } from '../session/sessionStore';
 import type { Session } from '../session/session';
 import { TranscriptWriteError } from '../session/jsonl';
 import { ALL_TOOLS } from '../tools/registry';
+import { mcpHub } from '../mcp/hub';
+import { mcpToolsOf } from '../mcp/mcpTools';
 
 export const MISSING_KEY_MESSAGE =
   'No Anthropic API key is set. Run "Fork: Set Anthropic API Key" or set ANTHROPIC_API_KEY.';
@@ -62,9 +65,10 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
       sessionId: session.id, turnId: params.turnId, callId, toolName: tool.definition.name,
       category, description, input,
     }));
+  const references = Array.isArray(params.references) ? referenceBlocks(params.references) : [];
   let prompt;
   try {
-    prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }] });
+    prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }, ...references] });
   } catch (error) {
     // A full disk: the prompt is not saved, so no turn starts; the session stays as it was.
     if (error instanceof TranscriptWriteError) throw new ResponseError(ErrorCodes.InternalError, error.message);
@@ -76,8 +80,8 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
   const outcome = await ctx.turns.run(session.id, signal =>
     runLoop({
       session,
-      model: createAnthropicClient({ apiKey: access.apiKey, baseUrl: access.baseUrl }),
-      tools: new Map(ALL_TOOLS.map(tool => [tool.definition.name, tool])),
+      model: createAnthropicClient(access),
+      tools: new Map([...ALL_TOOLS, ...mcpToolsOf(session.header, { restricted: access.restricted === true })].map(tool => [tool.definition.name, tool])),
       toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access) },
       approvalMode,
       compaction: access.compaction,
@@ -117,10 +121,13 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
 async function openOrCreate(ctx: RuntimeContext, client: ClientConnection, params: SendParams): Promise<Session> {
   try {
     if (params.sessionId) return await ctx.store.get(params.sessionId);
+    // A new chat lists the MCP servers' tools now: they stay fixed in its header (DESIGN §5).
+    const mcp = await mcpHub.definitionsFor(client.config.mcpServers ?? []);
     return await createSession(ctx.store, {
+      mcp,
       root: params.root,
       title: params.prompt.split('\n', 1)[0],
-      settings: sessionSettings(client),
+      settings: sessionSettings(client, params.model),
     });
   } catch (error) {
     if (error instanceof SessionNotFoundError || error instanceof BadRootError) {
@@ -138,9 +145,11 @@ function emitEntry(client: ClientConnection, sessionId: string, turnId: string, 
  * A new session's model settings, fixed in its header: forks copy them, so they keep the parent's
  * thinking config and cache TTL (DESIGN §4.6: a different TTL or thinking setting is a different cache entry).
  */
-function sessionSettings(client: ClientConnection): ModelSettings {
+function sessionSettings(client: ClientConnection, picked: unknown): ModelSettings {
   const { model, maxTokens, thinkingBudgetTokens, cacheTtl } = client.config;
-  const settings: ModelSettings = { model: model || DEFAULT_MODEL, maxTokens: maxTokens || DEFAULT_MAX_TOKENS };
+  // The model picked in the Chat view (SendParams.model) wins over the client's configured one.
+  const chosen = (typeof picked === 'string' && picked.trim()) || model || DEFAULT_MODEL;
+  const settings: ModelSettings = { model: chosen, maxTokens: maxTokens || DEFAULT_MAX_TOKENS };
   if (thinkingBudgetTokens) {
     if (thinkingBudgetTokens >= settings.maxTokens) {
       throw new ResponseError(ErrorCodes.InvalidParams, `The thinking budget (${thinkingBudgetTokens} tokens) must be below maxTokens (${settings.maxTokens}).`);

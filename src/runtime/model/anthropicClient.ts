@@ -1,19 +1,21 @@
 // The only importer of @anthropic-ai/sdk (DESIGN §2). Streams one request and maps SDK errors to
 // ModelError kinds the chat can explain. Retries are the agent loop's job (it reports them).
 import Anthropic from '@anthropic-ai/sdk';
+import type { ErrorInfo } from '../../common/agentEvents';
 import type { ContentBlock, Usage } from '../../common/transcript';
 import type { MessagesRequestBody } from '../agent/request';
 import { requestTtl } from '../agent/request';
 import { ModelError } from './modelClient';
 import type { ModelClient, ModelResponse, StreamHandlers } from './modelClient';
+import { retryAdvice } from './retryRules';
+import { createSdk, providerModelId } from './providers';
+import type { SdkOptions } from './providers';
+import type { ListedModel } from '../../common/protocol/model';
 
-export interface AnthropicClientOptions {
-  apiKey: string;
-  baseUrl?: string;
-}
+export type AnthropicClientOptions = SdkOptions;
 
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
-  const sdk = new Anthropic({ apiKey: options.apiKey, baseURL: options.baseUrl || undefined, maxRetries: 0, timeout: 10 * 60_000 });
+  const sdk = createSdk(options, { maxRetries: 0, timeout: 10 * 60_000 });
   return {
     async stream(body: MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers): Promise<ModelResponse> {
       let started = false;
@@ -22,7 +24,8 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       let serverTime: number | undefined;
       const ttl = requestTtl(body);
       try {
-        const stream = sdk.messages.stream(body as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal });
+        const sent = { ...body, model: providerModelId(options.provider, body.model) };
+        const stream = sdk.messages.stream(sent as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal });
         stream.on('connect', () => {
           started = true;
           serverTime = dateHeader(stream.response?.headers);
@@ -47,6 +50,19 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       }
     },
   };
+}
+
+/** The endpoint's Claude models (every page); throws what the SDK threw. */
+export async function listModels(options: AnthropicClientOptions): Promise<ListedModel[]> {
+  if (options.provider) return []; // Bedrock and Vertex list models through their own consoles: the fallback list applies.
+  const sdk = createSdk(options, { maxRetries: 2, timeout: 30_000 });
+  const models: ListedModel[] = [];
+  for await (const model of sdk.models.list({ limit: 100 })) {
+    if (!model.id.includes('claude')) continue;
+    const window = (model as { max_input_tokens?: number | null }).max_input_tokens;
+    models.push({ id: model.id, name: model.display_name || model.id, ...(window ? { contextWindow: window } : {}) });
+  }
+  return models;
 }
 
 function toContentBlock(block: Anthropic.ContentBlock): ContentBlock[] {
@@ -96,14 +112,15 @@ function toModelError(error: unknown, started: boolean, signal: AbortSignal): Mo
   if (error instanceof Anthropic.APIError && typeof error.status === 'number') {
     const status = error.status;
     const detail = apiMessage(error);
-    const retryAfterMs = retryAfter(error.headers);
+    const advice = retryAdvice(status, error.headers);
+    const make = (info: ErrorInfo) => new ModelError(info, advice.delayMs, advice.retryable);
     if (status === 401 || status === 403) {
-      return new ModelError({ kind: 'auth', status, message: `The API key was rejected (${status}): ${detail}` });
+      return make({ kind: 'auth', status, message: `The API key was rejected (${status}): ${detail}` });
     }
-    if (status === 429) return new ModelError({ kind: 'rate_limit', status, message: `Rate limited (429): ${detail}` }, retryAfterMs);
-    if (status === 529) return new ModelError({ kind: 'overloaded', status, message: `The API is overloaded (529): ${detail}` }, retryAfterMs);
-    if (status >= 500) return new ModelError({ kind: 'server', status, message: `The API failed (${status}): ${detail}` }, retryAfterMs);
-    return new ModelError({ kind: 'bad_request', status, message: `The API refused the request (${status}): ${detail}` });
+    if (status === 429) return make({ kind: 'rate_limit', status, message: `Rate limited (429): ${detail}` });
+    if (status === 529) return make({ kind: 'overloaded', status, message: `The API is overloaded (529): ${detail}` });
+    if (status >= 500) return make({ kind: 'server', status, message: `The API failed (${status}): ${detail}` });
+    return make({ kind: 'bad_request', status, message: `The API refused the request (${status}): ${detail}` });
   }
   const message = error instanceof Error ? error.message : String(error);
   if (started) {
@@ -115,11 +132,4 @@ function toModelError(error: unknown, started: boolean, signal: AbortSignal): Mo
 function apiMessage(error: InstanceType<typeof Anthropic.APIError>): string {
   const body = error.error as { error?: { message?: string } } | undefined;
   return body?.error?.message ?? error.message;
-}
-
-function retryAfter(headers: Headers | undefined): number | undefined {
-  const value = headers?.get?.('retry-after');
-  if (!value) return undefined;
-  const seconds = Number(value);
-  return Number.isFinite(seconds) ? Math.max(0, seconds * 1000) : undefined;
 }

@@ -27,11 +27,17 @@ export class ModelError extends Error {
   billed?: Usage;
   serverTime?: number;
 
-  constructor(readonly info: ErrorInfo, readonly retryAfterMs?: number) {
+  constructor(
+    readonly info: ErrorInfo,
+    readonly retryAfterMs?: number,
+    /** The server's say (x-should-retry, or the SDK's status rule); absent: decided by kind. */
+    private readonly retryOverride?: boolean,
+  ) {
     super(info.message);
   }
 
   get retryable(): boolean {
+    if (this.retryOverride !== undefined) return this.retryOverride;
     return ['rate_limit', 'overloaded', 'server', 'network'].includes(this.info.kind);
   }
 }

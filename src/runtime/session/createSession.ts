@@ -1,6 +1,6 @@
 // Starts a session: fixes its header (system prompt, tools, settings) and commits the startup entry.
 import * as fs from 'node:fs';
-import type { ModelSettings, SessionHeader } from '../../common/transcript';
+import type { ModelSettings, SessionHeader, ToolDefinition } from '../../common/transcript';
 import { renderStartupContext, renderSystemPrompt } from '../agent/systemPrompt';
 import { ALL_TOOLS } from '../tools/registry';
 import type { Session } from './session';
@@ -19,7 +19,12 @@ export function resolveRoot(root: string): string {
   return real;
 }
 
-export async function createSession(store: SessionStore, options: { root: string; title: string; settings: ModelSettings }): Promise<Session> {
+export interface SessionMcpTools { tools: ToolDefinition[]; servers: string[] }
+
+export async function createSession(
+  store: SessionStore,
+  options: { root: string; title: string; settings: ModelSettings; mcp?: SessionMcpTools },
+): Promise<Session> {
   const root = resolveRoot(options.root);
   const header: SessionHeader = {
     id: SessionStore.newSessionId(),
@@ -27,9 +32,11 @@ export async function createSession(store: SessionStore, options: { root: string
     root,
     title: options.title.slice(0, 80),
     systemPrompt: renderSystemPrompt(),
-    tools: ALL_TOOLS.map(tool => tool.definition),
+    // MCP tools after the built-ins, sorted: fixed here, so every request and fork repeats them.
+    tools: [...ALL_TOOLS.map(tool => tool.definition), ...(options.mcp?.tools ?? [])],
     settings: options.settings,
   };
+  if (options.mcp && options.mcp.servers.length > 0) header.mcpServers = options.mcp.servers;
   const session = store.create(header);
   session.commit('startup', { role: 'user', content: [{ type: 'text', text: await renderStartupContext(root) }] });
   return session;

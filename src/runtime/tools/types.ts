@@ -1,7 +1,7 @@
 // The contract every tool implements. One file per tool in this folder.
 import type { ToolCategory } from '../../common/approval';
 import type { ForkTurns } from '../../common/forkTurns';
-import type { ToolDefinition } from '../../common/transcript';
+import type { ImageBlock, TextBlock, ToolDefinition } from '../../common/transcript';
 
 export interface ToolContext {
   /** Absolute, real path of the session root; file tools must stay inside it. */
@@ -40,6 +40,8 @@ export interface SubagentHost {
 export interface ToolOutput {
   /** Text returned to the model as the tool_result content. */
   content: string;
+  /** Sent instead of `content` when the result holds images (MCP tools). */
+  blocks?: (TextBlock | ImageBlock)[];
   isError?: boolean;
   /** Root-relative paths the call read or changed, for file anchors in the chat. */
   files?: string[];
