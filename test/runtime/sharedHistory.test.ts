@@ -153,7 +153,9 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
   });
 
   it('a store written by release 0.1.0 (self-contained bootstraps) loads, revives and forks again', async () => {
+    // The responder is in place before the runtime starts: configure revives the interrupted fork at once.
     h = await startHarness({
+      fake: { responder: r => say(isForkRequest(r) ? 'Scope: migrated.' : 'noted') },
       prepare: (storeDir, root) => {
         fs.mkdirSync(path.join(storeDir, 'sessions'), { recursive: true });
         for (const name of fs.readdirSync(path.join(FIXTURE, 'sessions'))) {
@@ -162,13 +164,13 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
         }
       },
     });
-    h.fake.setResponder(r => say(isForkRequest(r) ? 'Scope: migrated.' : 'noted'));
     const { forks } = await sendRequest(h.client.endpoint, forkList, {});
     const done = forks.find(f => f.name === 'old finished')!;
     const pending = forks.find(f => f.name === 'old interrupted')!;
     assert.equal(done.state, 'completed');
     assert.equal(done.report, 'Scope: old.\nResult: heron.');
-    assert.equal((await wait(pending.id)).state, 'completed');
+    const revivedSummary = await wait(pending.id);
+    assert.equal(revivedSummary.state, 'completed', revivedSummary.error);
     const revived = h.fake.requests.find(isForkRequest)!;
     assert.ok(revived.rawBody.includes('The old secret word is heron.') && revived.rawBody.includes('interrupted fork of the old release'));
 
