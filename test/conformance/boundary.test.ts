@@ -1,8 +1,6 @@
 // Conformance, the fork point and its closing (DESIGN §4.3 snapshot incl. the current turn, §4.4 closing
 // the boundary): forks made mid-turn, on unanswered calls and prompts, and at chosen entries.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { FORK_STARTED_RESULT, NOT_EXECUTED_RESULT } from '../../src/runtime/fork/directive';
 import type { Entry } from '../../src/common/transcript';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
@@ -11,7 +9,7 @@ import {
 } from './peerCase';
 import {
   call, entryWithText, firstForkRequest, forksOf, gate, hasText, isForkRequest, lastMessage, messagesOf, parentRequests,
-  requestArrives, say, startFork, startPeerHarness, tag, textsOf, waitFork,
+  requestArrives, say, startFork, startPeerHarnessWithNotes, tag, textsOf, waitFork,
 } from './peerHarness';
 import type { Harness } from './peerHarness';
 
@@ -19,8 +17,7 @@ describe('conformance: fork point and closing', function () {
   this.timeout(60_000);
   let h: Harness;
   before(async () => {
-    h = await startPeerHarness();
-    fs.writeFileSync(path.join(h.root, 'notes.md'), 'The secret word is pelican.\n');
+    h = await startPeerHarnessWithNotes();
   });
   after(() => h.dispose());
 

@@ -1,15 +1,13 @@
 // Conformance, history selection (DESIGN §4.1–§4.3): which parent entries a fork inherits for `all` and
 // for a window of N real user turns, stated from the peers' own tests and run through the real runtime.
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { sessionList } from '../../src/common/protocol/runtime';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { codexTruncation, codexControl, dshSessionFork, peerCase, qwenForkTurns, qwenInherited } from './peerCase';
 import {
   call, entryWithText, firstForkRequest, forksOf, gate, hasText, isForkRequest, messagesOf, parentRequests, say, startFork,
-  startPeerHarness, tag, textsOf, waitFork, withoutBreakpoints,
+  startPeerHarnessWithNotes, tag, textsOf, waitFork, withoutBreakpoints,
 } from './peerHarness';
 import type { Harness } from './peerHarness';
 
@@ -19,8 +17,7 @@ describe('conformance: history selection', function () {
   this.timeout(60_000);
   let h: Harness;
   before(async () => {
-    h = await startPeerHarness();
-    fs.writeFileSync(path.join(h.root, 'notes.md'), 'The secret word is pelican.\n');
+    h = await startPeerHarnessWithNotes();
   });
   after(() => h.dispose());
 

@@ -10,7 +10,7 @@ import { killRuntime } from '../runtime/harness';
 import { claudeFork, codexControl, codexMultiAgents, dshForkProvider, dshNote, dshSnapshotProposal, peerCase, qwenForkTurns } from './peerCase';
 import {
   call, continueFork, firstForkRequest, forkRequests, forksOf, hasText, isForkRequest, lastMessage, lastUserText, parentRequests,
-  requestArrives, say, startFork, startPeerHarness, tag, textsOf, waitFork,
+  requestArrives, say, startFork, startPeerHarnessWithNotes, tag, textsOf, waitFork,
 } from './peerHarness';
 import type { Harness } from './peerHarness';
 
@@ -18,8 +18,7 @@ describe('conformance: a fork after it starts', function () {
   this.timeout(60_000);
   let h: Harness;
   before(async () => {
-    h = await startPeerHarness();
-    fs.writeFileSync(path.join(h.root, 'notes.md'), 'The secret word is pelican.\n');
+    h = await startPeerHarnessWithNotes();
   });
   after(() => h.dispose());
 

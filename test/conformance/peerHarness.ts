@@ -1,6 +1,8 @@
 // What every conformance case needs: the real runtime process over JSON-RPC (test/runtime/harness),
 // the real SDK against the fake API, forks started and awaited over the protocol, and readers for the
 // requests the fake actually received.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkList, forkSend, forkStart, forkWait } from '../../src/common/protocol/forks';
@@ -15,6 +17,13 @@ export type { Harness };
 
 export function startPeerHarness(config: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
   return startHarness({ fake: { minCacheTokens: 256, ...config.fake }, config: config.config });
+}
+
+/** The harness with the workspace file the cases read: notes.md, holding the secret word "pelican". */
+export async function startPeerHarnessWithNotes(): Promise<Harness> {
+  const h = await startPeerHarness();
+  fs.writeFileSync(path.join(h.root, 'notes.md'), 'The secret word is pelican.\n');
+  return h;
 }
 
 /** A word unique to one case, so its requests can be told from every other case's. */

@@ -16,8 +16,6 @@ interface Outcome { step: Step; text: string; isError: boolean }
 const BOILERPLATE = '<fork-boilerplate>';
 const NOTIFICATION = /<fork-notification>\s*Fork "([^"]*)" \(([^)]*)\) ([^\n]*?) after/g;
 
-export { planFor } from './demoPlan';
-
 export function demoResponder(): Responder {
   return req => demoTurn(req.body as { messages: Msg[]; tools?: { name: string }[] });
 }

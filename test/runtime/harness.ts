@@ -127,7 +127,8 @@ export async function killRuntime(pid: number): Promise<void> {
   while (isAlive(pid)) await new Promise(resolve => setImmediate(resolve));
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid still exists (signal 0 only checks). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

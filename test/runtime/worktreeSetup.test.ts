@@ -15,7 +15,7 @@ import type { WorktreeOptions } from '../../src/common/worktreeOptions';
 import type { ReceivedRequest, Responder, ScriptedTurn } from '../fakes/anthropicServer';
 import { cliRunner } from './cliRunner';
 import { gitSync, initRepo, isForkRequest, toolRuns, write } from './gitRepo';
-import { TEST_KEY, startHarness } from './harness';
+import { TEST_KEY, isAlive, startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
 
@@ -264,15 +264,6 @@ describe('runtime: worktree forks that build, test and run', function () {
 
 function hang(): { fault: 'hang' } {
   return { fault: 'hang' };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function answers(port: number): Promise<boolean> {
