@@ -42,7 +42,7 @@ describe('Forks panel UI (code-server + chromium)', function () {
     stack = await startStack({
       tools, extension: 'install', fake: false, label: 'panel',
       env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY },
-      workspaceSettings: { 'fork.approvalMode': 'ask' },
+      userSettings: { 'fork.approvalMode': 'ask' },
     });
     workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
   });
