@@ -82,7 +82,9 @@ export class McpHub {
   private apply(clientId: number, server: McpServerConfig): void {
     const key = safeServerName(server.name);
     this.removed.delete(key);
+    const before = this.owner.get(key);
     this.owner.set(key, clientId);
+    if (before !== undefined && before !== clientId && !this.byClient.has(before)) this.forget(before);
     const current = this.connections.get(key);
     if (current && sameServer(current.config, server)) {
       if (current.config.trusted !== server.trusted) current.config.trusted = server.trusted;
