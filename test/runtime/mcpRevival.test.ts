@@ -3,6 +3,8 @@
 // calls wait for a client to supply its servers: the editor does at every (re)connect. With nobody doing so
 // within the wait, the call fails saying what to do.
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { connectOrStart } from '../../src/client/launch';
 import { connectRpc } from '../../src/client/rpcClient';
 import type { RuntimeClient } from '../../src/client/rpcClient';
@@ -14,6 +16,13 @@ import { RUNTIME_SCRIPT, TEST_KEY, killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { isForkRequest, resultText, stdioServer, toolResults } from './mcpSupport';
 import { call, say } from './script';
+
+/** A secret in the server's environment, as a token would be: it must never reach the store (or the log in it). */
+const SECRET = 'mcp-env-secret-4f1c9d';
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap(e => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+}
 
 describe('runtime: a revived fork and its MCP servers', function () {
   this.timeout(60_000);
@@ -28,7 +37,7 @@ describe('runtime: a revived fork and its MCP servers', function () {
 
   /** A parent that called the MCP tool, and its fork killed mid-request with the runtime. */
   async function forkInterruptedByCrash(): Promise<{ forkId: string; release: () => void }> {
-    h = await startHarness({ config: { approvalMode: 'auto', mcpServers: [stdioServer()] } });
+    h = await startHarness({ config: { approvalMode: 'auto', mcpServers: [stdioServer({ env: { MCP_TEST_SECRET: SECRET } })] } });
     let release!: () => void;
     const gate = new Promise<void>(resolve => (release = resolve));
     let forkRequests = 0;
@@ -73,6 +82,9 @@ describe('runtime: a revived fork and its MCP servers', function () {
     const [result] = toolResults(last);
     assert.equal(result.is_error, undefined, resultText(result));
     assert.equal(resultText(result), 'Echo: revived fork');
+    const files = filesUnder(h.storeDir).filter(f => fs.statSync(f).isFile());
+    assert.ok(files.length > 0);
+    for (const file of files) assert.ok(!fs.readFileSync(file).includes(SECRET), `${file} holds the MCP server's env secret`);
   });
 
   it('with no client supplying the server within the wait, the call fails saying what to do', async () => {
