@@ -127,12 +127,13 @@ export class McpHub {
       const left = deadline - Date.now();
       if (left <= 0) return undefined;
       await new Promise<void>(resolve => {
-        const timer = setTimeout(done, left);
-        function done() {
+        const timer = setTimeout(() => done(), left);
+        const done = () => {
           clearTimeout(timer);
           signal.removeEventListener('abort', done);
+          this.waiting = this.waiting.filter(w => w !== done);
           resolve();
-        }
+        };
         this.waiting.push(done);
         signal.addEventListener('abort', done, { once: true });
       });
