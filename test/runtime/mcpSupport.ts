@@ -23,15 +23,15 @@ export const resultText = (block: { content: unknown }) =>
 
 export interface HttpEverything { child: ChildProcess; port: number; close(): void }
 
-/** server-everything's streamable HTTP transport on a free port (it listens on every interface). */
-export async function startHttpEverything(): Promise<HttpEverything> {
+/** server-everything's streamable HTTP (`/mcp`) or SSE (`/sse`) transport on a free port (it listens on every interface). */
+export async function startHttpEverything(transport: 'streamableHttp' | 'sse' = 'streamableHttp'): Promise<HttpEverything> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING, transport], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
     let text = '';
     child.stderr!.on('data', chunk => {
       text += String(chunk);
-      if (text.includes('listening on port')) resolve();
+      if (/(listening|running) on port/.test(text)) resolve();
     });
     child.once('exit', code => reject(new Error(`server-everything exited ${code}: ${text}`)));
   });

@@ -53,37 +53,47 @@ describe('runtime: proxies', function () {
 describe('runtime: MCP http servers through the proxy', function () {
   this.timeout(60_000);
   let remote: HttpEverything;
+  let events: HttpEverything;
   let proxy: LocalProxy;
-  // `localhost` for the MCP server, 127.0.0.1 for the model: NO_PROXY can tell them apart.
+  // `localhost` for the MCP servers, 127.0.0.1 for the model: NO_PROXY can tell them apart.
   let mcpUrl: string;
   // undici tunnels plain HTTP through the proxy too: one `CONNECT localhost:<port>` per connection.
-  const mcpSeen = () => proxy.seen.filter(line => line.includes(`localhost:${remote.port}`));
+  const mcpSeen = (port = remote.port) => proxy.seen.filter(line => line.includes(`localhost:${port}`));
 
   before(async () => {
-    remote = await startHttpEverything();
+    [remote, events] = await Promise.all([startHttpEverything(), startHttpEverything('sse')]);
     mcpUrl = `http://localhost:${remote.port}/mcp`;
   });
-  after(() => remote.close());
+  after(() => {
+    remote.close();
+    events.close();
+  });
   beforeEach(async () => {
     proxy = await startProxy();
   });
   afterEach(() => proxy.close());
 
-  it('runtime/configure\'s proxy carries MCP HTTP traffic; a NO_PROXY host goes direct while the model still uses the proxy', async () => {
-    const h = await startHarness({ config: { proxy: { url: proxy.url }, mcpServers: [{ name: 'remote', type: 'http', url: mcpUrl }] } });
+  it('runtime/configure\'s proxy carries MCP http and sse traffic; a NO_PROXY host goes direct while the model still uses the proxy', async () => {
+    const mcpServers = [{ name: 'remote', type: 'http' as const, url: mcpUrl }, { name: 'events', type: 'sse' as const, url: `http://localhost:${events.port}/sse` }];
+    const h = await startHarness({ config: { proxy: { url: proxy.url }, mcpServers } });
     try {
       const modelSeen = () => proxy.seen.filter(line => line.includes(new URL(h.fake.url).host));
-      h.fake.enqueue(call(['mcp__remote__get-sum', { a: 20, b: 22 }]), say('done'));
+      h.fake.enqueue(call(['mcp__remote__get-sum', { a: 20, b: 22 }], ['mcp__events__echo', { message: 'over sse' }]), say('done'));
       const { sessionId } = await h.send('add');
-      assert.match(resultText(toolResults(h.fake.requests[1])[0]), /42/);
-      assert.ok(mcpSeen().length > 0, `the proxy saw ${JSON.stringify(proxy.seen)}`);
+      const [sum, echo] = toolResults(h.fake.requests[1]);
+      assert.match(resultText(sum), /42/);
+      assert.equal(resultText(echo), 'Echo: over sse');
+      assert.ok(mcpSeen().length > 0 && mcpSeen(events.port).length > 0, `the proxy saw ${JSON.stringify(proxy.seen)}`);
 
       await h.configure({ proxy: { url: proxy.url, noProxy: 'localhost' } });
-      const [mcpBefore, modelBefore] = [mcpSeen().length, modelSeen().length];
-      h.fake.enqueue(call(['mcp__remote__get-sum', { a: 1, b: 2 }]), say('direct'));
+      const [mcpBefore, sseBefore, modelBefore] = [mcpSeen().length, mcpSeen(events.port).length, modelSeen().length];
+      h.fake.enqueue(call(['mcp__remote__get-sum', { a: 1, b: 2 }], ['mcp__events__echo', { message: 'direct' }]), say('direct'));
       assert.equal((await h.send('add again', { sessionId })).text, 'direct');
-      assert.match(resultText(toolResults(h.fake.requests.at(-1)!)[0]), /\b3\b/);
+      const [sum2, echo2] = toolResults(h.fake.requests.at(-1)!);
+      assert.match(resultText(sum2), /\b3\b/);
+      assert.equal(resultText(echo2), 'Echo: direct');
       assert.equal(mcpSeen().length, mcpBefore, 'the NO_PROXY host was reached directly');
+      assert.equal(mcpSeen(events.port).length, sseBefore, 'the SSE server\'s new requests too');
       assert.ok(modelSeen().length > modelBefore, 'the model still went through the proxy');
     } finally {
       await h.dispose();
