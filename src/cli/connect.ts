@@ -62,10 +62,10 @@ export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: s
   const forSession = typeof mcp === 'object' ? mcp.sessionId : undefined;
   const mcpRoot = typeof mcp === 'string' ? mcp : forSession ? cwdOf(args, false) ?? await chatRootOf(client, forSession) : undefined;
   if (mcpRoot) {
-    const mcp = await cliMcpServers(mcpRoot, args.switches.has('trust-mcp'));
-    for (const problem of mcp.problems) process.stderr.write(`fork-agents: ${problem}\n`);
-    for (const skipped of mcp.skipped) process.stderr.write(`fork-agents: MCP server ${skipped} from .vscode/mcp.json not started (pass --trust-mcp to run it)\n`);
-    mcpServers = mcp.servers;
+    const found = await cliMcpServers(mcpRoot, args.switches.has('trust-mcp'));
+    for (const problem of found.problems) process.stderr.write(`fork-agents: ${problem}\n`);
+    for (const skipped of found.skipped) process.stderr.write(`fork-agents: MCP server ${skipped} from .vscode/mcp.json not started (pass --trust-mcp to run it)\n`);
+    mcpServers = found.servers;
   }
   await sendRequest(client.endpoint, runtimeConfigure, {
     apiKey: demo?.apiKey ?? (process.env.ANTHROPIC_API_KEY || undefined),
