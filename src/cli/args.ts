@@ -38,6 +38,7 @@ const session: OptionSpec = { type: 'string' };
 const fork: OptionSpec = { type: 'string' };
 const wait: OptionSpec = { type: 'boolean' };
 const budget: OptionSpec = { type: 'string' };
+const trustMcp: OptionSpec = { type: 'boolean' };
 
 export const COMMANDS: Record<string, CommandSpec> = {
   chat: {
@@ -46,20 +47,21 @@ export const COMMANDS: Record<string, CommandSpec> = {
       '  (MCP servers: ~/.config/fork-agents/mcp.json; the repository\'s .vscode/mcp.json ones only with --trust-mcp\n' +
       '   or when their command line / URL is in the trustedWorkspaceServers of ~/.config/fork-agents/mcp.json)',
     summary: 'one parent turn in a new or existing session; prints the session id',
-    options: { session, 'thinking-budget': { type: 'string' }, 'cache-ttl': { type: 'string' }, 'trust-mcp': { type: 'boolean' } },
+    options: { session, 'thinking-budget': { type: 'string' }, 'cache-ttl': { type: 'string' }, 'trust-mcp': trustMcp },
   },
   fork: {
-    usage: 'fork --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--worktree-setup CMD] [--budget 0.25|20000tokens] [--wait] [--json] "directive"\n' +
+    usage: 'fork --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--worktree-setup CMD] [--budget 0.25|20000tokens] [--trust-mcp] [--wait] [--json] "directive"\n' +
       '  (--worktree-setup: CMD runs in the new worktree before the fork\'s first tool call; its output is shown with --wait;\n' +
-      '   --budget: dollars, or tokens with the suffix; the fork pauses in paused (budget) once it has spent that)',
+      '   --budget: dollars, or tokens with the suffix; the fork pauses in paused (budget) once it has spent that;\n' +
+      '   MCP servers: those of the session\'s chat folder (or --cwd), as for chat; --trust-mcp for its .vscode/mcp.json ones)',
     summary: 'start a background fork of a session (worktree isolation by default in a git repository); prints the fork id, or its report with --wait',
-    options: { session, turns: { type: 'string' }, at: { type: 'string' }, isolation: { type: 'string' }, 'worktree-setup': { type: 'string' }, budget, wait },
+    options: { session, turns: { type: 'string' }, at: { type: 'string' }, isolation: { type: 'string' }, 'worktree-setup': { type: 'string' }, budget, wait, 'trust-mcp': trustMcp },
   },
   send: {
-    usage: 'send --fork ID [--budget 0.25|20000tokens] [--wait] [--json] ["message"]\n' +
-      '  (--budget raises the fork\'s budget; --budget alone continues a paused fork)',
+    usage: 'send --fork ID [--budget 0.25|20000tokens] [--trust-mcp] [--wait] [--json] ["message"]\n' +
+      '  (--budget raises the fork\'s budget; --budget alone continues a paused fork; MCP servers as for fork)',
     summary: 'continue a fork with a message',
-    options: { fork, budget, wait },
+    options: { fork, budget, wait, 'trust-mcp': trustMcp },
   },
   compact: {
     usage: 'compact --session ID [--json] ["focus"]',

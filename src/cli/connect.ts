@@ -16,6 +16,7 @@ import { UsageError } from './args';
 import { ensureDemoModel } from './demoModel';
 import { cliMcpServers } from './mcpServers';
 import { cliProxy } from './proxy';
+import { chatRootOf, warnUnconfigured } from './sessionMcp';
 import type { ParsedArgs } from './args';
 
 /** FORK_AGENTS_PROVIDER=bedrock|vertex; regions and projects come from the SDKs' own variables (AWS_REGION, CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID). */
@@ -47,19 +48,24 @@ export function cwdOf(args: ParsedArgs, required: boolean): string | undefined {
   return fs.realpathSync(resolved);
 }
 
-/** `mcpRoot`: the folder whose MCP servers (user + trusted repository ones) a new session gets. */
-export async function connectCli(args: ParsedArgs, mcpRoot?: string): Promise<RuntimeClient> {
+/**
+ * `mcp`: the folder whose MCP servers (user + trusted repository ones) a new session gets, or the existing
+ * session whose tools will run (its chat's folder, else --cwd), so a restarted runtime has its servers again.
+ */
+export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: string }): Promise<RuntimeClient> {
   const storeDir = storeDirOf(args);
   const runtimeScript = process.env.FORK_AGENTS_RUNTIME_SCRIPT ?? path.join(__dirname, 'runtime.js');
   const socket = await connectOrStart({ storeDir, runtimeScript });
   const demo = args.switches.has('demo') ? await ensureDemoModel(storeDir) : undefined;
   const client = await connectRpc(socket, 'cli');
   let mcpServers: McpServerConfig[] | undefined;
+  const forSession = typeof mcp === 'object' ? mcp.sessionId : undefined;
+  const mcpRoot = typeof mcp === 'string' ? mcp : forSession ? cwdOf(args, false) ?? await chatRootOf(client, forSession) : undefined;
   if (mcpRoot) {
-    const mcp = await cliMcpServers(mcpRoot, args.switches.has('trust-mcp'));
-    for (const problem of mcp.problems) process.stderr.write(`fork-agents: ${problem}\n`);
-    for (const skipped of mcp.skipped) process.stderr.write(`fork-agents: MCP server ${skipped} from .vscode/mcp.json not started (pass --trust-mcp to run it)\n`);
-    mcpServers = mcp.servers;
+    const found = await cliMcpServers(mcpRoot, args.switches.has('trust-mcp'));
+    for (const problem of found.problems) process.stderr.write(`fork-agents: ${problem}\n`);
+    for (const skipped of found.skipped) process.stderr.write(`fork-agents: MCP server ${skipped} from .vscode/mcp.json not started (pass --trust-mcp to run it)\n`);
+    mcpServers = found.servers;
   }
   await sendRequest(client.endpoint, runtimeConfigure, {
     apiKey: demo?.apiKey ?? (process.env.ANTHROPIC_API_KEY || undefined),
@@ -76,6 +82,7 @@ export async function connectCli(args: ParsedArgs, mcpRoot?: string): Promise<Ru
     thinkingBudgetTokens: args.flags.has('thinking-budget') ? wholeNumber(args, 'thinking-budget') : undefined,
     cacheTtl: args.flags.has('cache-ttl') ? cacheTtlOf(args) : undefined,
   });
+  if (forSession) await warnUnconfigured(client, forSession);
   return client;
 }
 

@@ -142,6 +142,7 @@ async function main(): Promise<void> {
       const wasClient = clients.delete(client);
       if (!wasClient) return;
       log(`client ${client.id} (${client.clientName}) disconnected`);
+      mcpHub.forget(client.id);
       idle.update();
     };
     rpc.onClose(onGone);

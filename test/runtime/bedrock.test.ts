@@ -51,4 +51,13 @@ describe('runtime: Bedrock provider (real bedrock-sdk)', function () {
     const retry = h.events.find(e => e.event.type === 'retry')!.event;
     assert.ok(retry.type === 'retry' && retry.error.kind === 'rate_limit' && retry.delayMs === 20);
   });
+
+  it('sends an id it does not know (an inference profile) unchanged, and maps a dated Anthropic id', async () => {
+    h.fake.enqueue(say('profile'), say('dated'));
+    await h.send('hello', { model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' });
+    await h.send('hello again', { model: 'claude-haiku-4-5-20251001' });
+    assert.deepEqual(h.fake.requests.map(r => [r.wire, r.body.model]), [
+      ['bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'], ['bedrock', 'anthropic.claude-haiku-4-5-20251001-v1:0'],
+    ]);
+  });
 });

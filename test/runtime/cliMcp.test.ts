@@ -1,15 +1,19 @@
 // The CLI and MCP: a repository's .vscode/mcp.json server starts only with --trust-mcp, and
-// `fork-agents list` shows the servers a session uses with their state.
+// `fork-agents list` shows the servers a session uses with their state. `fork` and `send` supply the
+// session's servers again, so a fork calls them after the runtime restarted (the runtime stores none).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
 import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
-import type { FakeAnthropic } from '../fakes/anthropicServer';
-import { say } from './script';
+import type { FakeAnthropic, ScriptedTurn } from '../fakes/anthropicServer';
+import { isAlive, killRuntime } from './harness';
+import { EVERYTHING, isForkRequest, resultText, toolResults } from './mcpSupport';
+import { call, say } from './script';
 
-const EVERYTHING = path.resolve(__dirname, '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const runtimePidOf = (store: string) => (JSON.parse(fs.readFileSync(runtimeInfoPath(store), 'utf8')) as { pid: number }).pid;
 
 describe('cli: MCP servers', function () {
   this.timeout(60_000);
@@ -54,5 +58,37 @@ describe('cli: MCP servers', function () {
     assert.equal(list.code, 0, list.stderr);
     const line = list.stdout.split('\n').findIndex(l => l.startsWith(sessionId));
     assert.match(list.stdout.split('\n')[line + 1], /^ {2}MCP: everything \(running, \d+ tools\)$/);
+  });
+
+  it('fork and send supply the session\'s MCP servers after the runtime was killed or shut down', async () => {
+    const parent: ScriptedTurn[] = [call(['mcp__everything__echo', { message: 'from the chat' }]), say('chatted')];
+    const forkScript: ScriptedTurn[] = [call(['mcp__everything__echo', { message: 'from the fork' }]), say('Scope: echo.\nResult: echoed.')];
+    fake.setResponder(r => (isForkRequest(r) ? forkScript.shift() : parent.shift()) ?? say('nothing scripted'));
+    const lastForkResult = () => toolResults(fake.requests.filter(isForkRequest).at(-1)!)[0];
+
+    const chat = await cli('chat', '--cwd', cwd, '--trust-mcp', '--approval', 'auto', '--json', 'echo');
+    assert.equal(chat.code, 0, chat.stderr);
+    const { sessionId } = lastJson(chat);
+    await killRuntime(runtimePidOf(store));
+
+    const fork = await cli('fork', '--session', sessionId, '--trust-mcp', '--approval', 'auto', '--wait', '--json', 'echo from the fork');
+    assert.equal(fork.code, 0, fork.stderr);
+    assert.equal(resultText(lastForkResult()), 'Echo: from the fork');
+    const { forkId } = lastJson(fork);
+
+    const pid = runtimePidOf(store);
+    stopStoreRuntime(store);
+    while (isAlive(pid)) await new Promise(resolve => setImmediate(resolve));
+    forkScript.push(call(['mcp__everything__echo', { message: 'from send' }]), say('Scope: echo.\nResult: again.'));
+    const sent = await cli('send', '--fork', forkId, '--trust-mcp', '--approval', 'auto', '--wait', '--json', 'echo once more');
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.equal(resultText(lastForkResult()), 'Echo: from send');
+
+    // Without --trust-mcp the repository's server is not supplied: the CLI says so before the fork runs.
+    await killRuntime(runtimePidOf(store));
+    forkScript.push(say('Scope: nothing.\nResult: no tools needed.'));
+    const untrusted = await cli('fork', '--session', sessionId, '--approval', 'auto', '--wait', '--json', 'no tools');
+    assert.equal(untrusted.code, 0, untrusted.stderr);
+    assert.match(untrusted.stderr, new RegExp(`${sessionId} uses MCP server everything, which is not configured here; its tools fail until a client supplies it: .*--trust-mcp`));
   });
 });

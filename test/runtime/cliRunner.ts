@@ -7,13 +7,19 @@ import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
 const CLI = path.resolve(__dirname, '../../../dist/cli.js');
 
 export interface CliRun { code: number; stdout: string; stderr: string }
-export interface CliEnv { apiKey: string; baseUrl: () => string; store: () => string }
+export interface CliEnv {
+  apiKey: string;
+  baseUrl: () => string;
+  store: () => string;
+  /** More environment for each run (HTTPS_PROXY, say). */
+  extra?: () => NodeJS.ProcessEnv;
+}
 
 export function cliRunner(env: CliEnv): (...args: string[]) => Promise<CliRun> {
   return (...args) =>
     new Promise(resolve => {
       execFile(process.execPath, [CLI, ...args], {
-        env: { ...process.env, ANTHROPIC_API_KEY: env.apiKey, ANTHROPIC_BASE_URL: env.baseUrl(), FORK_AGENTS_HOME: env.store() },
+        env: { ...process.env, ANTHROPIC_API_KEY: env.apiKey, ANTHROPIC_BASE_URL: env.baseUrl(), FORK_AGENTS_HOME: env.store(), ...env.extra?.() },
       }, (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
     });
 }

@@ -1,26 +1,16 @@
 // MCP servers as tools, with the REAL @modelcontextprotocol/server-everything from npm over stdio: the
 // runtime is the MCP client; definitions are fixed in the header and inherited by forks byte for byte.
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
-import type { McpServerConfig } from '../../src/common/protocol/mcp';
 import { sessionList } from '../../src/common/protocol/runtime';
-import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
+import type { ScriptedTurn } from '../fakes/anthropicServer';
 import { startHarness } from './harness';
 import type { Harness } from './harness';
+import { isForkRequest, resultText, serverPid, startHttpEverything, stdioServer as server, toolResults } from './mcpSupport';
+import type { HttpEverything } from './mcpSupport';
 import { call, say } from './script';
-
-const EVERYTHING = path.resolve(__dirname, '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-const server = (extra: Partial<McpServerConfig> = {}): McpServerConfig => ({ name: 'everything', type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], ...extra });
-const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
-const toolResults = (r: ReceivedRequest) =>
-  r.body.messages.at(-1).content.filter((b: { type: string }) => b.type === 'tool_result') as { content: unknown; is_error?: boolean }[];
-const resultText = (block: { content: unknown }) =>
-  typeof block.content === 'string' ? block.content : (block.content as { type: string; text?: string }[]).map(b => b.text ?? `[${b.type}]`).join('');
 
 describe('runtime: MCP servers (server-everything over stdio)', function () {
   this.timeout(60_000);
@@ -131,23 +121,14 @@ describe('runtime: MCP servers (server-everything over stdio)', function () {
 describe('runtime: MCP over streamable HTTP (server-everything)', function () {
   this.timeout(60_000);
   let h: Harness;
-  let child: ChildProcess;
+  let remote: HttpEverything;
   let url: string;
 
   before(async () => {
-    const port = await freePort();
-    child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
-    await new Promise<void>((resolve, reject) => {
-      let text = '';
-      child.stderr!.on('data', chunk => {
-        text += String(chunk);
-        if (text.includes('listening on port')) resolve();
-      });
-      child.once('exit', code => reject(new Error(`server-everything exited ${code}: ${text}`)));
-    });
-    url = `http://127.0.0.1:${port}/mcp`;
+    remote = await startHttpEverything();
+    url = `http://127.0.0.1:${remote.port}/mcp`;
   });
-  after(() => void child.kill());
+  after(() => remote.close());
   beforeEach(async () => {
     h = await startHarness({ config: { approvalMode: 'auto', mcpServers: [{ name: 'remote', type: 'http', url }] } });
   });
@@ -160,21 +141,3 @@ describe('runtime: MCP over streamable HTTP (server-everything)', function () {
     assert.match(resultText(toolResults(h.fake.requests[1])[0]), /42/);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-function serverPid(runtimePid: number): number {
-  const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(runtimePid)], { encoding: 'utf8' });
-  const line = out.split('\n').find(l => l.includes('server-everything'));
-  assert.ok(line, `no server-everything child of ${runtimePid}:\n${out}`);
-  return Number(line.trim().split(/\s+/)[0]);
-}

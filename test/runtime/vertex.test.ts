@@ -39,4 +39,11 @@ describe('runtime: Vertex AI provider (real vertex-sdk)', function () {
     const { header } = await h.transcript(result.sessionId);
     assert.equal(header.settings.model, 'claude-sonnet-4-5', 'the session records the Anthropic id');
   });
+
+  it('sends an id it does not know unchanged, and maps a dated Anthropic id', async () => {
+    h.fake.enqueue(say('unknown'), say('dated'));
+    await h.send('hello', { model: 'claude-sonnet-5-5' });
+    await h.send('hello again', { model: 'claude-opus-4-1-20250805' });
+    assert.deepEqual(h.fake.requests.map(r => [r.wire, r.body.model]), [['vertex', 'claude-sonnet-5-5'], ['vertex', 'claude-opus-4-1@20250805']]);
+  });
 });

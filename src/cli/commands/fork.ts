@@ -37,7 +37,8 @@ export async function forkCommand(args: ParsedArgs): Promise<void> {
   const isolation = args.flags.get('isolation');
   if (isolation !== undefined && isolation !== 'shared' && isolation !== 'worktree') throw new UsageError('--isolation must be worktree or shared');
   const budget = budgetFlag(args);
-  const client = await connectCli(args);
+  // The session's MCP servers again (a runtime restarted since its chat has none): the fork calls them too.
+  const client = await connectCli(args, { sessionId });
   try {
     const fork = await sendRequest(client.endpoint, forkStart, {
       sessionId, directive, forkTurns: args.flags.get('turns'), atEntryId: args.flags.get('at'), isolation, budget,
@@ -61,7 +62,7 @@ export async function sendCommand(args: ParsedArgs): Promise<void> {
   const message = args.positional.join(' ');
   const budget = budgetFlag(args);
   if (message.trim() === '' && budget === undefined) throw new UsageError('send needs a message (or --budget to continue a fork paused at its budget)');
-  const client = await connectCli(args);
+  const client = await connectCli(args, { sessionId: forkId });
   try {
     await finish(client, await sendRequest(client.endpoint, forkSend, { forkId, message: message.trim() === '' ? undefined : message, budget }), args);
   } finally {

@@ -9,7 +9,6 @@ import type { ClientConnection } from '../clientConnection';
 import { applyRetention } from '../deletion';
 import { log } from '../log';
 import { mcpHub } from '../mcp/hub';
-import { proxyFetch } from '../proxyFetch';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 
@@ -37,8 +36,8 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
       ctx.forks.prices = prices;
     }
     client.config = { ...client.config, ...dropUndefined(params) };
-    if (params.proxy) mcpHub.fetchImpl = proxyFetch(params.proxy);
-    if (params.mcpServers) mcpHub.configure(client.id, params.mcpServers);
+    // MCP http/sse traffic goes through the proxy of the client whose entry a server runs (read per request).
+    if (params.mcpServers || params.proxy) mcpHub.configure(client.id, params.mcpServers, client.config.proxy);
     if (params.maxConcurrentForks !== undefined && params.maxConcurrentForks >= 1) ctx.forks.maxConcurrent = Math.floor(params.maxConcurrentForks);
     ctx.approvals.clientsChanged();
     if (params.retentionDays !== undefined && params.retentionDays > 0) {

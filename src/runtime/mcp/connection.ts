@@ -26,12 +26,15 @@ export class McpConnection {
   /** It stopped on its own and no call has reported that yet. */
   crashUnreported = false;
   crashes = 0;
+  /** Set when the hub stopped it (removed or changed configuration): why calls in flight ended. */
+  stoppedWhy?: string;
   tools?: McpToolInfo[];
   private client?: Client;
   private transport?: Transport;
   private connecting?: Promise<Client>;
   private stderrTail = '';
 
+  /** `fetchImpl`: for http/sse servers, asked at each request (the proxy may change while it runs). */
   constructor(readonly config: McpServerConfig, private readonly fetchImpl?: FetchLike) {}
 
   /** The server's tools (all pages), starting it if needed. */
@@ -59,12 +62,18 @@ export class McpConnection {
     return this.transport instanceof StdioClientTransport ? this.transport.pid ?? undefined : undefined;
   }
 
-  async close(): Promise<void> {
+  /** Ends the connection (a stdio server's process: stdin closed, then SIGTERM, then SIGKILL — the SDK's order). */
+  async close(why?: string): Promise<void> {
     const client = this.client;
+    const connecting = this.connecting;
     this.client = undefined;
     this.connecting = undefined;
+    if (why) this.stoppedWhy = why;
     if (this.state === 'running' || this.state === 'starting') this.state = 'not-started';
     await client?.close().catch(() => undefined);
+    // A start under way when it was stopped: end what it started too.
+    if (connecting) await connecting.then(started => started.close(), () => undefined).catch(() => undefined);
+    this.transport = undefined;
   }
 
   /** Synchronous, for a runtime that is exiting: a stdio server must not outlive it. */
@@ -108,8 +117,9 @@ export class McpConnection {
       await client.close().catch(() => undefined);
       throw new Error(`MCP server "${this.config.name}" ${this.lastError}`);
     }
-    this.client = client;
     this.transport = transport;
+    if (this.stoppedWhy) return client; // stopped while starting: close() ends it
+    this.client = client;
     this.state = 'running';
     log(`MCP server ${this.config.name} ${restarting ? 'restarted' : 'started'} (${this.config.type})`);
     return client;

@@ -8,7 +8,8 @@ import { requestTtl } from '../agent/request';
 import { ModelError } from './modelClient';
 import type { ModelClient, ModelResponse, StreamHandlers } from './modelClient';
 import { retryAdvice } from './retryRules';
-import { createSdk, providerModelId } from './providers';
+import { providerModelId } from './modelIds';
+import { createSdk } from './providers';
 import type { SdkOptions } from './providers';
 import type { ListedModel } from '../../common/protocol/model';
 

@@ -1,6 +1,6 @@
 // Amazon Bedrock and Google Vertex AI behind the same ModelClient (DESIGN §5): their Anthropic SDKs speak
 // each cloud's wire format and auth (AWS credential chain + region; Google application-default
-// credentials + project + region). Sessions record Anthropic model ids; each provider's id is mapped here.
+// credentials + project + region). Sessions record Anthropic model ids; modelIds.ts maps them per provider.
 import Anthropic from '@anthropic-ai/sdk';
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
@@ -40,16 +40,4 @@ function tokenClient(accessToken: string): OAuth2Client {
   const client = new OAuth2Client();
   client.setCredentials({ access_token: accessToken });
   return client;
-}
-
-/** Known models' ids per provider; an id already in the provider's form (or unknown) is sent as it is. */
-const MODEL_IDS: Record<string, { bedrock: string; vertex: string }> = {
-  'claude-sonnet-4-5': { bedrock: 'anthropic.claude-sonnet-4-5-20250929-v1:0', vertex: 'claude-sonnet-4-5@20250929' },
-  'claude-opus-4-1': { bedrock: 'anthropic.claude-opus-4-1-20250805-v1:0', vertex: 'claude-opus-4-1@20250805' },
-  'claude-haiku-4-5': { bedrock: 'anthropic.claude-haiku-4-5-20251001-v1:0', vertex: 'claude-haiku-4-5@20251001' },
-};
-
-export function providerModelId(provider: ProviderAccess | undefined, model: string): string {
-  if (!provider) return model;
-  return MODEL_IDS[model]?.[provider.name] ?? model;
 }
