@@ -31,6 +31,8 @@ export class McpHub {
   /** Each client's servers: the latest configuration of a name wins. */
   private readonly byClient = new Map<number, McpServerConfig[]>();
   fetchImpl?: FetchLike;
+  /** Told every state change of a server (the runtime sends it to its clients as mcp/state). */
+  onStatus?: (status: McpServerStatus) => void;
 
   configure(clientId: number, servers: readonly McpServerConfig[]): void {
     this.byClient.set(clientId, servers.map(s => ({ ...s })));
@@ -43,7 +45,11 @@ export class McpHub {
       }
       // Changed: the old process stops; sessions keep their definitions and reach the new one.
       void current?.close();
-      this.connections.set(key, new McpConnection({ ...server }, this.fetchImpl));
+      const connection = new McpConnection({ ...server }, this.fetchImpl);
+      connection.onChange = () => {
+        if (this.connections.get(key) === connection) this.onStatus?.(this.status(key));
+      };
+      this.connections.set(key, connection);
     }
   }
 
