@@ -11,7 +11,8 @@ import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import type { McpServerStatus } from '../../src/common/protocol/mcp';
 import { mcpState } from '../../src/common/protocol/runtime';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
-import { killRuntime, startHarness } from './harness';
+import { cliRunner, lastJson } from './cliRunner';
+import { killRuntime, startHarness, TEST_KEY } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
 
@@ -81,6 +82,22 @@ describe('runtime: a fork on another model', function () {
     assert.equal(same.parentModel, undefined);
     assert.equal(same.model, parentModel);
     await wait(same.id);
+  });
+
+  it('fork-agents fork --model: the fork runs that model, the CLI says the cache starts cold; a bad id exits 2', async () => {
+    const cli = cliRunner({ apiKey: TEST_KEY, baseUrl: () => h.fake.url, store: () => h.storeDir });
+    const plain = await cli('fork', '--session', sessionId, '--model', OTHER, '--isolation', 'shared', '--approval', 'auto', 'cli fork');
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stderr, /note: Cold cache: claude-haiku-4-5 cannot read the prompt cache of /);
+    const forkId = plain.stdout.trim();
+    assert.equal((await wait(forkId)).model, OTHER);
+    assert.deepEqual(requestsOf('cli fork').map(r => r.body.model), [OTHER]);
+    const json = await cli('fork', '--session', sessionId, '--model', OTHER, '--isolation', 'shared', '--approval', 'auto', '--wait', '--json', 'cli json fork');
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual([lastJson(json).state, lastJson(json).model, lastJson(json).parentModel], ['completed', OTHER, parentModel]);
+    const bad = await cli('fork', '--session', sessionId, '--model', 'two words', 'bad');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--model: model "two words" is not a model id/);
   });
 
   it('keeps the model when it is revived after the runtime was killed mid-fork', async () => {
