@@ -121,7 +121,8 @@ export class ForkRow {
     setText(this.badge, stateLabel(fork.state));
     this.badge.className = `badge state-${fork.state}`;
     const origin = fork.origin === 'message' ? `from message${quote(this.ctx.messageSnippet(fork.parentEntryId))}` : originLabel(fork.origin);
-    this.meta.replaceChildren(`${origin} · ${turnsLabel(fork.forkTurns, fork.summaryExcluded)} · ${fork.isolation} · `, this.elapsed);
+    const model = fork.parentModel ? ` · ${fork.model} (cold cache)` : '';
+    this.meta.replaceChildren(`${origin} · ${turnsLabel(fork.forkTurns, fork.summaryExcluded)} · ${fork.isolation}${model} · `, this.elapsed);
     this.tick(Date.now());
     const usage = usageLine(fork);
     setText(this.usage, usage.text);

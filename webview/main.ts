@@ -4,7 +4,8 @@
 import { isTerminal } from '../src/common/forks';
 import { spendingText } from '../src/common/forkDisplay';
 import {
-  approvalsState, forkOutput, forkReveal, forksState, isWireMessage, openLink, panelForkFromMessage, panelReady, panelSnapshot, sessionState, storeState,
+  approvalsState, forkOutput, forkReveal, forksState, isWireMessage, mcpServersState, modelsState, openLink, panelForkFromMessage, panelReady, panelSnapshot,
+  sessionState, storeState,
 } from '../src/common/protocol/webview';
 import type { PanelSnapshot, StoreSizeView } from '../src/common/protocol/webview';
 import type { ParamsOf } from '../src/common/protocol/descriptor';
@@ -15,6 +16,7 @@ import { NewForkForm } from './newForkForm';
 import type { FormState } from './newForkForm';
 import { TranscriptView } from './transcriptView';
 import { CacheBars } from './cacheBars';
+import { McpServerList } from './mcpServers';
 import type { CacheStep } from '../src/common/cacheExplorer';
 
 interface UiState extends FormState { expanded: string[]; closed: string[]; seen: boolean }
@@ -47,6 +49,7 @@ const list = new ForkList({
 });
 const chatCost = h('p', { class: 'chat-cost', role: 'status' });
 const chatCache = new CacheBars();
+const mcpServers = new McpServerList();
 const showChatSpending = (session: { costText?: string; cacheSteps?: CacheStep[] } | undefined) => {
   setText(chatCost, session?.costText ?? '');
   chatCost.hidden = !session?.costText;
@@ -87,14 +90,16 @@ app.replaceChildren(
   status,
   section('new', 'New fork', form.el),
   section('forks', 'Forks', list.el, list.empty, storeLine),
-  section('conversation', 'Conversation', chatCost, chatCache.el, transcript.el, transcript.empty),
+  section('conversation', 'Conversation', chatCost, mcpServers.el, chatCache.el, transcript.el, transcript.empty),
 );
 
 function load(snapshot: PanelSnapshot): void {
   worktreeActions = snapshot.worktreeActions;
   transcript.set(snapshot.session);
   showChatSpending(snapshot.session);
+  form.setModels(snapshot.models);
   form.setSession(snapshot.session);
+  mcpServers.set(snapshot.mcpServers);
   form.setDefaults(snapshot.defaults, !ui.seen);
   ui.seen = true;
   save();
@@ -122,6 +127,8 @@ window.addEventListener('message', (event: MessageEvent) => {
       return form.setSession(session);
     }
     case storeState.method: return showStore(params as StoreSizeView);
+    case mcpServersState.method: return mcpServers.set((params as ParamsOf<typeof mcpServersState>).servers);
+    case modelsState.method: return form.setModels((params as ParamsOf<typeof modelsState>).models);
     case forkReveal.method: return list.reveal((params as ParamsOf<typeof forkReveal>).forkId);
   }
 });

@@ -1,8 +1,11 @@
 // The New fork form (issue 4 §2): directive, the turn-count picker — All, or the last N real turns, N
-// checked by the one fork_turns parser with its message shown inline — isolation, and Start.
+// checked by the one fork_turns parser with its message shown inline — isolation, the model (the chat's
+// preselected: it shares the prompt cache; another says the fork starts cold), and Start.
 import type { Isolation } from '../src/common/forks';
 import { windowSkipsSummary } from '../src/common/forkWindow';
 import { parseForkTurns } from '../src/common/forkTurns';
+import { coldCacheText, forkModelOptions, sameModelText } from '../src/common/modelChoice';
+import type { ModelOption } from '../src/common/modelChoice';
 import type { ForkTurnsResult } from '../src/common/forkTurns';
 import { panelForkStart, pickerChanged } from '../src/common/protocol/webview';
 import type { SessionView } from '../src/common/protocol/webview';
@@ -25,6 +28,11 @@ export class NewForkForm {
   private readonly turnsError = h('div', { class: 'field-error', id: 'turns-error', role: 'alert' });
   private readonly isolation = h('select', { id: 'isolation' },
     h('option', { value: 'worktree' }, 'Worktree — its own branch'), h('option', { value: 'shared' }, 'Shared — this folder'));
+  private readonly model = h('select', { id: 'fork-model', 'aria-describedby': 'model-note' });
+  private readonly modelNote = h('div', { class: 'note', id: 'model-note', role: 'status' });
+  private models: ModelOption[] = [];
+  /** The model picked for this chat; a new chat (or a reload) starts again from its own model. */
+  private chosenModel?: { sessionId: string; id: string };
   private readonly start = h('button', { type: 'submit', class: 'button primary' }, icon('repo-forked'), h('span', { class: 'label' }, 'Start fork'));
   private readonly formError = h('div', { class: 'field-error', id: 'form-error', role: 'alert' });
   private session?: SessionView;
@@ -45,6 +53,7 @@ export class NewForkForm {
       h('label', { for: 'directive', class: 'field-label' }, 'Directive'), this.directive,
       picker, this.hint, this.note, this.turnsError,
       h('label', { for: 'isolation', class: 'field-label' }, 'Isolation'), this.isolation,
+      h('label', { for: 'fork-model', class: 'field-label' }, 'Model'), this.model, this.modelNote,
       h('div', { class: 'form-row' }, this.start), this.formError);
     this.directive.addEventListener('input', () => this.changed());
     this.directive.addEventListener('keydown', event => {
@@ -54,6 +63,10 @@ export class NewForkForm {
     // Typing a number means "Last N".
     this.n.addEventListener('focus', () => this.select('n'));
     this.n.addEventListener('input', () => this.select('n'));
+    this.model.addEventListener('change', () => {
+      if (this.session) this.chosenModel = { sessionId: this.session.sessionId, id: this.model.value };
+      this.showModelNote();
+    });
     this.isolation.addEventListener('change', () => {
       this.isolationChosen = true;
       this.changed();
@@ -67,7 +80,32 @@ export class NewForkForm {
 
   setSession(session: SessionView | undefined): void {
     this.session = session;
+    this.fillModels();
     this.changed();
+  }
+
+  setModels(models: ModelOption[]): void {
+    this.models = models;
+    this.fillModels();
+  }
+
+  /** The chat's model first and selected, unless another was picked for this chat. */
+  private fillModels(): void {
+    const parent = this.session?.model;
+    const options = parent ? forkModelOptions(parent, this.models) : [];
+    this.model.replaceChildren(...options.map((m, i) =>
+      h('option', { value: m.id }, `${m.name === m.id ? m.id : `${m.name} (${m.id})`}${i === 0 ? ' — this chat\'s model' : ''}`)));
+    const chosen = this.chosenModel?.sessionId === this.session?.sessionId ? this.chosenModel?.id : undefined;
+    this.model.value = chosen && options.some(m => m.id === chosen) ? chosen : parent ?? '';
+    this.model.disabled = !parent;
+    this.showModelNote();
+  }
+
+  private showModelNote(): void {
+    const parent = this.session?.model;
+    const cold = parent !== undefined && this.model.value !== '' && this.model.value !== parent;
+    this.modelNote.classList.toggle('warning', cold);
+    this.modelNote.replaceChildren(icon(cold ? 'warning' : 'info'), ' ', !parent ? 'The chat\'s model, once there is a chat.' : cold ? coldCacheText(this.model.value, parent) : sameModelText(parent));
   }
 
   setDefaults(defaults: { forkTurns: string; isolation: Isolation }, fresh: boolean): void {
@@ -125,7 +163,10 @@ export class NewForkForm {
     }
     this.start.disabled = true;
     try {
-      const { forkId } = await this.channel.request(panelForkStart, { directive, forkTurns: String(parsed.value), isolation: this.isolation.value as Isolation });
+      const model = this.session?.model && this.model.value && this.model.value !== this.session.model ? this.model.value : undefined;
+      const { forkId } = await this.channel.request(panelForkStart, {
+        directive, forkTurns: String(parsed.value), isolation: this.isolation.value as Isolation, ...(model ? { model } : {}),
+      });
       this.directive.value = '';
       this.changed();
       this.onStarted(forkId);

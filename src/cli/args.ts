@@ -50,12 +50,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { session, 'thinking-budget': { type: 'string' }, 'cache-ttl': { type: 'string' }, 'trust-mcp': trustMcp },
   },
   fork: {
-    usage: 'fork --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--worktree-setup CMD] [--budget 0.25|20000tokens] [--trust-mcp] [--wait] [--json] "directive"\n' +
+    usage: 'fork --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--worktree-setup CMD] [--budget 0.25|20000tokens] [--model ID] [--trust-mcp] [--wait] [--json] "directive"\n' +
       '  (--worktree-setup: CMD runs in the new worktree before the fork\'s first tool call; its output is shown with --wait;\n' +
       '   --budget: dollars, or tokens with the suffix; the fork pauses in paused (budget) once it has spent that;\n' +
+      '   --model: another model than the session\'s; the fork then starts with a cold cache (no shared prompt cache, costs more);\n' +
       '   MCP servers: those of the session\'s chat folder (or --cwd), as for chat; --trust-mcp for its .vscode/mcp.json ones)',
     summary: 'start a background fork of a session (worktree isolation by default in a git repository); prints the fork id, or its report with --wait',
-    options: { session, turns: { type: 'string' }, at: { type: 'string' }, isolation: { type: 'string' }, 'worktree-setup': { type: 'string' }, budget, wait, 'trust-mcp': trustMcp },
+    options: { session, turns: { type: 'string' }, at: { type: 'string' }, isolation: { type: 'string' }, 'worktree-setup': { type: 'string' }, budget, model: { type: 'string' }, wait, 'trust-mcp': trustMcp },
   },
   send: {
     usage: 'send --fork ID [--budget 0.25|20000tokens] [--trust-mcp] [--wait] [--json] ["message"]\n' +
@@ -109,7 +110,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
 const COMMON_HELP = `common options:
   --cwd DIR            the workspace folder (a git repository enables worktree forks)
   --store DIR          where sessions live (default: FORK_AGENTS_HOME or ~/.fork-agents)
-  --model NAME         the model for new sessions
+  --model NAME         the model for new sessions (fork: the fork's model, default the session's)
   --approval MODE      ask (default: the terminal asks; a background fork asks a connected editor) | auto-edit | auto
   --demo               use the local scripted demo model: no key, no network
   --json               one JSON object per line; the last one is the result

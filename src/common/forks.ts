@@ -63,8 +63,13 @@ export interface ForkSummary {
   usage: Usage;
   /** What `usage` cost, and would have cost uncached; absent when no price is known for the model. */
   cost?: CostFigures;
-  /** The model whose price `cost` uses. */
+  /** The model the fork runs (its requests name it); `cost` uses its price. */
   model?: string;
+  /**
+   * Set when the fork was started with another model than its parent's (`model`): the parent's model. Its
+   * first request could not read the parent's prompt cache.
+   */
+  parentModel?: string;
   /** Spending limit: the fork pauses (paused-budget) before a request once it is reached. */
   budget?: Budget;
   /** Why it paused, when it did. */

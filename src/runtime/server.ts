@@ -6,7 +6,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { SocketMessageReader, SocketMessageWriter, createMessageConnection } from 'vscode-languageserver/node';
 import { ResponseError } from 'vscode-languageserver/node';
-import { PROTOCOL_VERSION, RuntimeErrorCode } from '../common/protocol/runtime';
+import { PROTOCOL_VERSION, RuntimeErrorCode, mcpState } from '../common/protocol/runtime';
 import type { RuntimeInfo } from '../common/protocol/runtime';
 import { ClientConnection } from './clientConnection';
 import { registerCancel } from './handlers/cancel';
@@ -109,6 +109,9 @@ async function main(): Promise<void> {
       for (const register of HANDLERS) register(ctx, client);
       idle.update();
     },
+  };
+  mcpHub.onStatus = server => {
+    for (const client of clients) client.notify(mcpState, { server });
   };
   for (const problem of await forks.loadAll()) log(`skipped a fork: ${problem}`);
   // Segments a crash left unfinished or unreferenced (a delete cut short) go now; referenced ones never.

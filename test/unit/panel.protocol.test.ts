@@ -13,6 +13,7 @@ describe('panel: protocol guards', () => {
     assert.ok(start.ok);
     assert.equal(start.message.kind, 'request');
     assert.deepEqual(start.message.params, { directive: 'write tests', forkTurns: '2', isolation: 'shared' });
+    assert.ok(parseToHost(requestMessage(panelForkStart, 8, { directive: 'x', forkTurns: 'all', isolation: 'shared', model: 'claude-haiku-4-5' })).ok, 'another model');
     assert.ok(parseToHost(notificationMessage(panelReady, {})).ok);
     assert.ok(parseToHost({ kind: 'notification', method: 'picker/changed', params: { forkTurns: null, isolation: 'worktree' } }).ok);
     assert.ok(parseToHost({ kind: 'request', id: 1, method: 'approval/answer', params: { callId: 'toolu_1', approved: false } }).ok);
@@ -32,6 +33,8 @@ describe('panel: protocol guards', () => {
     ['an empty directive', { kind: 'request', id: 1, method: 'fork/start', params: { directive: '  ', forkTurns: '2', isolation: 'shared' } }, /directive must be a non-empty string/],
     ['a numeric fork_turns', { kind: 'request', id: 1, method: 'fork/start', params: { directive: 'x', forkTurns: 2, isolation: 'shared' } }, /forkTurns must be a string/],
     ['an unknown isolation', { kind: 'request', id: 1, method: 'fork/start', params: { directive: 'x', forkTurns: '2', isolation: 'docker' } }, /isolation must be one of/],
+    ['a model id with a space', { kind: 'request', id: 1, method: 'fork/start', params: { directive: 'x', forkTurns: '2', isolation: 'shared', model: 'two words' } }, /is not a model id/],
+    ['a numeric model', { kind: 'request', id: 1, method: 'fork/start', params: { directive: 'x', forkTurns: '2', isolation: 'shared', model: 4 } }, /model must be a string/],
     ['a string "approved"', { kind: 'request', id: 2, method: 'approval/answer', params: { callId: 'c', approved: 'yes' } }, /approved must be a boolean/],
     ['an unknown action', { kind: 'request', id: 3, method: 'fork/action', params: { forkId: 'f-1', action: 'rm -rf' } }, /action must be one of/],
   ];

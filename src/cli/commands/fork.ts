@@ -10,6 +10,7 @@ import type { ParsedArgs } from '../args';
 import { connectCli } from '../connect';
 import { CliFailure, printJson } from '../output';
 import { parseBudget } from '../../common/budget';
+import { coldCacheText, modelIdProblem } from '../../common/modelChoice';
 import { stateLabel } from '../../common/forkDisplay';
 import { NO_PRICE_TEXT, usdText } from '../../common/pricing';
 
@@ -37,12 +38,16 @@ export async function forkCommand(args: ParsedArgs): Promise<void> {
   const isolation = args.flags.get('isolation');
   if (isolation !== undefined && isolation !== 'shared' && isolation !== 'worktree') throw new UsageError('--isolation must be worktree or shared');
   const budget = budgetFlag(args);
+  const model = args.flags.get('model');
+  const modelProblem = model === undefined ? undefined : modelIdProblem(model);
+  if (modelProblem) throw new UsageError(`--model: ${modelProblem}`);
   // The session's MCP servers again (a runtime restarted since its chat has none): the fork calls them too.
   const client = await connectCli(args, { sessionId });
   try {
     const fork = await sendRequest(client.endpoint, forkStart, {
-      sessionId, directive, forkTurns: args.flags.get('turns'), atEntryId: args.flags.get('at'), isolation, budget,
+      sessionId, directive, forkTurns: args.flags.get('turns'), atEntryId: args.flags.get('at'), isolation, budget, model,
     });
+    if (fork.parentModel && !args.switches.has('json')) process.stderr.write(`note: ${coldCacheText(fork.model ?? model ?? '', fork.parentModel)}\n`);
     // Once it started (a refused start keeps its one-line reason).
     if ((args.flags.get('approval') ?? 'ask') === 'ask' && !args.switches.has('json')) {
       process.stderr.write(
@@ -73,7 +78,7 @@ export async function sendCommand(args: ParsedArgs): Promise<void> {
 async function finish(client: RuntimeClient, fork: ForkSummary, args: ParsedArgs): Promise<void> {
   const json = args.switches.has('json');
   if (!args.switches.has('wait')) {
-    if (json) printJson({ type: 'result', forkId: fork.id, state: fork.state });
+    if (json) printJson({ type: 'result', forkId: fork.id, state: fork.state, model: fork.model, ...(fork.parentModel ? { parentModel: fork.parentModel } : {}) });
     else process.stdout.write(`${fork.id}\n`);
     return;
   }
@@ -87,7 +92,7 @@ async function finish(client: RuntimeClient, fork: ForkSummary, args: ParsedArgs
   if (json) {
     printJson({
       type: 'result', forkId: done.id, state: done.state, report: done.report, error: done.error, usage: done.usage, modelTurns: done.modelTurns,
-      cost: done.cost, budget: done.budget, pausedReason: done.pausedReason,
+      cost: done.cost, budget: done.budget, pausedReason: done.pausedReason, model: done.model, ...(done.parentModel ? { parentModel: done.parentModel } : {}),
     });
   } else {
     process.stdout.write(`${done.report ?? ''}\n\nfork: ${done.id} (${stateLabel(done.state)}) · ${costText(done)}\n`);

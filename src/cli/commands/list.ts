@@ -33,7 +33,8 @@ export async function listCommand(args: ParsedArgs): Promise<void> {
       }
       for (const f of shown.filter(f => f.parentSessionId === s.id)) {
         const where = f.worktree ? `  [${f.worktree.branch}${f.worktree.discarded ? ', discarded' : ''}]` : '';
-        process.stdout.write(`  └ ${f.id}  ${f.state.padEnd(10)} turns=${f.forkTurns} ${f.name}${where}  ${costText(f)}\n`);
+        const model = f.parentModel ? `  model=${f.model} (cold cache)` : '';
+        process.stdout.write(`  └ ${f.id}  ${f.state.padEnd(10)} turns=${f.forkTurns} ${f.name}${where}${model}  ${costText(f)}\n`);
       }
     }
     for (const f of orphans) process.stdout.write(`${f.id}  ${f.state.padEnd(10)} turns=${f.forkTurns} ${f.name}  (parent ${f.parentSessionId} deleted)\n`);

@@ -16,6 +16,11 @@ export interface ForkStartParams {
   name?: string;
   /** Spending limit, dollars ("0.25") or tokens ("20000tokens"); absent: fork.budget.perFork. */
   budget?: string;
+  /**
+   * Another model than the parent's. Absent (the default): the parent's, so the fork's first request
+   * reads the parent's prompt cache. Another model has a cache of its own: the fork starts cold.
+   */
+  model?: string;
 }
 export const forkStart = request<ForkStartParams, ForkSummary>('fork/start');
 

@@ -135,6 +135,8 @@ export interface SessionSummary {
   mcpServers?: McpServerStatus[];
 }
 export const sessionList = request<{ root?: string }, { sessions: SessionSummary[] }>('session/list');
+/** Runtime → every client: an MCP server's state changed (started, failed, stopped, restarted, tools listed). */
+export const mcpState = notification<{ server: McpServerStatus }>('mcp/state');
 
 export interface TranscriptResult {
   header: SessionHeader;

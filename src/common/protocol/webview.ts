@@ -6,6 +6,9 @@ import type { ForkSummary, Isolation } from '../forks';
 import type { EntryKind } from '../transcript';
 import { notification, request } from './descriptor';
 import type { CacheStep } from '../cacheExplorer';
+import { modelIdProblem } from '../modelChoice';
+import type { ModelOption } from '../modelChoice';
+import type { McpServerStatus } from './mcp';
 import type { NotificationDescriptor, RequestDescriptor } from './descriptor';
 
 // ── Views: what the webview renders ─────────────────────────────────────────────────────────────────
@@ -65,6 +68,8 @@ export interface SessionView {
   costText?: string;
   /** The cache explorer of the chat's requests. */
   cacheSteps?: CacheStep[];
+  /** The chat's model: a new fork's default (the one that shares its prompt cache). */
+  model?: string;
 }
 
 export interface PanelSnapshot {
@@ -78,6 +83,10 @@ export interface PanelSnapshot {
   worktreeActions: boolean;
   /** What the store takes on disk (sessions and shared history), when known. */
   store?: StoreSizeView;
+  /** Models a new fork may use (the Chat view's list: model/list, else fork.models). */
+  models: ModelOption[];
+  /** The MCP servers whose tools the current chat has, and their state now. */
+  mcpServers: McpServerStatus[];
 }
 
 export interface StoreSizeView { bytes: number; sessions: number; segments: number }
@@ -90,6 +99,9 @@ export const storeState = notification<StoreSizeView>('store/state');
 export const forkOutput = notification<{ forkId: string; ops: OutputOp[] }>('fork/output');
 export const approvalsState = notification<{ approvals: PendingApprovalView[] }>('approvals/state');
 export const sessionState = notification<{ session?: SessionView }>('session/state');
+/** The current chat's MCP servers, whenever one starts, fails, stops or comes back (the runtime's mcp/state). */
+export const mcpServersState = notification<{ servers: McpServerStatus[] }>('mcp/state');
+export const modelsState = notification<{ models: ModelOption[] }>('models/state');
 /** Expand and scroll to a fork (one just started from the palette or a message). */
 export const forkReveal = notification<{ forkId: string }>('fork/reveal');
 
@@ -99,7 +111,8 @@ export const panelReady = notification<Record<string, never>>('panel/ready');
 /** The form's turn count (null while invalid) and isolation whenever they change: the context menu's Fork from here uses them. */
 export const pickerChanged = notification<{ forkTurns: string | null; isolation: Isolation }>('picker/changed');
 
-export interface PanelForkStart { directive: string; forkTurns: string; isolation: Isolation }
+/** `model`: another model than the chat's (the fork starts with a cold cache); absent: the chat's. */
+export interface PanelForkStart { directive: string; forkTurns: string; isolation: Isolation; model?: string }
 export const panelForkStart = request<PanelForkStart, { forkId: string }>('fork/start');
 /** Fork from a transcript message: the host asks for the directive. */
 export const panelForkFromMessage = request<{ messageId: string; forkTurns: string }, { forkId?: string }>('fork/fromMessage');
@@ -125,13 +138,14 @@ const str = (key: string, nonEmpty = false): Check => p =>
   typeof p[key] === 'string' && (!nonEmpty || (p[key] as string).trim() !== '') ? undefined : `${key} must be a ${nonEmpty ? 'non-empty ' : ''}string`;
 const oneOf = (key: string, values: readonly string[]): Check => p => (values.includes(p[key] as string) ? undefined : `${key} must be one of ${values.join(', ')}`);
 const bool = (key: string): Check => p => (typeof p[key] === 'boolean' ? undefined : `${key} must be a boolean`);
+const optionalModel = (key: string): Check => p => (p[key] === undefined ? undefined : modelIdProblem(p[key]));
 const strOrNull = (key: string): Check => p => (p[key] === null || typeof p[key] === 'string' ? undefined : `${key} must be a string or null`);
 
 /** What the host accepts from the webview: method → the checks its params must pass. */
 const TO_HOST: Record<string, { kind: 'request' | 'notification'; checks: Check[] }> = {
   [panelReady.method]: { kind: 'notification', checks: [] },
   [pickerChanged.method]: { kind: 'notification', checks: [strOrNull('forkTurns'), oneOf('isolation', ['shared', 'worktree'])] },
-  [panelForkStart.method]: { kind: 'request', checks: [str('directive', true), str('forkTurns'), oneOf('isolation', ['shared', 'worktree'])] },
+  [panelForkStart.method]: { kind: 'request', checks: [str('directive', true), str('forkTurns'), oneOf('isolation', ['shared', 'worktree']), optionalModel('model')] },
   [panelForkFromMessage.method]: { kind: 'request', checks: [str('messageId', true), str('forkTurns')] },
   [panelForkCancel.method]: { kind: 'request', checks: [str('forkId', true)] },
   [panelForkSend.method]: { kind: 'request', checks: [str('forkId', true), str('message', true)] },

@@ -1,11 +1,15 @@
-// `Fork: New Directive` (issue 4 §4): directive, turn count (All, 1, 2, 3, …, Custom…) and isolation
-// through quick input, then a fork of the current chat session.
+// `Fork: New Directive` (issue 4 §4): directive, turn count (All, 1, 2, 3, …, Custom…), isolation and the
+// model (the chat's, preselected: it shares the prompt cache) through quick input, then a fork of the
+// current chat session.
 import * as vscode from 'vscode';
 import type { ForkSummary, Isolation } from '../../common/forks';
 import { countRealTurns } from '../../common/forkWindow';
 import { requestViewOf } from '../../common/requestView';
 import { forkTurnsToString } from '../../common/forkTurns';
 import { sessionTranscript } from '../../common/protocol/runtime';
+import { coldCacheText, forkModelOptions } from '../../common/modelChoice';
+import type { ModelOption } from '../../common/modelChoice';
+import { availableModels } from '../lm/models';
 import { NO_SESSION_MESSAGE, defaultIsolation } from '../panel/forkStarter';
 import type { PanelDeps } from './panelDeps';
 import { errorText } from './panelDeps';
@@ -21,21 +25,26 @@ export async function newDirective(deps: PanelDeps): Promise<ForkSummary | undef
     return undefined;
   }
   const directive = await vscode.window.showInputBox({
-    title: `${TITLE} (1/3)`,
+    title: `${TITLE} (1/4)`,
     prompt: 'What should the fork do? It works in the background and reports when done.',
     placeHolder: 'e.g. write tests for the parser',
     ignoreFocusOut: true,
     validateInput: value => (value.trim() === '' ? 'Say what the fork should do.' : undefined),
   });
   if (!directive) return undefined;
-  const turns = await pickTurns(await realTurnsOf(deps, sessionId), forkTurnsToString(deps.settings.defaultTurns()));
+  const conversation = await conversationOf(deps, sessionId);
+  const turns = await pickTurns(conversation.realTurns, forkTurnsToString(deps.settings.defaultTurns()));
   if (!turns) return undefined;
   const isolation = await pickIsolation(defaultIsolation());
   if (!isolation) return undefined;
+  const listed = deps.model.models().length > 0 ? deps.model.models() : await availableModels(deps.settings, deps.runtime);
+  const model = await pickModel(conversation.model, listed);
+  if (!model) return undefined;
   try {
-    const fork = await deps.starter.start({ directive, forkTurns: turns, isolation });
+    const fork = await deps.starter.start({ directive, forkTurns: turns, isolation, ...(model !== conversation.model ? { model } : {}) });
     deps.view().highlight(fork.id);
-    void vscode.window.showInformationMessage(`Fork "${fork.name}" started in the background.`, 'Show Forks').then(choice => {
+    const cold = fork.parentModel ? ` ${coldCacheText(fork.model ?? model, fork.parentModel)}` : '';
+    void vscode.window.showInformationMessage(`Fork "${fork.name}" started in the background.${cold}`, 'Show Forks').then(choice => {
       if (choice) void deps.view().reveal(fork.id);
     });
     return fork;
@@ -45,24 +54,26 @@ export async function newDirective(deps: PanelDeps): Promise<ForkSummary | undef
   }
 }
 
-async function realTurnsOf(deps: PanelDeps, sessionId: string): Promise<number> {
+/** Its real turns and its model (a new fork's default). */
+async function conversationOf(deps: PanelDeps, sessionId: string): Promise<{ realTurns: number; model: string }> {
   const shown = deps.model.currentSession();
-  if (shown?.sessionId === sessionId) return shown.realTurns;
+  if (shown?.sessionId === sessionId && shown.model) return { realTurns: shown.realTurns, model: shown.model };
   // Only turns after the latest compaction summary count: a numeric window cannot reach the others.
-  return countRealTurns(requestViewOf((await deps.runtime.request(sessionTranscript, { sessionId })).entries));
+  const transcript = await deps.runtime.request(sessionTranscript, { sessionId });
+  return { realTurns: countRealTurns(requestViewOf(transcript.entries)), model: transcript.header.settings.model };
 }
 
 async function pickTurns(realTurns: number, preferred: string): Promise<string | undefined> {
   const choices = turnChoices(realTurns);
   const picked = await pickOne<TurnChoice>(choices, {
-    title: `${TITLE} (2/3): how much of the conversation to inherit`,
+    title: `${TITLE} (2/4): how much of the conversation to inherit`,
     placeholder: `${turnsHint(realTurns)} All, or the last N real turns.`,
     active: choices.find(c => c.value === preferred),
   });
   if (!picked) return undefined;
   if (picked.value) return picked.value;
   return vscode.window.showInputBox({
-    title: `${TITLE} (2/3): custom turn count`,
+    title: `${TITLE} (2/4): custom turn count`,
     prompt: `${turnsHint(realTurns)} "all" or a positive whole number.`,
     ignoreFocusOut: true,
     validateInput: validateTurns,
@@ -74,7 +85,17 @@ async function pickIsolation(preferred: Isolation): Promise<Isolation | undefine
     { label: 'worktree', description: 'its own git worktree and branch; you review and apply its changes', value: 'worktree' },
     { label: 'shared', description: 'works directly in this workspace folder', value: 'shared' },
   ];
-  const picked = await pickOne(choices, { title: `${TITLE} (3/3): isolation`, placeholder: 'Where the fork works', active: choices.find(c => c.value === preferred) });
+  const picked = await pickOne(choices, { title: `${TITLE} (3/4): isolation`, placeholder: 'Where the fork works', active: choices.find(c => c.value === preferred) });
+  return picked?.value;
+}
+
+async function pickModel(parentModel: string, listed: readonly ModelOption[]): Promise<string | undefined> {
+  const choices = forkModelOptions(parentModel, listed).map((m, i): vscode.QuickPickItem & { value: string } => ({
+    label: m.name === m.id ? m.id : `${m.name} (${m.id})`,
+    description: i === 0 ? "this chat's model: the fork reads its prompt cache" : 'cold cache: no shared prompt cache, costs more',
+    value: m.id,
+  }));
+  const picked = await pickOne(choices, { title: `${TITLE} (4/4): model`, placeholder: `The chat's model (${parentModel}) shares its prompt cache; another starts cold.`, active: choices[0] });
   return picked?.value;
 }
 

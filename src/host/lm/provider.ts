@@ -4,11 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ErrorInfo } from '../../common/agentEvents';
-import { modelCancel, modelChat, modelList, modelPart } from '../../common/protocol/model';
-import type { ListedModel, ModelPartParams } from '../../common/protocol/model';
+import { modelCancel, modelChat, modelPart } from '../../common/protocol/model';
+import type { ModelPartParams } from '../../common/protocol/model';
 import { turnErrorView } from '../chat/chatErrors';
 import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
+import { availableModels } from './models';
 import { buildChatParams } from './toAnthropic';
 
 export const LM_VENDOR = 'fork-agents';
@@ -35,17 +36,9 @@ export async function registerLanguageModel(context: vscode.ExtensionContext, se
   await vscode.lm.selectChatModels({ vendor: LM_VENDOR });
 }
 
-/** The endpoint's Claude models (`model/list`), else `fork.models`, and always `fork.model` first. */
+/** The Chat view's models (availableModels), as the workbench describes them. */
 async function modelInformation(settings: HostSettings, runtime: RuntimeApi): Promise<vscode.LanguageModelChatInformation[]> {
-  let listed: ListedModel[] = [];
-  try {
-    listed = (await runtime.request(modelList, {})).models;
-  } catch {
-    // The runtime is not reachable yet: the configured list below still lets the Chat view work.
-  }
-  const models = listed.length > 0 ? listed : settings.fallbackModels();
-  const preferred = settings.model();
-  const ordered = [models.find(m => m.id === preferred) ?? { id: preferred, name: preferred }, ...models.filter(m => m.id !== preferred)];
+  const ordered = await availableModels(settings, runtime);
   return ordered.map(model => ({
     id: model.id,
     name: model.name,

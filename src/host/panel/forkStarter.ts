@@ -12,7 +12,8 @@ import type { PanelModel } from './panelModel';
 
 export const NO_SESSION_MESSAGE = 'No chat session to fork yet: ask @fork something in the Chat view first.';
 
-export interface StartRequest { directive: string; forkTurns: string; isolation?: Isolation; atEntryId?: string }
+/** `model`: another model than the chat's (the runtime records it; the fork starts with a cold cache). */
+export interface StartRequest { directive: string; forkTurns: string; isolation?: Isolation; atEntryId?: string; model?: string }
 
 export class ForkStarter {
   constructor(private readonly runtime: RuntimeApi, private readonly session: CurrentChatSession, private readonly model: PanelModel) {}
@@ -30,7 +31,7 @@ export class ForkStarter {
     if (!turns.ok) throw new Error(turns.error);
     const fork = await this.runtime.request(forkStart, {
       sessionId, directive, forkTurns: forkTurnsToString(turns.value), isolation: request.isolation,
-      atEntryId: request.atEntryId, origin: request.atEntryId ? 'message' : 'user',
+      atEntryId: request.atEntryId, origin: request.atEntryId ? 'message' : 'user', ...(request.model ? { model: request.model } : {}),
     });
     // fork/state may have overtaken this answer with a newer state: never go back to it.
     this.model.addForkIfNew(fork);

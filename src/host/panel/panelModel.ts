@@ -5,7 +5,9 @@
 // Pure (no vscode): the benchmark drives it exactly as the extension does.
 import type { AgentEvent } from '../../common/agentEvents';
 import type { ForkSummary } from '../../common/forks';
-import { approvalsState, forkOutput, forksState, notificationMessage, sessionState, storeState } from '../../common/protocol/webview';
+import type { ModelOption } from '../../common/modelChoice';
+import type { McpServerStatus } from '../../common/protocol/mcp';
+import { approvalsState, forkOutput, forksState, mcpServersState, modelsState, notificationMessage, sessionState, storeState } from '../../common/protocol/webview';
 import type { ForkRowView, OutputItem, OutputOp, PanelSnapshot, PendingApprovalView, SessionView, StoreSizeView, WireMessage } from '../../common/protocol/webview';
 import { Coalescer, DEFAULT_INTERVAL_MS, realClock } from './coalescer';
 import type { Clock } from './coalescer';
@@ -29,6 +31,8 @@ export class PanelModel {
   private readonly loading = new Map<string, { event: AgentEvent; seq?: number }[]>();
   private session?: SessionView;
   private store?: StoreSizeView;
+  private modelOptions: ModelOption[] = [];
+  private servers: McpServerStatus[] = [];
   private readonly pending: Coalescer<Pending>;
 
   constructor(private readonly options: PanelModelOptions) {
@@ -120,12 +124,39 @@ export class PanelModel {
     this.options.post(notificationMessage(storeState, store));
   }
 
+  /** Models a new fork may pick (the Chat view's list). */
+  models(): ModelOption[] {
+    return this.modelOptions;
+  }
+
+  setModels(models: ModelOption[]): void {
+    if (JSON.stringify(models) === JSON.stringify(this.modelOptions)) return;
+    this.modelOptions = models;
+    this.options.post(notificationMessage(modelsState, { models }));
+  }
+
+  /** The current chat's MCP servers: the whole list (a new chat), or one server's new state (mcp/state). */
+  setMcpServers(servers: McpServerStatus[]): void {
+    this.servers = servers;
+    this.options.post(notificationMessage(mcpServersState, { servers }));
+  }
+
+  /** A server's new state; ignored unless the current chat uses that server. */
+  updateMcpServer(status: McpServerStatus): void {
+    const at = this.servers.findIndex(s => s.name === status.name);
+    if (at < 0) return;
+    this.setMcpServers(this.servers.map((s, i) => (i === at ? status : s)));
+  }
+
   /** Everything a fresh webview needs; pending output batches are part of it, so they are dropped. */
   snapshot(extra: Pick<PanelSnapshot, 'defaults' | 'worktreeActions'>): PanelSnapshot {
     this.pending.discard();
     const outputs: Record<string, OutputItem[]> = {};
     for (const [forkId, log] of this.logs) outputs[forkId] = log.snapshot();
-    return { forks: [...this.rows.values()], outputs, approvals: [...this.approvals.values()], session: this.session, store: this.store, ...extra };
+    return {
+      forks: [...this.rows.values()], outputs, approvals: [...this.approvals.values()], session: this.session, store: this.store,
+      models: this.modelOptions, mcpServers: this.servers, ...extra,
+    };
   }
 
   dispose(): void {

@@ -4,8 +4,9 @@ import * as vscode from 'vscode';
 import { isTerminal } from '../../common/forks';
 import { forkTurnsToString } from '../../common/forkTurns';
 import { forkCancel, forkEvent, forkHistory, forkList, forkSend, forkState } from '../../common/protocol/forks';
-import { sessionCache, sessionTranscript, storeInfo } from '../../common/protocol/runtime';
+import { mcpState, sessionCache, sessionList, sessionTranscript, storeInfo } from '../../common/protocol/runtime';
 import type { TranscriptResult } from '../../common/protocol/runtime';
+import type { McpServerStatus } from '../../common/protocol/mcp';
 import { NO_PRICE_TEXT, usdText } from '../../common/pricing';
 
 /** "This chat: $0.012 (the cache saved $0.030)", its own requests only; forks show in their rows. */
@@ -21,6 +22,7 @@ import { forkFromMessage } from '../commands/forkFromMessage';
 import type { ForkApprovalRoute } from '../approvals';
 import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
+import { availableModels } from '../lm/models';
 import { CurrentChatSession } from './currentSession';
 import { openLinkAfterAsking, runForkAction } from './forkActions';
 import { ForkStarter, defaultIsolation } from './forkStarter';
@@ -58,7 +60,10 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
   const deps = { runtime, settings, starter, model, view: () => provider! };
   provider = new ForksViewProvider({
     extensionUri: context.extensionUri,
-    snapshot: () => model.snapshot({ defaults: { forkTurns: forkTurnsToString(settings.defaultTurns()), isolation: defaultIsolation() }, worktreeActions: WORKTREE_ACTIONS }),
+    snapshot: () => {
+      refreshModels();
+      return model.snapshot({ defaults: { forkTurns: forkTurnsToString(settings.defaultTurns()), isolation: defaultIsolation() }, worktreeActions: WORKTREE_ACTIONS });
+    },
     onHidden: () => approvals.viewHidden(),
     log,
     handlers: new Map([
@@ -94,20 +99,34 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
     const mine = ++generation;
     const sessionId = chatSession.sessionId;
     try {
-      const view = sessionId
-        ? await runtime.request(sessionTranscript, { sessionId }).then(async t => ({
-          ...buildSessionView(t.header, t.entries, renderUntrustedMarkdown),
-          costText: chatCostText(t),
-          cacheSteps: (await runtime.request(sessionCache, { sessionId }).catch(() => ({ steps: [] }))).steps,
-        }))
-        : undefined;
-      if (mine === generation) model.setSession(view);
+      const transcript = sessionId ? await runtime.request(sessionTranscript, { sessionId }) : undefined;
+      const view = transcript && {
+        ...buildSessionView(transcript.header, transcript.entries, renderUntrustedMarkdown),
+        costText: chatCostText(transcript),
+        cacheSteps: (await runtime.request(sessionCache, { sessionId: transcript.header.id }).catch(() => ({ steps: [] }))).steps,
+        model: transcript.header.settings.model,
+      };
+      const servers = transcript?.header.mcpServers?.length ? await mcpStatusOf(transcript.header.id, transcript.header.root) : [];
+      if (mine !== generation) return;
+      model.setSession(view);
+      model.setMcpServers(servers);
     } catch (error) {
       log.warn(`Forks panel: could not read the transcript of ${sessionId}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
 
+  /** session/list knows each chat's servers and their state now. */
+  const mcpStatusOf = async (sessionId: string, root: string): Promise<McpServerStatus[]> =>
+    (await runtime.request(sessionList, { root })).sessions.find(s => s.id === sessionId)?.mcpServers ?? [];
+  // A new fork's model choice: the Chat view's list, read again when the settings change and whenever the
+  // view (re)loads (the runtime may not have been reachable before).
+  const refreshModels = () => {
+    availableModels(settings, runtime).then(models => model.setModels(models.map(m => ({ id: m.id, name: m.name }))), () => undefined);
+  };
+
   context.subscriptions.push(
+    settings.onDidChange(() => refreshModels()),
+    runtime.listen(mcpState, ({ server }) => model.updateMcpServer(server)),
     chatSession,
     { dispose: () => model.dispose() },
     { dispose: () => approvals.dispose() },
@@ -141,5 +160,6 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
   }, () => undefined);
   void refreshSession();
   refreshStore();
+  refreshModels();
   return { approvals, chatSession };
 }

@@ -37,6 +37,8 @@ export interface ForkSpec {
   snapshot?: readonly Entry[];
   /** What the launching client allowed; recorded in the bootstrap (absent: revival assumes ask). */
   policy?: LaunchPolicy;
+  /** Another model than the parent's: in the fork's header (its requests, revival) and its summary. */
+  model?: string;
 }
 
 export function newForkId(): string {
@@ -79,8 +81,10 @@ function persist(
   const id = spec.id ?? newForkId();
   const now = new Date().toISOString();
   const parentHeader = spec.parent.header;
+  const otherModel = spec.model !== undefined && spec.model !== parentHeader.settings.model ? spec.model : undefined;
   const header: SessionHeader = {
     ...parentHeader,
+    ...(otherModel ? { settings: { ...parentHeader.settings, model: otherModel } } : {}),
     id,
     root: placement.root,
     createdAt: now,
@@ -105,6 +109,8 @@ function persist(
     modelTurns: 0,
     usage: zeroUsage(),
     ...(spec.budget ? { budget: spec.budget } : {}),
+    model: header.settings.model,
+    ...(otherModel ? { parentModel: parentHeader.settings.model } : {}),
   };
   const closing: Entry = { id: newEntryId(), kind: 'prompt', time: now, message: { role: 'user', content: closingContent } };
   // By reference to the parent's sealed segments (DESIGN §4.7 "Storage"): the bootstrap stays small.

@@ -113,8 +113,9 @@ export class ForkManager {
   async start(spec: StartSpec, access: ModelAccess): Promise<ForkSummary> {
     const id = newForkId();
     const budget = spec.budget ?? access.budgets?.perFork;
-    if (budget && 'usd' in budget && !this.priceOf(spec.parent.header.settings.model)) {
-      throw new BudgetError(`A budget of ${budgetText(budget)} needs a price, and none is known for ${spec.parent.header.settings.model}: set fork.prices, or give the budget in tokens (e.g. 20000tokens).`);
+    const model = spec.model ?? spec.parent.header.settings.model;
+    if (budget && 'usd' in budget && !this.priceOf(model)) {
+      throw new BudgetError(`A budget of ${budgetText(budget)} needs a price, and none is known for ${model}: set fork.prices, or give the budget in tokens (e.g. 20000tokens).`);
     }
     spec = { ...spec, budget };
     const snapshot = spec.parent.history().slice();

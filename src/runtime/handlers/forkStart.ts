@@ -10,6 +10,7 @@ import type { ClientConnection } from '../clientConnection';
 import { ForkPointError } from '../fork/select';
 import { BudgetError } from '../fork/forkManager';
 import { parseBudget } from '../../common/budget';
+import { modelIdProblem } from '../../common/modelChoice';
 import { MISSING_KEY_MESSAGE } from './send';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
@@ -32,6 +33,8 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
     if (params.isolation !== undefined && params.isolation !== 'shared' && params.isolation !== 'worktree') throw invalid(`isolation must be "worktree" or "shared".`);
     const budget = params.budget === undefined ? undefined : parseBudget(params.budget);
     if (budget && !budget.ok) throw invalid(`budget: ${budget.error}`);
+    const modelProblem = params.model === undefined || params.model === null ? undefined : modelIdProblem(params.model);
+    if (modelProblem) throw invalid(modelProblem);
     const access = accessOf(client);
     if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
     try {
@@ -48,6 +51,8 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
         origin: params.origin === 'message' ? 'message' : 'user',
         name: params.name?.trim() || defaultName(params.directive),
         budget: budget?.ok ? budget.value : undefined,
+        // The parent's model unless another is asked for (then the fork starts with a cold cache).
+        ...(params.model && params.model !== parent.header.settings.model ? { model: params.model } : {}),
       }, access);
     } catch (error) {
       if (error instanceof SessionNotFoundError || error instanceof ForkPointError || error instanceof BudgetError) throw invalid(error.message);

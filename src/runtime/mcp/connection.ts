@@ -21,7 +21,9 @@ export interface McpCallResult { content: unknown[]; isError?: boolean; structur
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 export class McpConnection {
-  state: McpServerState = 'not-started';
+  private current: McpServerState = 'not-started';
+  /** Called after the state (or the tools listed) changed: the runtime tells its clients (mcp/state). */
+  onChange?: () => void;
   lastError?: string;
   /** It stopped on its own and no call has reported that yet. */
   crashUnreported = false;
@@ -37,6 +39,16 @@ export class McpConnection {
   /** `fetchImpl`: for http/sse servers, asked at each request (the proxy may change while it runs). */
   constructor(readonly config: McpServerConfig, private readonly fetchImpl?: FetchLike) {}
 
+  get state(): McpServerState {
+    return this.current;
+  }
+
+  set state(next: McpServerState) {
+    if (next === this.current) return;
+    this.current = next;
+    this.onChange?.();
+  }
+
   /** The server's tools (all pages), starting it if needed. */
   async listTools(): Promise<McpToolInfo[]> {
     const client = await this.connect();
@@ -47,7 +59,9 @@ export class McpConnection {
       for (const tool of page.tools) tools.push({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema as Record<string, unknown>, annotations: tool.annotations });
       cursor = page.nextCursor;
     } while (cursor);
+    const changed = tools.length !== this.tools?.length;
     this.tools = tools;
+    if (changed) this.onChange?.();
     return tools;
   }
 
@@ -102,18 +116,19 @@ export class McpConnection {
     client.onclose = () => {
       if (this.client !== client) return;
       this.client = undefined;
-      this.state = 'failed';
       this.crashUnreported = true;
       this.crashes++;
       const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
       this.lastError = `the server stopped${tail ? ` (stderr: ${tail})` : ''}`;
+      // After the error: the state change is what clients hear about (mcp/state), with its reason.
+      this.state = 'failed';
       log(`MCP server ${this.config.name}: ${this.lastError}`);
     };
     try {
       await client.connect(transport);
     } catch (error) {
-      this.state = 'failed';
       this.lastError = `could not start: ${message(error)}`;
+      this.state = 'failed';
       await client.close().catch(() => undefined);
       throw new Error(`MCP server "${this.config.name}" ${this.lastError}`);
     }

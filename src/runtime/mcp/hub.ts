@@ -45,6 +45,8 @@ export class McpHub {
   private readonly removed = new Map<string, string>();
   private waiting: (() => void)[] = [];
   readonly configWaitMs: number;
+  /** Told every state change of a server (the runtime sends it to its clients as mcp/state). */
+  onStatus?: (status: McpServerStatus) => void;
 
   constructor(configWaitMs?: number) {
     const fromEnv = Number(process.env.FORK_AGENTS_MCP_CONFIG_WAIT_MS);
@@ -92,7 +94,11 @@ export class McpHub {
     }
     // Changed: the old process ends now; the new entry starts on its next use.
     if (current) void current.close('its configuration changed');
-    this.connections.set(key, new McpConnection({ ...server }, (url, init) => this.fetchFor(key)(url, init)));
+    const connection = new McpConnection({ ...server }, (url, init) => this.fetchFor(key)(url, init));
+    connection.onChange = () => {
+      if (this.connections.get(key) === connection) this.onStatus?.(this.status(key));
+    };
+    this.connections.set(key, connection);
   }
 
   private listedElsewhere(clientId: number, key: string): { clientId: number; server: McpServerConfig } | undefined {
@@ -111,6 +117,7 @@ export class McpHub {
     this.removed.set(key, why);
     log(`MCP server ${key}: ${why}; stopping it`);
     void connection.close(why);
+    this.onStatus?.(this.status(key));
   }
 
   private fetchFor(key: string): FetchLike {
