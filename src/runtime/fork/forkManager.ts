@@ -1,18 +1,17 @@
 // Runs forks and subagents in the background (DESIGN §4.7): detached start, a queue beyond the
 // concurrency limit, a 200-request cap, cancel, continue, reports to clients and to the parent.
-import * as fs from 'node:fs';
 import type { AgentEvent } from '../../common/agentEvents';
 import type { ApprovalMode } from '../../common/approval';
 import type { ForkSummary, ForkState, ForkWorktree, Isolation } from '../../common/forks';
 import type { WorktreeOptions } from '../../common/worktreeOptions';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
-import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
+import { addUsage } from '../../common/transcript';
 import type { SessionHeader, Usage } from '../../common/transcript';
 import type { Budget } from '../../common/budget';
-import { budgetStop, budgetText } from '../../common/budget';
+import { budgetText } from '../../common/budget';
 import type { ModelPrice, PriceOverrides } from '../../common/pricing';
-import { costFigures, priceFor } from '../../common/pricing';
+import { priceFor } from '../../common/pricing';
 import { cacheSteps } from '../cache/sessionCache';
 import type { ProxySettings } from '../../common/protocol/runtime';
 import type { ProviderAccess } from '../model/providers';
@@ -21,8 +20,7 @@ import type { ClientConnection } from '../clientConnection';
 import type { CompactionSettings } from '../agent/compact';
 import { runLoop } from '../agent/loop';
 import type { ApprovalRequest } from '../agent/loop';
-import { applyPolicy, revivalPolicy } from '../policy';
-import type { LaunchPolicy } from '../policy';
+import { applyPolicy, launchPolicy, revivalPolicy } from '../policy';
 import { createAnthropicClient } from '../model/anthropicClient';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
@@ -31,20 +29,21 @@ import { ALL_TOOLS } from '../tools/registry';
 import { mcpToolsOf } from '../mcp/mcpTools';
 import type { Tool } from '../tools/types';
 import { discardForkWorktree } from '../git/worktree';
-import { findAdminDir, readWorktreeMeta } from '../git/worktreeMeta';
-import { pinGitDir } from '../git/run';
 import { createForkSession, newForkId } from './createFork';
 import { PortBlocks } from './forkPorts';
-import { ForkWorkspace } from './forkWorkspace';
+import { ForkSpending } from './forkBudget';
+import { newRun, summarize } from './forkRun';
+import type { ForkRun } from './forkRun';
+import { runWorkspace } from './runWorkspace';
 import type { ForkSpec } from './createFork';
 import { placeFork } from './isolation';
 import { snapshotUpTo } from './select';
 import { WorktreeJanitor } from './worktreeJanitor';
 import { renderForkNotification } from './notification';
-import { UncommittedOutput, outputHistory } from './outputHistory';
+import { outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { refusingSubagentHost } from './subagentHost';
-import { PrefixWriters, sharedPrefixKey } from './stagger';
+import { PrefixWriters, StaggerGate } from './stagger';
 
 export const MAX_FORK_REQUESTS = 200;
 
@@ -72,17 +71,6 @@ export interface ModelAccess {
 /** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
 export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot' | 'policy'> & { isolation?: Isolation };
 
-interface ForkRun {
-  session: Session;
-  summary: ForkSummary;
-  /** Numbers the fork's `fork/event`s, so a history can say which it includes. */
-  eventSeq: number;
-  uncommitted: UncommittedOutput;
-  access?: ModelAccess;
-  controller?: AbortController;
-  waiters: ((summary: ForkSummary) => void)[];
-}
-
 export class ForkManager {
   private readonly forks = new Map<string, ForkRun>();
   private readonly queue: ForkRun[] = [];
@@ -97,6 +85,7 @@ export class ForkManager {
   maxConcurrent = 4;
   /** fork.prices of the client that configured last (the table covers the rest). */
   prices: PriceOverrides = {};
+  private readonly spending: ForkSpending;
 
   constructor(
     private readonly store: SessionStore,
@@ -104,6 +93,7 @@ export class ForkManager {
     private readonly approvals: ApprovalRouter,
   ) {
     this.janitor = new WorktreeJanitor(store, () => this.liveForkIds());
+    this.spending = new ForkSpending(store, () => this.forks.values(), model => this.priceOf(model));
   }
 
   /**
@@ -128,7 +118,7 @@ export class ForkManager {
       });
       let session: Session;
       try {
-        const policy = policyOf(access);
+        const policy = launchPolicy(access);
         session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy }, placement.worktree);
       } catch (error) {
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
@@ -309,7 +299,7 @@ export class ForkManager {
         continue;
       }
       // Issue 11: a fork launched with `ask` still asks when a client configured with `auto` revives it.
-      const policy = revivalPolicy(run.session.bootstrap?.policy, policyOf(access));
+      const policy = revivalPolicy(run.session.bootstrap?.policy, launchPolicy(access));
       run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted };
       closeInterruptedCalls(run.session);
       this.enqueue(run);
@@ -327,9 +317,6 @@ export class ForkManager {
     return new Promise(resolve => this.idleListeners.push(resolve));
   }
 
-  /** What each chat had spent when last in memory (see chatSpent). */
-  private readonly chatSpentSeen = new Map<string, Usage>();
-
   private runOf(forkId: string): ForkRun {
     const run = this.forks.get(forkId);
     if (!run) throw new ForkNotFoundError(`No fork with id ${forkId}.`);
@@ -338,17 +325,7 @@ export class ForkManager {
 
   /** A chat's spending: its own session's and every fork's of it. */
   chatSpent(parentSessionId: string): Usage {
-    // Budgets are checked synchronously before each request; a chat evicted from memory (idle) cannot have
-    // spent more since it was last seen, so its last known figure stands. One never seen since start-up is
-    // read in the background for the next check. A deleted chat counts zero; its forks still count.
-    const chat = this.store.loaded(parentSessionId);
-    if (chat) this.chatSpentSeen.set(parentSessionId, chat.spent);
-    else if (!this.chatSpentSeen.has(parentSessionId)) {
-      this.store.get(parentSessionId).then(s => void this.chatSpentSeen.set(parentSessionId, s.spent), () => undefined);
-    }
-    let total = this.chatSpentSeen.get(parentSessionId) ?? zeroUsage();
-    for (const run of this.forks.values()) if (run.summary.parentSessionId === parentSessionId) total = addUsage(total, run.summary.usage);
-    return total;
+    return this.spending.chatSpent(parentSessionId);
   }
 
   priceOf(model: string): ModelPrice | undefined {
@@ -357,17 +334,11 @@ export class ForkManager {
 
   /** Why the fork may not make another request (its budget, or its chat's), if it may not. */
   private budgetStop(run: ForkRun): string | undefined {
-    const model = run.session.header.settings.model;
-    const price = this.priceOf(model);
-    const own = run.summary.budget && budgetStop('Its budget', run.summary.budget, run.summary.usage, price, model);
-    if (own) return own;
-    const perChat = run.access?.budgets?.perChat;
-    return perChat && budgetStop("The chat's budget (fork.budget.perChat)", perChat, this.chatSpent(run.summary.parentSessionId), price, model);
+    return this.spending.stopOf(run);
   }
 
   private refreshCost(run: ForkRun): void {
-    run.summary.model = run.session.header.settings.model;
-    run.summary.cost = costFigures(run.summary.usage, this.priceOf(run.summary.model));
+    this.spending.refreshCost(run);
   }
 
   private enqueue(run: ForkRun): void {
@@ -401,7 +372,7 @@ export class ForkManager {
     run.summary.endedProcesses = undefined;
     this.setState(run, 'running');
     const emit = (event: AgentEvent) => this.onEvent(run, event);
-    const { approvalMode, approve } = applyPolicy(policyOf(access), async ({ callId, tool, input, description, category }: ApprovalRequest) => {
+    const { approvalMode, approve } = applyPolicy(launchPolicy(access), async ({ callId, tool, input, description, category }: ApprovalRequest) => {
       this.setState(run, 'waiting-for-approval');
       try {
         return await this.approvals.ask({
@@ -412,18 +383,12 @@ export class ForkManager {
         if (!signal.aborted) this.setState(run, 'running');
       }
     });
-    const workspace = new ForkWorkspace({
-      summary: run.summary, session: run.session, parentRoot: this.parentRootOf(run),
-      // Restricted Mode runs no code: setup commands (npm ci runs the repository's scripts) are skipped too.
-      options: access.restricted ? { ...access.worktree, setup: [] } : access.worktree, ports: this.ports, emit, signal,
-      changed: patch => {
-        Object.assign(run.summary, patch);
-        this.broadcastState(run);
-      },
-      failed: () => controller.abort(),
+    const workspace = runWorkspace(run, {
+      store: this.store, ports: this.ports, policy: launchPolicy(access), options: access.worktree, emit, controller,
+      changed: () => this.broadcastState(run),
     });
     await workspace.begin();
-    let release: (() => void) | undefined;
+    const stagger = new StaggerGate(this.prefixWriters, run.session, signal);
     const outcome = await runLoop({
       session: run.session,
       model: createAnthropicClient(access),
@@ -440,17 +405,10 @@ export class ForkManager {
       emit,
       maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
       mayRequest: () => this.budgetStop(run),
-      beforeSend: async () => {
-        release?.();
-        const key = sharedPrefixKey(run.session);
-        release = key === undefined ? undefined : await this.prefixWriters.claim(key, signal);
-      },
-      onResponseStart: () => {
-        release?.();
-        release = undefined;
-      },
+      beforeSend: stagger.beforeSend,
+      onResponseStart: stagger.onResponseStart,
     });
-    release?.();
+    stagger.release();
     run.controller = undefined;
     // A failed preparation is recorded too: the reason is in the transcript, not only in the summary.
     if (!signal.aborted || workspace.failureReason) await workspace.settle();
@@ -466,12 +424,6 @@ export class ForkManager {
       return this.finish(run, 'failed', outcome.text || undefined, `Stopped at the cap of ${MAX_FORK_REQUESTS} model turns.`);
     }
     this.finish(run, 'completed', outcome.text);
-  }
-
-  /** The parent session's root, for FORK_AGENTS_PARENT_ROOT (its repository's top when the parent is gone). */
-  private parentRootOf(run: ForkRun): string {
-    // The header alone: a deleted or evicted parent is not streamed in for one path.
-    return this.store.headerOf(run.summary.parentSessionId)?.root ?? run.summary.worktree?.repoRoot ?? run.summary.root;
   }
 
   private onEvent(run: ForkRun, event: AgentEvent): void {
@@ -548,52 +500,9 @@ export class ForkNotFoundError extends Error {}
 export class BudgetError extends Error {}
 export class ForkBusyError extends Error {}
 
-function policyOf(access: ModelAccess): LaunchPolicy {
-  return access.restricted ? { approvalMode: access.approvalMode, restricted: true } : { approvalMode: access.approvalMode };
-}
-
-function newRun(session: Session, summary: ForkSummary, access?: ModelAccess): ForkRun {
-  return { session, summary, access, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
-}
-
 function toolsFor(kind: ForkSummary['kind'], header: SessionHeader, restricted: boolean): ReadonlyMap<string, Tool> {
   // Every child keeps the full tool definitions (cache parity); explore agents may only run read tools.
   const all = [...ALL_TOOLS, ...mcpToolsOf(header, { restricted })];
   const allowed = kind === 'explore' ? all.filter(tool => tool.category === 'read') : all;
   return new Map(allowed.map(tool => [tool.definition.name, tool]));
-}
-
-/** A fork's summary rebuilt from disk: launch record, own responses' usage, latest status. */
-function summarize(session: Session): ForkSummary {
-  // Billed usage counts every own request, rewound and failed ones included.
-  const summary: ForkSummary = { ...session.bootstrap!.fork, usage: session.spent, modelTurns: 0 };
-  for (const entry of session.ownEntries()) {
-    if (entry.kind !== 'response' || !entry.usage) continue;
-    summary.modelTurns++;
-    summary.firstUsage ??= entry.usage;
-    summary.context = { tokens: inputTokens(entry.usage) };
-  }
-  if (summary.worktree) summary.worktree = worktreeNow(summary.worktree);
-  const status = session.status;
-  if (status) {
-    summary.state = status.state;
-    summary.report = status.report;
-    summary.error = status.error;
-    summary.endedAt = isTerminal(status.state) ? status.time : undefined;
-    summary.announced = status.announced;
-    if (status.budget) summary.budget = status.budget;
-    summary.pausedReason = status.pausedReason;
-  }
-  return summary;
-}
-
-/** A worktree's launch record brought up to date from disk: gone means discarded; apply and keep from its metadata. */
-function worktreeNow(worktree: ForkWorktree): ForkWorktree {
-  if (!fs.existsSync(worktree.path)) return { ...worktree, discarded: true };
-  // Pinned before any git call in it: the recorded admin folder, or for older records the main repository's entry.
-  const gitDir = worktree.gitDir ?? findAdminDir(worktree.repoRoot, worktree.path);
-  if (gitDir) pinGitDir(worktree.path, gitDir);
-  const meta = readWorktreeMeta(worktree.path);
-  // The base moves once when preparation changed the worktree (setupBase.ts); the metadata has the latest.
-  return { ...worktree, base: meta?.base || worktree.base, appliedAt: meta?.appliedAt, keptAt: meta?.keptAt };
 }
