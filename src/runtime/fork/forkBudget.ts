@@ -32,9 +32,8 @@ export class ForkSpending {
     return total;
   }
 
-  /** Why the fork may not make another request (its budget, or its chat's), if it may not. */
-  stopOf(run: ForkRun): string | undefined {
-    const model = run.session.header.settings.model;
+  /** Why the fork (running `model`) may not make another request (its budget, or its chat's), if it may not. */
+  stopOf(run: ForkRun, model: string): string | undefined {
     const price = this.priceOf(model);
     const own = run.summary.budget && budgetStop('Its budget', run.summary.budget, run.summary.usage, price, model);
     if (own) return own;
@@ -43,8 +42,8 @@ export class ForkSpending {
   }
 
   /** The summary's model and cost brought up to date with its usage. */
-  refreshCost(run: ForkRun): void {
-    run.summary.model = run.session.header.settings.model;
+  refreshCost(run: ForkRun, model: string): void {
+    run.summary.model = model;
     run.summary.cost = costFigures(run.summary.usage, this.priceOf(run.summary.model));
   }
 }

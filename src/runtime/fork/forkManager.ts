@@ -7,7 +7,7 @@ import type { WorktreeOptions } from '../../common/worktreeOptions';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
 import { addUsage } from '../../common/transcript';
-import type { SessionHeader, Usage } from '../../common/transcript';
+import type { Usage } from '../../common/transcript';
 import type { Budget } from '../../common/budget';
 import { budgetText } from '../../common/budget';
 import type { ModelPrice, PriceOverrides } from '../../common/pricing';
@@ -18,32 +18,26 @@ import type { ProviderAccess } from '../model/providers';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import type { CompactionSettings } from '../agent/compact';
-import { runLoop } from '../agent/loop';
-import type { ApprovalRequest } from '../agent/loop';
-import { applyPolicy, launchPolicy, revivalPolicy } from '../policy';
-import { createAnthropicClient } from '../model/anthropicClient';
+import { launchPolicy, revivalPolicy } from '../policy';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
 import { log } from '../log';
-import { ALL_TOOLS } from '../tools/registry';
-import { mcpToolsOf } from '../mcp/mcpTools';
-import type { Tool } from '../tools/types';
 import { discardForkWorktree } from '../git/worktree';
 import { createForkSession, newForkId } from './createFork';
 import { PortBlocks } from './forkPorts';
 import { ForkSpending } from './forkBudget';
-import { newRun, summarize } from './forkRun';
+import { heldSession, mayContinue, newRun, runFromDisk } from './forkRun';
 import type { ForkRun } from './forkRun';
-import { runWorkspace } from './runWorkspace';
+import { runFork } from './runFork';
 import type { ForkSpec } from './createFork';
 import { placeFork } from './isolation';
 import { snapshotUpTo } from './select';
 import { WorktreeJanitor } from './worktreeJanitor';
 import { renderForkNotification } from './notification';
+import { claimAnnouncement, markDelivered, recordEnd, undelivered } from './forkReports';
 import { outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
-import { refusingSubagentHost } from './subagentHost';
-import { PrefixWriters, StaggerGate } from './stagger';
+import { PrefixWriters } from './stagger';
 
 export const MAX_FORK_REQUESTS = 200;
 
@@ -125,6 +119,7 @@ export class ForkManager {
         throw error;
       }
       const run = newRun(session, { ...session.bootstrap!.fork }, access);
+      run.lease = this.store.holdLoaded(session.id);
       this.forks.set(session.id, run);
       this.enqueue(run);
       return { ...run.summary };
@@ -138,6 +133,7 @@ export class ForkManager {
     const run = this.forks.get(forkId);
     if (!run) return;
     if (!isTerminal(run.summary.state) && run.summary.state !== 'interrupted') throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}.`);
+    this.unhold(run);
     this.forks.delete(forkId);
   }
 
@@ -188,13 +184,28 @@ export class ForkManager {
    * Continues a finished fork with a message: its own transcript only, never newer parent history. A fork
    * paused at its budget continues with or without one, once `budget` (its new budget) allows.
    */
-  send(forkId: string, message: string | undefined, access: ModelAccess | undefined, budget?: Budget): ForkSummary {
+  async send(forkId: string, message: string | undefined, access: ModelAccess | undefined, budget?: Budget): Promise<ForkSummary> {
     const run = this.runOf(forkId);
-    const paused = run.summary.state === 'paused-budget';
-    if (!isTerminal(run.summary.state) && !paused) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}; wait for it to finish or stop it first.`);
-    if (run.summary.worktree?.discarded) throw new ForkBusyError(`Fork ${forkId}'s worktree was discarded; it cannot continue.`);
-    if (run.session.unavailable) throw new ForkBusyError(`Fork ${forkId} cannot continue: ${run.session.unavailable}.`);
-    if (message === undefined && !paused) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}: continue it with a message.`);
+    mayContinue(run, message);
+    // An ended fork's session may have left memory: streamed in again, and held while it runs.
+    if (!run.lease) {
+      const lease = await this.store.hold(forkId);
+      // Another send may have taken it meanwhile, or the fork was deleted.
+      if (run.lease || this.forks.get(forkId) !== run) lease.release();
+      else run.lease = lease;
+    }
+    try {
+      mayContinue(run, message);
+      return this.continueRun(run, message, access, budget);
+    } catch (error) {
+      if (run.summary.state !== 'queued') this.unhold(run);
+      throw error;
+    }
+  }
+
+  private continueRun(run: ForkRun, message: string | undefined, access: ModelAccess | undefined, budget?: Budget): ForkSummary {
+    const forkId = run.id;
+    const session = heldSession(run);
     const previousBudget = run.summary.budget;
     if (budget) run.summary.budget = budget;
     run.access = access ?? run.access;
@@ -204,7 +215,7 @@ export class ForkManager {
       throw new BudgetError(`${stop} Raise the budget to continue fork ${forkId}.`);
     }
     run.summary.pausedReason = undefined;
-    if (message !== undefined) run.session.commit('prompt', { role: 'user', content: [{ type: 'text', text: message }] });
+    if (message !== undefined) session.commit('prompt', { role: 'user', content: [{ type: 'text', text: message }] });
     run.summary.report = undefined;
     run.summary.error = undefined;
     run.summary.endedAt = undefined;
@@ -222,38 +233,28 @@ export class ForkManager {
 
   /** Reports of agent-started forks not yet shown to their parent, marked delivered as they are taken. */
   takeNotifications(parentSessionId: string): string[] {
-    const texts: string[] = [];
-    for (const run of this.forks.values()) {
-      const status = run.session.status;
-      if (run.summary.parentSessionId !== parentSessionId || run.summary.origin !== 'agent') continue;
-      if (!isTerminal(run.summary.state) || !status || status.delivered) continue;
-      texts.push(renderForkNotification(run.summary));
-      run.session.writeStatus({ ...status, delivered: true });
-    }
-    return texts;
+    return undelivered(this.forks.values(), parentSessionId).map(run => {
+      markDelivered(this.store, run);
+      return renderForkNotification(run.summary);
+    });
   }
 
   /** What the fork has done so far, as the events of its run: its entries, then what is not committed yet. */
-  history(forkId: string): { events: AgentEvent[]; seq: number } {
+  async history(forkId: string): Promise<{ events: AgentEvent[]; seq: number }> {
     const run = this.runOf(forkId);
-    return { events: [...outputHistory(run.session.ownEntries()), ...run.uncommitted.list()], seq: run.eventSeq };
+    const own = run.lease ? run.lease.session.ownEntries() : await this.store.using(forkId, session => session.ownEntries());
+    return { events: [...outputHistory(own), ...run.uncommitted.list()], seq: run.eventSeq };
   }
 
   /** True once per finished run: the caller is the one window that tells the user. */
-  claimAnnouncement(forkId: string): boolean {
-    const run = this.runOf(forkId);
-    const status = run.session.status;
-    if (!isTerminal(run.summary.state) || !status || status.announced) return false;
-    run.session.writeStatus({ ...status, announced: true });
-    run.summary.announced = true;
-    return true;
+  claimAnnouncement(forkId: string): Promise<boolean> {
+    return claimAnnouncement(this.store, this.runOf(forkId));
   }
 
   /** A foreground subagent's report went back as its tool result: do not deliver it again. */
   takeNotificationOf(forkId: string): void {
     const run = this.forks.get(forkId);
-    const status = run?.session.status;
-    if (run && status && !status.delivered) run.session.writeStatus({ ...status, delivered: true });
+    if (run && !run.delivered) markDelivered(this.store, run);
   }
 
   /**
@@ -273,18 +274,12 @@ export class ForkManager {
         continue;
       }
       if (!session.bootstrap) continue;
-      const summary = summarize(session);
-      const run = newRun(session, summary);
+      const run = runFromDisk(this.store, session);
       this.forks.set(id, run);
-      if (session.unavailable) {
-        // Its segments are gone or damaged: this fork cannot run or continue; no other fork is affected.
-        Object.assign(run.summary, { state: 'failed', error: `Cannot revive: ${session.unavailable}.` });
-        problems.push(`${id}: ${session.unavailable}`);
-      } else {
-        this.refreshCost(run);
+      if (run.unavailable) problems.push(`${id}: ${run.unavailable}`);
+      else {
+        this.spending.refreshCost(run, session.header.settings.model);
         if (session.requests().length > 0) run.summary.cacheSteps = this.cacheStepsOf(session);
-        // A fork paused at its budget stays paused: only the user continues it.
-        if (!isTerminal(summary.state) && summary.state !== 'paused-budget') run.summary.state = 'interrupted';
       }
     }
     return problems;
@@ -299,9 +294,10 @@ export class ForkManager {
         continue;
       }
       // Issue 11: a fork launched with `ask` still asks when a client configured with `auto` revives it.
-      const policy = revivalPolicy(run.session.bootstrap?.policy, launchPolicy(access));
+      const session = heldSession(run);
+      const policy = revivalPolicy(session.bootstrap?.policy, launchPolicy(access));
       run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted };
-      closeInterruptedCalls(run.session);
+      closeInterruptedCalls(session);
       this.enqueue(run);
     }
   }
@@ -334,16 +330,18 @@ export class ForkManager {
 
   /** Why the fork may not make another request (its budget, or its chat's), if it may not. */
   private budgetStop(run: ForkRun): string | undefined {
-    return this.spending.stopOf(run);
+    return this.spending.stopOf(run, heldSession(run).header.settings.model);
   }
 
-  private refreshCost(run: ForkRun): void {
-    this.spending.refreshCost(run);
+  /** Lets an ended or paused fork's session leave memory when idle. */
+  private unhold(run: ForkRun): void {
+    run.lease?.release();
+    run.lease = undefined;
   }
 
   private enqueue(run: ForkRun): void {
     // On disk too: a runtime that dies from here on finds the fork unfinished and revives it.
-    run.session.writeStatus({ state: 'queued', time: new Date().toISOString(), budget: run.summary.budget });
+    heldSession(run).writeStatus({ state: 'queued', time: new Date().toISOString(), budget: run.summary.budget });
     run.uncommitted.clear();
     this.setState(run, 'queued');
     this.queue.push(run);
@@ -366,56 +364,19 @@ export class ForkManager {
   private async execute(run: ForkRun): Promise<void> {
     const access = run.access;
     if (!access) return this.finish(run, 'failed', undefined, 'No model access: configure an API key.');
+    const session = heldSession(run);
     const controller = new AbortController();
     run.controller = controller;
     const signal = controller.signal;
     run.summary.endedProcesses = undefined;
     this.setState(run, 'running');
-    const emit = (event: AgentEvent) => this.onEvent(run, event);
-    const { approvalMode, approve } = applyPolicy(launchPolicy(access), async ({ callId, tool, input, description, category }: ApprovalRequest) => {
-      this.setState(run, 'waiting-for-approval');
-      try {
-        return await this.approvals.ask({
-          sessionId: run.session.id, turnId: run.session.id, callId, toolName: tool.definition.name,
-          category, description: `${run.summary.name}: ${description}`, input,
-        }, signal);
-      } finally {
-        if (!signal.aborted) this.setState(run, 'running');
-      }
-    });
-    const workspace = runWorkspace(run, {
-      store: this.store, ports: this.ports, policy: launchPolicy(access), options: access.worktree, emit, controller,
+    const { outcome, setupFailure } = await runFork(run, session, access, {
+      store: this.store, ports: this.ports, prefixWriters: this.prefixWriters, approvals: this.approvals, controller,
+      emit: event => this.onEvent(run, event),
+      setState: state => this.setState(run, state),
       changed: () => this.broadcastState(run),
-    });
-    await workspace.begin();
-    const stagger = new StaggerGate(this.prefixWriters, run.session, signal);
-    const outcome = await runLoop({
-      session: run.session,
-      model: createAnthropicClient(access),
-      tools: workspace.gatedTools(toolsFor(run.summary.kind, run.session.header, access.restricted === true)),
-      toolContext: {
-        root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost,
-        env: workspace.env, onProcessGroup: pgid => workspace.groups.add(pgid),
-      },
-      beforeRequest: () => workspace.beforeRequest(),
-      approvalMode,
-      compaction: access.compaction,
-      approve,
-      signal,
-      emit,
-      maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
       mayRequest: () => this.budgetStop(run),
-      beforeSend: stagger.beforeSend,
-      onResponseStart: stagger.onResponseStart,
     });
-    stagger.release();
-    run.controller = undefined;
-    // A failed preparation is recorded too: the reason is in the transcript, not only in the summary.
-    if (!signal.aborted || workspace.failureReason) await workspace.settle();
-    // Servers and watchers its commands left running end with the run (stopped, failed or finished).
-    const ended = await workspace.end();
-    if (ended > 0) run.summary.endedProcesses = ended;
-    const setupFailure = workspace.failureReason;
     if (setupFailure) return this.finish(run, 'failed', undefined, setupFailure);
     if (outcome.stopReason === 'cancelled') return this.finish(run, 'cancelled');
     if (outcome.stopReason === 'budget') return this.pause(run, outcome.budgetReason ?? 'Its budget is reached.');
@@ -433,20 +394,21 @@ export class ForkManager {
         run.summary.modelTurns++;
         run.summary.firstUsage ??= event.usage;
         run.summary.context = { tokens: event.contextTokens, window: event.contextWindow };
-        run.summary.cacheSteps = cacheSteps(run.session, id => this.sessionOrUndefined(id));
+        run.summary.cacheSteps = cacheSteps(heldSession(run), id => this.sessionOrUndefined(id));
       }
-      this.refreshCost(run);
+      this.spending.refreshCost(run, heldSession(run).header.settings.model);
       this.broadcastState(run);
     }
     run.uncommitted.add(event);
     const seq = ++run.eventSeq;
-    for (const client of this.clients) client.notify(forkEvent, { forkId: run.session.id, event, seq });
+    for (const client of this.clients) client.notify(forkEvent, { forkId: run.id, event, seq });
   }
 
   /** Stopped before a request at a budget: not finished, transcript intact; the user continues or stops it. */
   private pause(run: ForkRun, reason: string): void {
     run.summary.pausedReason = reason;
-    run.session.writeStatus({ state: 'paused-budget', time: new Date().toISOString(), budget: run.summary.budget, pausedReason: reason });
+    heldSession(run).writeStatus({ state: 'paused-budget', time: new Date().toISOString(), budget: run.summary.budget, pausedReason: reason });
+    this.unhold(run);
     this.setState(run, 'paused-budget');
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
   }
@@ -463,7 +425,7 @@ export class ForkManager {
 
   private failRun(run: ForkRun, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
-    log(`fork ${run.session.id} failed: ${message}`);
+    log(`fork ${run.id} failed: ${message}`);
     run.controller = undefined;
     if (!isTerminal(run.summary.state)) this.finish(run, 'failed', undefined, message);
   }
@@ -475,13 +437,15 @@ export class ForkManager {
     run.summary.announced = undefined;
     run.summary.pausedReason = undefined;
     try {
-      run.session.writeStatus({ state, time: run.summary.endedAt, report, error, budget: run.summary.budget });
+      recordEnd(this.store, run, { state, time: run.summary.endedAt, report, error, budget: run.summary.budget });
     } catch (writeError) {
       // A full disk: the clients still learn how the run ended; on disk it stays unfinished and is revived.
       const message = writeError instanceof Error ? writeError.message : String(writeError);
-      log(`fork ${run.session.id}: ${message}`);
+      log(`fork ${run.id}: ${message}`);
       run.summary.error = error ? `${error} ${message}` : message;
     }
+    run.delivered = undefined;
+    this.unhold(run);
     this.setState(run, state);
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
   }
@@ -500,9 +464,3 @@ export class ForkNotFoundError extends Error {}
 export class BudgetError extends Error {}
 export class ForkBusyError extends Error {}
 
-function toolsFor(kind: ForkSummary['kind'], header: SessionHeader, restricted: boolean): ReadonlyMap<string, Tool> {
-  // Every child keeps the full tool definitions (cache parity); explore agents may only run read tools.
-  const all = [...ALL_TOOLS, ...mcpToolsOf(header, { restricted })];
-  const allowed = kind === 'explore' ? all.filter(tool => tool.category === 'read') : all;
-  return new Map(allowed.map(tool => [tool.definition.name, tool]));
-}

@@ -1,18 +1,28 @@
-// One fork as the fork manager keeps it: its session, the summary clients see, the run's live state;
+// One fork as the fork manager keeps it: the summary clients see, the run's live state, and a lease on its
+// session while it is queued, running or waiting to be revived (issue 15: a fork that ended, or paused at
+// its budget, holds none, so its session leaves memory when idle and is streamed in again on use);
 // and the summary rebuilt from disk when the runtime starts.
 import * as fs from 'node:fs';
 import type { ForkSummary, ForkWorktree } from '../../common/forks';
 import { isTerminal } from '../../common/forks';
 import { inputTokens } from '../../common/transcript';
 import type { Session } from '../session/session';
+import type { SessionLease, SessionStore } from '../session/sessionStore';
 import { findAdminDir, readWorktreeMeta } from '../git/worktreeMeta';
 import { pinGitDir } from '../git/run';
 import type { ModelAccess } from './forkManager';
+import { ForkBusyError } from './forkManager';
 import { UncommittedOutput } from './outputHistory';
 
 export interface ForkRun {
-  session: Session;
+  id: string;
   summary: ForkSummary;
+  /** Held while the fork is queued, running or interrupted (waiting for model access). */
+  lease?: SessionLease;
+  /** Why its session cannot run (its inherited history is missing or damaged). */
+  unavailable?: string;
+  /** Its report went into the parent's request (or back as a foreground subagent's result). */
+  delivered?: boolean;
   /** Numbers the fork's `fork/event`s, so a history can say which it includes. */
   eventSeq: number;
   uncommitted: UncommittedOutput;
@@ -22,7 +32,40 @@ export interface ForkRun {
 }
 
 export function newRun(session: Session, summary: ForkSummary, access?: ModelAccess): ForkRun {
-  return { session, summary, access, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
+  return { id: session.id, summary, access, delivered: session.status?.delivered, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
+}
+
+/** Refuses (ForkBusyError) to continue a fork that is not ended or paused, or cannot run at all. */
+export function mayContinue(run: ForkRun, message: string | undefined): void {
+  const forkId = run.id;
+  const paused = run.summary.state === 'paused-budget';
+  if (!isTerminal(run.summary.state) && !paused) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}; wait for it to finish or stop it first.`);
+  if (run.summary.worktree?.discarded) throw new ForkBusyError(`Fork ${forkId}'s worktree was discarded; it cannot continue.`);
+  if (run.unavailable) throw new ForkBusyError(`Fork ${forkId} cannot continue: ${run.unavailable}.`);
+  if (message === undefined && !paused) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}: continue it with a message.`);
+}
+
+/** The session of a run that holds it (queued, running, interrupted). */
+export function heldSession(run: ForkRun): Session {
+  if (!run.lease) throw new Error(`fork ${run.id} is not held in memory`);
+  return run.lease.session;
+}
+
+/**
+ * A fork read back at start-up. One whose inherited history cannot be read is failed with the reason;
+ * one paused at its budget stays paused (only the user continues it); any other unfinished one is
+ * interrupted and stays in memory until revived. The rest may leave memory when idle.
+ */
+export function runFromDisk(store: SessionStore, session: Session): ForkRun {
+  const run = newRun(session, summarize(session));
+  if (session.unavailable) {
+    Object.assign(run.summary, { state: 'failed', error: `Cannot revive: ${session.unavailable}.` });
+    run.unavailable = session.unavailable;
+  } else if (!isTerminal(run.summary.state) && run.summary.state !== 'paused-budget') {
+    run.summary.state = 'interrupted';
+    run.lease = store.holdLoaded(session.id);
+  }
+  return run;
 }
 
 /** A fork's summary rebuilt from disk: launch record, own responses' usage, latest status. */

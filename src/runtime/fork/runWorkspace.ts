@@ -5,6 +5,7 @@ import type { AgentEvent } from '../../common/agentEvents';
 import type { ForkSummary } from '../../common/forks';
 import type { LaunchPolicy } from '../policy';
 import { worktreeOptionsUnder } from '../policy';
+import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
 import type { WorktreeOptions } from '../../common/worktreeOptions';
 import type { PortBlocks } from './forkPorts';
@@ -22,9 +23,9 @@ export interface RunWorkspaceDeps {
   controller: AbortController;
 }
 
-export function runWorkspace(run: ForkRun, deps: RunWorkspaceDeps): ForkWorkspace {
+export function runWorkspace(run: ForkRun, session: Session, deps: RunWorkspaceDeps): ForkWorkspace {
   return new ForkWorkspace({
-    summary: run.summary, session: run.session, parentRoot: parentRootOf(deps.store, run.summary),
+    summary: run.summary, session, parentRoot: parentRootOf(deps.store, run.summary),
     options: worktreeOptionsUnder(deps.policy, deps.options), ports: deps.ports, emit: deps.emit, signal: deps.controller.signal,
     changed: patch => {
       Object.assign(run.summary, patch);
