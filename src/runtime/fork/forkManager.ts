@@ -128,11 +128,12 @@ export class ForkManager {
     }
   }
 
-  /** Forgets a finished (or interrupted) fork whose file is being deleted. */
+  /** Forgets a finished (or interrupted, or paused) fork whose file is being deleted. */
   forget(forkId: string): void {
     const run = this.forks.get(forkId);
     if (!run) return;
-    if (!isTerminal(run.summary.state) && run.summary.state !== 'interrupted') throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}.`);
+    const waiting = run.summary.state === 'interrupted' || run.summary.state === 'paused-budget';
+    if (!isTerminal(run.summary.state) && !waiting) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}.`);
     this.unhold(run);
     this.forks.delete(forkId);
   }
