@@ -77,4 +77,22 @@ describe('session store: leases and idle eviction (issue 15)', () => {
     clock += IDLE_MS;
     assert.deepEqual(store.evictIdle(IDLE_MS), [ID]);
   });
+
+  it('keeps what an evicted session spent readable without loading it; a session not read since start-up is read once', async () => {
+    const usage = { input_tokens: 120, output_tokens: 30, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    (await store.get(ID)).commit('response', { role: 'assistant', content: [{ type: 'text', text: 'paid' }] }, { usage });
+    const spent = store.spentOf(ID);
+    assert.equal(spent?.input_tokens, 120);
+    clock += IDLE_MS;
+    assert.deepEqual(store.evictIdle(IDLE_MS), [ID]);
+    assert.deepEqual(store.spentOf(ID), spent, 'kept through eviction, nothing loaded');
+    assert.equal(store.loaded(ID), undefined);
+    const fresh = new SessionStore(dir);
+    assert.equal(fresh.spentOf(ID), undefined, 'not read since this store started');
+    await fresh.readSpent(ID);
+    assert.deepEqual(fresh.spentOf(ID), spent);
+    fresh.closeAll();
+    store.removeFile(ID);
+    assert.equal(store.spentOf(ID), undefined, 'a deleted session spent nothing any more');
+  });
 });

@@ -8,9 +8,6 @@ import type { SessionStore } from '../session/sessionStore';
 import type { ForkRun } from './forkRun';
 
 export class ForkSpending {
-  /** What each chat had spent when last in memory (see chatSpent). */
-  private readonly chatSpentSeen = new Map<string, Usage>();
-
   constructor(
     private readonly store: SessionStore,
     private readonly runs: () => Iterable<ForkRun>,
@@ -19,15 +16,10 @@ export class ForkSpending {
 
   /** A chat's spending: its own session's and every fork's of it. */
   chatSpent(parentSessionId: string): Usage {
-    // Budgets are checked synchronously before each request; a chat evicted from memory (idle) cannot have
-    // spent more since it was last seen, so its last known figure stands. One never seen since start-up is
-    // read in the background for the next check. A deleted chat counts zero; its forks still count.
-    const chat = this.store.loaded(parentSessionId);
-    if (chat) this.chatSpentSeen.set(parentSessionId, chat.spent);
-    else if (!this.chatSpentSeen.has(parentSessionId)) {
-      this.store.get(parentSessionId).then(s => void this.chatSpentSeen.set(parentSessionId, s.spent), () => undefined);
-    }
-    let total = this.chatSpentSeen.get(parentSessionId) ?? zeroUsage();
+    // Budgets are checked synchronously before each request: the store has the chat's figure without
+    // loading it (an evicted chat's is kept; a fork about to run had it read, see ForkManager). A deleted
+    // chat counts zero; its forks still count.
+    let total = this.store.spentOf(parentSessionId) ?? zeroUsage();
     for (const run of this.runs()) if (run.summary.parentSessionId === parentSessionId) total = addUsage(total, run.summary.usage);
     return total;
   }

@@ -188,6 +188,8 @@ export class ForkManager {
   async send(forkId: string, message: string | undefined, access: ModelAccess | undefined, budget?: Budget): Promise<ForkSummary> {
     const run = this.runOf(forkId);
     mayContinue(run, message);
+    // The chat's budget counts the chat's own spending: read once if the chat was not since start-up.
+    if ((access ?? run.access)?.budgets?.perChat) await this.store.readSpent(run.summary.parentSessionId);
     // An ended fork's session may have left memory: streamed in again, and held while it runs.
     if (!run.lease) {
       const lease = await this.store.hold(forkId);
@@ -277,11 +279,14 @@ export class ForkManager {
       if (!session.bootstrap) continue;
       const run = runFromDisk(this.store, session);
       this.forks.set(id, run);
-      if (run.unavailable) problems.push(`${id}: ${run.unavailable}`);
-      else {
-        this.spending.refreshCost(run, session.header.settings.model);
-        if (session.requests().length > 0) run.summary.cacheSteps = this.cacheStepsOf(session);
+      if (run.unavailable) {
+        problems.push(`${id}: ${run.unavailable}`);
+        continue;
       }
+      this.spending.refreshCost(run, session.header.settings.model);
+      if (session.requests().length > 0) run.summary.cacheSteps = this.cacheStepsOf(session);
+      // It runs on revival: its chat's spending must be known for fork.budget.perChat.
+      if (run.summary.state === 'interrupted') await this.store.readSpent(run.summary.parentSessionId).catch(() => undefined);
     }
     return problems;
   }

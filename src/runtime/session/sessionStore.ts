@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { Entry, SessionHeader } from '../../common/transcript';
+import type { Entry, SessionHeader, Usage } from '../../common/transcript';
 import { deepFreeze } from '../../common/transcript';
 import { ensurePrivateDir } from '../ipc/privateFs';
 import { JsonlWriter, TranscriptWriteError, dropTornTail } from './jsonl';
@@ -37,6 +37,8 @@ export class SessionStore {
   private readonly open = new Map<string, Session>();
   private readonly loading = new Map<string, Promise<Session>>();
   private readonly lastUsed = new Map<string, number>();
+  /** What evicted sessions had spent: budgets read it without streaming the session in again. */
+  private readonly spentIndex = new Map<string, Usage>();
   /** Leases held per loaded session: eviction waits for none. */
   private readonly holders = new Map<string, number>();
   private readonly now: () => number;
@@ -229,9 +231,26 @@ export class SessionStore {
     return evicted;
   }
 
+  /**
+   * What a session has spent, without loading it: from memory, else as it was when evicted (an evicted
+   * session cannot spend). Undefined for one not read since start-up (see readSpent).
+   */
+  spentOf(id: string): Usage | undefined {
+    return this.open.get(id)?.spent ?? this.spentIndex.get(id);
+  }
+
+  /** Makes spentOf known for a session on disk, reading it in if it was not since start-up. */
+  async readSpent(id: string): Promise<void> {
+    if (this.spentOf(id) || !SESSION_ID.test(id) || !fs.existsSync(this.fileOf(id))) return;
+    const session = await this.get(id);
+    this.spentIndex.set(id, session.spent);
+  }
+
   /** Closes a session and forgets it in memory (its file stays). */
   drop(id: string): void {
-    this.open.get(id)?.close();
+    const session = this.open.get(id);
+    if (session) this.spentIndex.set(id, session.spent);
+    session?.close();
     this.open.delete(id);
     this.lastUsed.delete(id);
     this.holders.delete(id);
@@ -242,6 +261,7 @@ export class SessionStore {
   removeFile(id: string): void {
     if (!SESSION_ID.test(id)) throw new SessionNotFoundError(`no session with id ${JSON.stringify(id)}`);
     this.drop(id);
+    this.spentIndex.delete(id);
     fs.rmSync(this.fileOf(id), { force: true });
   }
 
