@@ -81,9 +81,11 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { session, fork, cache: { type: 'boolean' } },
   },
   delete: {
-    usage: 'delete --session ID | --fork ID [--json]',
+    usage: 'delete --session ID | --fork ID [--force] [--json]\n' +
+      '  (a fork\'s worktree and branch go with it, a chat\'s forks\' worktrees with the chat; changes never\n' +
+      '   applied or kept refuse the delete, --force discards them; a kept branch stays)',
     summary: 'delete a chat (its forks keep their history) or a finished fork; history nothing references is removed',
-    options: { session, fork },
+    options: { session, fork, force: { type: 'boolean' } },
   },
   review: {
     usage: 'review --fork ID [--json]',

@@ -3,10 +3,10 @@
 // the runtime, so a fork started with --demo keeps working after the CLI exits; later --demo calls on the
 // same store reuse it, and it exits by itself after 10 idle minutes. It ships with the source checkout only
 // (the packaged extension leaves the fake server out).
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
+import { DetachedStartError, spawnDetached } from '../client/spawnDetached';
 import { CliFailure } from './output';
 
 export const DEMO_API_KEY = 'sk-ant-fork-agents-demo';
@@ -25,28 +25,23 @@ export async function ensureDemoModel(storeDir: string): Promise<DemoModel> {
   }
   fs.mkdirSync(storeDir, { recursive: true, mode: 0o700 });
   fs.rmSync(urlFile, { force: true });
-  const logFd = fs.openSync(path.join(storeDir, 'demo-model.log'), 'a', 0o600);
-  const child = spawn(
-    process.execPath,
-    [script, '--port', '0', '--demo', '--api-key', DEMO_API_KEY, '--url-file', urlFile, '--idle-exit-ms', String(IDLE_EXIT_MS)],
-    { detached: true, stdio: ['ignore', logFd, logFd] },
-  );
-  child.unref();
-  fs.closeSync(logFd);
-  const exited = new Promise<never>((_, reject) =>
-    child.once('exit', code => reject(new CliFailure(`the demo model exited (code ${code}); see ${path.join(storeDir, 'demo-model.log')}`))),
-  );
-  exited.catch(() => undefined);
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (let delay = 20; Date.now() < deadline; delay = Math.min(delay * 2, 250)) {
-    const url = readUrl(urlFile);
-    if (url) {
-      child.removeAllListeners('exit');
-      return { url, apiKey: DEMO_API_KEY };
-    }
-    await Promise.race([new Promise(resolve => setTimeout(resolve, delay)), exited]);
+  const log = path.join(storeDir, 'demo-model.log');
+  try {
+    const { value: url } = await spawnDetached({
+      command: process.execPath,
+      args: [script, '--port', '0', '--demo', '--api-key', DEMO_API_KEY, '--url-file', urlFile, '--idle-exit-ms', String(IDLE_EXIT_MS)],
+      logFd: fs.openSync(log, 'a', 0o600),
+      ready: () => readUrl(urlFile),
+      timeoutMs: START_TIMEOUT_MS,
+      exitIsFailure: true,
+    });
+    return { url, apiKey: DEMO_API_KEY };
+  } catch (error) {
+    if (!(error instanceof DetachedStartError)) throw error;
+    throw new CliFailure(error.code === undefined
+      ? `the demo model did not start within ${START_TIMEOUT_MS / 1000}s; see ${log}`
+      : `the demo model exited (code ${error.code}); see ${log}`);
   }
-  throw new CliFailure(`the demo model did not start within ${START_TIMEOUT_MS / 1000}s; see ${path.join(storeDir, 'demo-model.log')}`);
 }
 
 function readUrl(file: string): string | undefined {

@@ -1,10 +1,10 @@
 // Finds the runtime serving a store, starting a detached one when none answers (DESIGN §2).
 // Shared by the extension host and the CLI; Node only, no vscode.
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { checkOwnSocket, ensurePrivateDir, openPrivateFile, readPrivateFile } from '../runtime/ipc/privateFs';
+import { DetachedStartError, spawnDetached } from './spawnDetached';
 import { runtimeInfoPath, runtimeLogPath, runtimeTokenPath, separateSocketDir, socketPathFor } from '../runtime/ipc/socketPath';
 
 export interface LaunchOptions {
@@ -30,14 +30,12 @@ export async function connectOrStart(options: LaunchOptions): Promise<net.Socket
   const socketPath = preparePrivatePlaces(options.storeDir);
   const existing = (await tryConnect(socketPath, options.storeDir)) ?? (await tryRecordedSocket(socketPath, options.storeDir));
   if (existing) return existing;
-  startRuntime(options);
-  const deadline = Date.now() + (options.connectTimeoutMs ?? 15_000);
-  for (let delay = 25; Date.now() < deadline; delay = Math.min(delay * 2, 250)) {
-    await new Promise(resolve => setTimeout(resolve, delay));
-    const socket = await tryConnect(socketPath, options.storeDir);
-    if (socket) return socket;
+  try {
+    return (await startRuntime(options, () => tryConnect(socketPath, options.storeDir))).value;
+  } catch (error) {
+    if (error instanceof DetachedStartError) throw new Error(`The Fork Agents runtime did not start; see ${runtimeLogPath(options.storeDir)}`);
+    throw error;
   }
-  throw new Error(`The Fork Agents runtime did not start; see ${runtimeLogPath(options.storeDir)}`);
 }
 
 /** The token to present at `initialize` on this socket: the runtime's 0600 token file; undefined if unreadable. */
@@ -78,17 +76,19 @@ function preparePrivatePlaces(storeDir: string): string {
   return socketPathFor(storeDir);
 }
 
-export function startRuntime(options: LaunchOptions): number | undefined {
+/** Starts a detached runtime for the store and waits until `ready` (its socket accepts) gives a value. */
+function startRuntime<T>(options: LaunchOptions, ready: () => Promise<T | undefined>): Promise<{ value: T; pid?: number }> {
   ensurePrivateDir(options.storeDir);
-  const logFd = openPrivateFile(runtimeLogPath(options.storeDir), 'a');
   const args = [options.runtimeScript, '--store', options.storeDir];
   if (options.idleExitMs !== undefined) args.push('--idle-exit-ms', String(options.idleExitMs));
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, ELECTRON_RUN_AS_NODE: '1' };
   delete env.ANTHROPIC_API_KEY;
-  const child = spawn(options.nodePath ?? process.execPath, args, { detached: true, stdio: ['ignore', logFd, logFd], env });
-  child.unref();
-  fs.closeSync(logFd);
-  return child.pid;
+  return spawnDetached({
+    command: options.nodePath ?? process.execPath, args, env, ready,
+    logFd: openPrivateFile(runtimeLogPath(options.storeDir), 'a'),
+    timeoutMs: options.connectTimeoutMs ?? 15_000,
+    exitIsFailure: false,
+  });
 }
 
 function tryConnect(socketPath: string, storeDir: string): Promise<net.Socket | undefined> {

@@ -74,7 +74,7 @@ function parseArgs(argv: string[]): ServerOptions {
   return {
     storeDir: path.resolve(storeDir),
     idleExitMs: Number(value('--idle-exit-ms') ?? 10 * 60_000),
-    // Chat sessions nobody used for this long leave memory; they are streamed in again on use.
+    // Chats and ended forks nobody used (or holds) for this long leave memory; they are streamed in again on use.
     evictIdleMs: Number(value('--evict-idle-ms') ?? process.env.FORK_AGENTS_EVICT_IDLE_MS ?? 5 * 60_000),
   };
 }

@@ -13,10 +13,15 @@ export async function deleteCommand(args: ParsedArgs): Promise<void> {
   if ((sessionId === undefined) === (forkId === undefined)) throw new UsageError('delete needs exactly one of --session ID or --fork ID');
   const client = await connectCli(args);
   try {
-    const result = await sendRequest(client.endpoint, sessionDelete, sessionId !== undefined ? { sessionId } : { forkId });
+    const force = args.switches.has('force') ? { force: true } : {};
+    const result = await sendRequest(client.endpoint, sessionDelete, sessionId !== undefined ? { sessionId, ...force } : { forkId, ...force });
     if (args.switches.has('json')) {
       printJson({ type: 'deleted', ...result });
       return;
+    }
+    for (const w of result.worktreesRemoved ?? []) {
+      const discarded = w.discardedFiles > 0 ? `; ${w.discardedFiles} changed file(s) discarded` : '';
+      process.stdout.write(`removed worktree ${w.path} of ${w.forkId}${w.keptBranch ? ` (kept branch ${w.keptBranch} stays)` : ' and its branch'}${discarded}\n`);
     }
     process.stdout.write(`deleted ${result.deleted}; ${result.segmentsRemoved} history segment(s) no longer referenced were removed (${formatBytes(result.freedBytes)}); store: ${formatBytes(result.store.bytes)}\n`);
   } finally {

@@ -154,8 +154,11 @@ export interface StoreUsage { bytes: number; sessionBytes: number; segmentBytes:
 export const storeInfo = request<Record<string, never> | undefined, StoreUsage>('store/info');
 
 /** Deletes one session (a chat) or one fork; forks of a deleted chat keep running and reviving. */
-export interface DeleteParams { sessionId?: string; forkId?: string }
-export interface DeleteResult { deleted: string; segmentsRemoved: number; freedBytes: number; store: StoreUsage }
+/** `force`: discard changes a fork's worktree holds that were never applied or kept (else they refuse the delete). */
+export interface DeleteParams { sessionId?: string; forkId?: string; force?: boolean }
+/** A worktree removed with its fork (or its chat); `keptBranch`: the branch the user kept stays. */
+export interface RemovedWorktree { forkId: string; path: string; keptBranch?: string; discardedFiles: number }
+export interface DeleteResult { deleted: string; segmentsRemoved: number; freedBytes: number; store: StoreUsage; worktreesRemoved?: RemovedWorktree[] }
 export const sessionDelete = request<DeleteParams, DeleteResult>('session/delete');
 
 /** The cache explorer of a chat or fork: one step per request that got a response (issue 14). */

@@ -1,5 +1,6 @@
 // `Fork: Delete Session…`: pick a chat session or a finished fork, confirm, delete. History that forks
 // still inherit stays on disk until nothing references it; the message says what the store takes now.
+// A worktree with changes never applied or kept asks again before they are discarded.
 import * as vscode from 'vscode';
 import { forkList } from '../../common/protocol/forks';
 import { sessionDelete, sessionList } from '../../common/protocol/runtime';
@@ -25,11 +26,23 @@ export function registerDeleteSession(context: vscode.ExtensionContext, runtime:
         }
         const picked = await vscode.window.showQuickPick(choices, { title: 'Delete Session', placeHolder: 'A chat session or a fork to delete', matchOnDetail: true });
         if (!picked) return;
-        const what = picked.fork ? `the fork "${picked.label}"` : `the chat "${picked.label}" (its forks keep what they inherited)`;
+        const what = picked.fork ? `the fork "${picked.label}" and its worktree` : `the chat "${picked.label}" (its forks keep what they inherited; their worktrees are removed)`;
         const confirm = await vscode.window.showWarningMessage(`Delete ${what}? This cannot be undone.`, { modal: true }, 'Delete');
         if (confirm !== 'Delete') return;
-        const result = await runtime.request(sessionDelete, picked.fork ? { forkId: picked.id } : { sessionId: picked.id });
-        void vscode.window.showInformationMessage(`Deleted. The store now takes ${(result.store.bytes / 1024 / 1024).toFixed(1)} MB.`);
+        const params = picked.fork ? { forkId: picked.id } : { sessionId: picked.id };
+        let result;
+        try {
+          result = await runtime.request(sessionDelete, params);
+        } catch (error) {
+          // A worktree holding changes never applied or kept: the user decides whether to lose them.
+          const message = error instanceof Error ? error.message : String(error);
+          if (!message.includes('--force')) throw error;
+          const choice = await vscode.window.showWarningMessage(message, { modal: true }, 'Discard Changes and Delete');
+          if (choice !== 'Discard Changes and Delete') return;
+          result = await runtime.request(sessionDelete, { ...params, force: true });
+        }
+        const worktrees = result.worktreesRemoved?.length ? ` ${result.worktreesRemoved.length} worktree(s) removed.` : '';
+        void vscode.window.showInformationMessage(`Deleted.${worktrees} The store now takes ${(result.store.bytes / 1024 / 1024).toFixed(1)} MB.`);
       } catch (error) {
         void vscode.window.showErrorMessage(`Could not delete: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -1,50 +1,43 @@
 // Runs forks and subagents in the background (DESIGN §4.7): detached start, a queue beyond the
 // concurrency limit, a 200-request cap, cancel, continue, reports to clients and to the parent.
-import * as fs from 'node:fs';
 import type { AgentEvent } from '../../common/agentEvents';
 import type { ApprovalMode } from '../../common/approval';
 import type { ForkSummary, ForkState, ForkWorktree, Isolation } from '../../common/forks';
 import type { WorktreeOptions } from '../../common/worktreeOptions';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
-import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
-import type { SessionHeader, Usage } from '../../common/transcript';
+import { addUsage } from '../../common/transcript';
+import type { Usage } from '../../common/transcript';
 import type { Budget } from '../../common/budget';
-import { budgetStop, budgetText } from '../../common/budget';
+import { budgetText } from '../../common/budget';
 import type { ModelPrice, PriceOverrides } from '../../common/pricing';
-import { costFigures, priceFor } from '../../common/pricing';
+import { priceFor } from '../../common/pricing';
 import { cacheSteps } from '../cache/sessionCache';
 import type { ProxySettings } from '../../common/protocol/runtime';
 import type { ProviderAccess } from '../model/providers';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import type { CompactionSettings } from '../agent/compact';
-import { runLoop } from '../agent/loop';
-import type { ApprovalRequest } from '../agent/loop';
-import { applyPolicy, revivalPolicy } from '../policy';
-import type { LaunchPolicy } from '../policy';
-import { createAnthropicClient } from '../model/anthropicClient';
+import { launchPolicy, revivalPolicy } from '../policy';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
 import { log } from '../log';
-import { ALL_TOOLS } from '../tools/registry';
-import { mcpToolsOf } from '../mcp/mcpTools';
-import type { Tool } from '../tools/types';
 import { discardForkWorktree } from '../git/worktree';
-import { findAdminDir, readWorktreeMeta } from '../git/worktreeMeta';
-import { pinGitDir } from '../git/run';
 import { createForkSession, newForkId } from './createFork';
 import { PortBlocks } from './forkPorts';
-import { ForkWorkspace } from './forkWorkspace';
+import { ForkSpending } from './forkBudget';
+import { heldSession, mayContinue, newRun, runFromDisk } from './forkRun';
+import type { ForkRun } from './forkRun';
+import { runFork } from './runFork';
 import type { ForkSpec } from './createFork';
 import { placeFork } from './isolation';
 import { snapshotUpTo } from './select';
 import { WorktreeJanitor } from './worktreeJanitor';
 import { renderForkNotification } from './notification';
-import { UncommittedOutput, outputHistory } from './outputHistory';
+import { claimAnnouncement, markDelivered, recordEnd, undelivered } from './forkReports';
+import { outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
-import { refusingSubagentHost } from './subagentHost';
-import { PrefixWriters, sharedPrefixKey } from './stagger';
+import { PrefixWriters } from './stagger';
 
 export const MAX_FORK_REQUESTS = 200;
 
@@ -72,17 +65,6 @@ export interface ModelAccess {
 /** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
 export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot' | 'policy'> & { isolation?: Isolation };
 
-interface ForkRun {
-  session: Session;
-  summary: ForkSummary;
-  /** Numbers the fork's `fork/event`s, so a history can say which it includes. */
-  eventSeq: number;
-  uncommitted: UncommittedOutput;
-  access?: ModelAccess;
-  controller?: AbortController;
-  waiters: ((summary: ForkSummary) => void)[];
-}
-
 export class ForkManager {
   private readonly forks = new Map<string, ForkRun>();
   private readonly queue: ForkRun[] = [];
@@ -97,6 +79,7 @@ export class ForkManager {
   maxConcurrent = 4;
   /** fork.prices of the client that configured last (the table covers the rest). */
   prices: PriceOverrides = {};
+  private readonly spending: ForkSpending;
 
   constructor(
     private readonly store: SessionStore,
@@ -104,6 +87,7 @@ export class ForkManager {
     private readonly approvals: ApprovalRouter,
   ) {
     this.janitor = new WorktreeJanitor(store, () => this.liveForkIds());
+    this.spending = new ForkSpending(store, () => this.forks.values(), model => this.priceOf(model));
   }
 
   /**
@@ -129,13 +113,14 @@ export class ForkManager {
       });
       let session: Session;
       try {
-        const policy = policyOf(access);
+        const policy = launchPolicy(access);
         session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy }, placement.worktree);
       } catch (error) {
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
         throw error;
       }
       const run = newRun(session, { ...session.bootstrap!.fork }, access);
+      run.lease = this.store.holdLoaded(session.id);
       this.forks.set(session.id, run);
       this.enqueue(run);
       return { ...run.summary };
@@ -144,11 +129,13 @@ export class ForkManager {
     }
   }
 
-  /** Forgets a finished (or interrupted) fork whose file is being deleted. */
+  /** Forgets a finished (or interrupted, or paused) fork whose file is being deleted. */
   forget(forkId: string): void {
     const run = this.forks.get(forkId);
     if (!run) return;
-    if (!isTerminal(run.summary.state) && run.summary.state !== 'interrupted') throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}.`);
+    const waiting = run.summary.state === 'interrupted' || run.summary.state === 'paused-budget';
+    if (!isTerminal(run.summary.state) && !waiting) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}.`);
+    this.unhold(run);
     this.forks.delete(forkId);
   }
 
@@ -199,13 +186,30 @@ export class ForkManager {
    * Continues a finished fork with a message: its own transcript only, never newer parent history. A fork
    * paused at its budget continues with or without one, once `budget` (its new budget) allows.
    */
-  send(forkId: string, message: string | undefined, access: ModelAccess | undefined, budget?: Budget): ForkSummary {
+  async send(forkId: string, message: string | undefined, access: ModelAccess | undefined, budget?: Budget): Promise<ForkSummary> {
     const run = this.runOf(forkId);
-    const paused = run.summary.state === 'paused-budget';
-    if (!isTerminal(run.summary.state) && !paused) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}; wait for it to finish or stop it first.`);
-    if (run.summary.worktree?.discarded) throw new ForkBusyError(`Fork ${forkId}'s worktree was discarded; it cannot continue.`);
-    if (run.session.unavailable) throw new ForkBusyError(`Fork ${forkId} cannot continue: ${run.session.unavailable}.`);
-    if (message === undefined && !paused) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}: continue it with a message.`);
+    mayContinue(run, message);
+    // The chat's budget counts the chat's own spending: read once if the chat was not since start-up.
+    if ((access ?? run.access)?.budgets?.perChat) await this.store.readSpent(run.summary.parentSessionId);
+    // An ended fork's session may have left memory: streamed in again, and held while it runs.
+    if (!run.lease) {
+      const lease = await this.store.hold(forkId);
+      // Another send may have taken it meanwhile, or the fork was deleted.
+      if (run.lease || this.forks.get(forkId) !== run) lease.release();
+      else run.lease = lease;
+    }
+    try {
+      mayContinue(run, message);
+      return this.continueRun(run, message, access, budget);
+    } catch (error) {
+      if (run.summary.state !== 'queued') this.unhold(run);
+      throw error;
+    }
+  }
+
+  private continueRun(run: ForkRun, message: string | undefined, access: ModelAccess | undefined, budget?: Budget): ForkSummary {
+    const forkId = run.id;
+    const session = heldSession(run);
     const previousBudget = run.summary.budget;
     if (budget) run.summary.budget = budget;
     run.access = access ?? run.access;
@@ -215,7 +219,7 @@ export class ForkManager {
       throw new BudgetError(`${stop} Raise the budget to continue fork ${forkId}.`);
     }
     run.summary.pausedReason = undefined;
-    if (message !== undefined) run.session.commit('prompt', { role: 'user', content: [{ type: 'text', text: message }] });
+    if (message !== undefined) session.commit('prompt', { role: 'user', content: [{ type: 'text', text: message }] });
     run.summary.report = undefined;
     run.summary.error = undefined;
     run.summary.endedAt = undefined;
@@ -233,38 +237,28 @@ export class ForkManager {
 
   /** Reports of agent-started forks not yet shown to their parent, marked delivered as they are taken. */
   takeNotifications(parentSessionId: string): string[] {
-    const texts: string[] = [];
-    for (const run of this.forks.values()) {
-      const status = run.session.status;
-      if (run.summary.parentSessionId !== parentSessionId || run.summary.origin !== 'agent') continue;
-      if (!isTerminal(run.summary.state) || !status || status.delivered) continue;
-      texts.push(renderForkNotification(run.summary));
-      run.session.writeStatus({ ...status, delivered: true });
-    }
-    return texts;
+    return undelivered(this.forks.values(), parentSessionId).map(run => {
+      markDelivered(this.store, run);
+      return renderForkNotification(run.summary);
+    });
   }
 
   /** What the fork has done so far, as the events of its run: its entries, then what is not committed yet. */
-  history(forkId: string): { events: AgentEvent[]; seq: number } {
+  async history(forkId: string): Promise<{ events: AgentEvent[]; seq: number }> {
     const run = this.runOf(forkId);
-    return { events: [...outputHistory(run.session.ownEntries()), ...run.uncommitted.list()], seq: run.eventSeq };
+    const own = run.lease ? run.lease.session.ownEntries() : await this.store.using(forkId, session => session.ownEntries());
+    return { events: [...outputHistory(own), ...run.uncommitted.list()], seq: run.eventSeq };
   }
 
   /** True once per finished run: the caller is the one window that tells the user. */
-  claimAnnouncement(forkId: string): boolean {
-    const run = this.runOf(forkId);
-    const status = run.session.status;
-    if (!isTerminal(run.summary.state) || !status || status.announced) return false;
-    run.session.writeStatus({ ...status, announced: true });
-    run.summary.announced = true;
-    return true;
+  claimAnnouncement(forkId: string): Promise<boolean> {
+    return claimAnnouncement(this.store, this.runOf(forkId));
   }
 
   /** A foreground subagent's report went back as its tool result: do not deliver it again. */
   takeNotificationOf(forkId: string): void {
     const run = this.forks.get(forkId);
-    const status = run?.session.status;
-    if (run && status && !status.delivered) run.session.writeStatus({ ...status, delivered: true });
+    if (run && !run.delivered) markDelivered(this.store, run);
   }
 
   /**
@@ -284,19 +278,16 @@ export class ForkManager {
         continue;
       }
       if (!session.bootstrap) continue;
-      const summary = summarize(session);
-      const run = newRun(session, summary);
+      const run = runFromDisk(this.store, session);
       this.forks.set(id, run);
-      if (session.unavailable) {
-        // Its segments are gone or damaged: this fork cannot run or continue; no other fork is affected.
-        Object.assign(run.summary, { state: 'failed', error: `Cannot revive: ${session.unavailable}.` });
-        problems.push(`${id}: ${session.unavailable}`);
-      } else {
-        this.refreshCost(run);
-        if (session.requests().length > 0) run.summary.cacheSteps = this.cacheStepsOf(session);
-        // A fork paused at its budget stays paused: only the user continues it.
-        if (!isTerminal(summary.state) && summary.state !== 'paused-budget') run.summary.state = 'interrupted';
+      if (run.unavailable) {
+        problems.push(`${id}: ${run.unavailable}`);
+        continue;
       }
+      this.spending.refreshCost(run, session.header.settings.model);
+      if (session.requests().length > 0) run.summary.cacheSteps = this.cacheStepsOf(session);
+      // It runs on revival: its chat's spending must be known for fork.budget.perChat.
+      if (run.summary.state === 'interrupted') await this.store.readSpent(run.summary.parentSessionId).catch(() => undefined);
     }
     return problems;
   }
@@ -310,9 +301,10 @@ export class ForkManager {
         continue;
       }
       // Issue 11: a fork launched with `ask` still asks when a client configured with `auto` revives it.
-      const policy = revivalPolicy(run.session.bootstrap?.policy, policyOf(access));
+      const session = heldSession(run);
+      const policy = revivalPolicy(session.bootstrap?.policy, launchPolicy(access));
       run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted };
-      closeInterruptedCalls(run.session);
+      closeInterruptedCalls(session);
       this.enqueue(run);
     }
   }
@@ -328,9 +320,6 @@ export class ForkManager {
     return new Promise(resolve => this.idleListeners.push(resolve));
   }
 
-  /** What each chat had spent when last in memory (see chatSpent). */
-  private readonly chatSpentSeen = new Map<string, Usage>();
-
   private runOf(forkId: string): ForkRun {
     const run = this.forks.get(forkId);
     if (!run) throw new ForkNotFoundError(`No fork with id ${forkId}.`);
@@ -339,17 +328,7 @@ export class ForkManager {
 
   /** A chat's spending: its own session's and every fork's of it. */
   chatSpent(parentSessionId: string): Usage {
-    // Budgets are checked synchronously before each request; a chat evicted from memory (idle) cannot have
-    // spent more since it was last seen, so its last known figure stands. One never seen since start-up is
-    // read in the background for the next check. A deleted chat counts zero; its forks still count.
-    const chat = this.store.loaded(parentSessionId);
-    if (chat) this.chatSpentSeen.set(parentSessionId, chat.spent);
-    else if (!this.chatSpentSeen.has(parentSessionId)) {
-      this.store.get(parentSessionId).then(s => void this.chatSpentSeen.set(parentSessionId, s.spent), () => undefined);
-    }
-    let total = this.chatSpentSeen.get(parentSessionId) ?? zeroUsage();
-    for (const run of this.forks.values()) if (run.summary.parentSessionId === parentSessionId) total = addUsage(total, run.summary.usage);
-    return total;
+    return this.spending.chatSpent(parentSessionId);
   }
 
   priceOf(model: string): ModelPrice | undefined {
@@ -358,22 +337,18 @@ export class ForkManager {
 
   /** Why the fork may not make another request (its budget, or its chat's), if it may not. */
   private budgetStop(run: ForkRun): string | undefined {
-    const model = run.session.header.settings.model;
-    const price = this.priceOf(model);
-    const own = run.summary.budget && budgetStop('Its budget', run.summary.budget, run.summary.usage, price, model);
-    if (own) return own;
-    const perChat = run.access?.budgets?.perChat;
-    return perChat && budgetStop("The chat's budget (fork.budget.perChat)", perChat, this.chatSpent(run.summary.parentSessionId), price, model);
+    return this.spending.stopOf(run, heldSession(run).header.settings.model);
   }
 
-  private refreshCost(run: ForkRun): void {
-    run.summary.model = run.session.header.settings.model;
-    run.summary.cost = costFigures(run.summary.usage, this.priceOf(run.summary.model));
+  /** Lets an ended or paused fork's session leave memory when idle. */
+  private unhold(run: ForkRun): void {
+    run.lease?.release();
+    run.lease = undefined;
   }
 
   private enqueue(run: ForkRun): void {
     // On disk too: a runtime that dies from here on finds the fork unfinished and revives it.
-    run.session.writeStatus({ state: 'queued', time: new Date().toISOString(), budget: run.summary.budget });
+    heldSession(run).writeStatus({ state: 'queued', time: new Date().toISOString(), budget: run.summary.budget });
     run.uncommitted.clear();
     this.setState(run, 'queued');
     this.queue.push(run);
@@ -396,69 +371,19 @@ export class ForkManager {
   private async execute(run: ForkRun): Promise<void> {
     const access = run.access;
     if (!access) return this.finish(run, 'failed', undefined, 'No model access: configure an API key.');
+    const session = heldSession(run);
     const controller = new AbortController();
     run.controller = controller;
     const signal = controller.signal;
     run.summary.endedProcesses = undefined;
     this.setState(run, 'running');
-    const emit = (event: AgentEvent) => this.onEvent(run, event);
-    const { approvalMode, approve } = applyPolicy(policyOf(access), async ({ callId, tool, input, description, category }: ApprovalRequest) => {
-      this.setState(run, 'waiting-for-approval');
-      try {
-        return await this.approvals.ask({
-          sessionId: run.session.id, turnId: run.session.id, callId, toolName: tool.definition.name,
-          category, description: `${run.summary.name}: ${description}`, input,
-        }, signal);
-      } finally {
-        if (!signal.aborted) this.setState(run, 'running');
-      }
-    });
-    const workspace = new ForkWorkspace({
-      summary: run.summary, session: run.session, parentRoot: this.parentRootOf(run),
-      // Restricted Mode runs no code: setup commands (npm ci runs the repository's scripts) are skipped too.
-      options: access.restricted ? { ...access.worktree, setup: [] } : access.worktree, ports: this.ports, emit, signal,
-      changed: patch => {
-        Object.assign(run.summary, patch);
-        this.broadcastState(run);
-      },
-      failed: () => controller.abort(),
-    });
-    await workspace.begin();
-    let release: (() => void) | undefined;
-    const outcome = await runLoop({
-      session: run.session,
-      model: createAnthropicClient(access),
-      tools: workspace.gatedTools(toolsFor(run.summary.kind, run.session.header, access.restricted === true)),
-      toolContext: {
-        root: run.session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost,
-        env: workspace.env, onProcessGroup: pgid => workspace.groups.add(pgid),
-      },
-      beforeRequest: () => workspace.beforeRequest(),
-      approvalMode,
-      compaction: access.compaction,
-      approve,
-      signal,
-      emit,
-      maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
+    const { outcome, setupFailure } = await runFork(run, session, access, {
+      store: this.store, ports: this.ports, prefixWriters: this.prefixWriters, approvals: this.approvals, controller,
+      emit: event => this.onEvent(run, event),
+      setState: state => this.setState(run, state),
+      changed: () => this.broadcastState(run),
       mayRequest: () => this.budgetStop(run),
-      beforeSend: async () => {
-        release?.();
-        const key = sharedPrefixKey(run.session);
-        release = key === undefined ? undefined : await this.prefixWriters.claim(key, signal);
-      },
-      onResponseStart: () => {
-        release?.();
-        release = undefined;
-      },
     });
-    release?.();
-    run.controller = undefined;
-    // A failed preparation is recorded too: the reason is in the transcript, not only in the summary.
-    if (!signal.aborted || workspace.failureReason) await workspace.settle();
-    // Servers and watchers its commands left running end with the run (stopped, failed or finished).
-    const ended = await workspace.end();
-    if (ended > 0) run.summary.endedProcesses = ended;
-    const setupFailure = workspace.failureReason;
     if (setupFailure) return this.finish(run, 'failed', undefined, setupFailure);
     if (outcome.stopReason === 'cancelled') return this.finish(run, 'cancelled');
     if (outcome.stopReason === 'budget') return this.pause(run, outcome.budgetReason ?? 'Its budget is reached.');
@@ -469,12 +394,6 @@ export class ForkManager {
     this.finish(run, 'completed', outcome.text);
   }
 
-  /** The parent session's root, for FORK_AGENTS_PARENT_ROOT (its repository's top when the parent is gone). */
-  private parentRootOf(run: ForkRun): string {
-    // The header alone: a deleted or evicted parent is not streamed in for one path.
-    return this.store.headerOf(run.summary.parentSessionId)?.root ?? run.summary.worktree?.repoRoot ?? run.summary.root;
-  }
-
   private onEvent(run: ForkRun, event: AgentEvent): void {
     if (event.type === 'usage') {
       run.summary.usage = addUsage(run.summary.usage, event.usage);
@@ -482,20 +401,21 @@ export class ForkManager {
         run.summary.modelTurns++;
         run.summary.firstUsage ??= event.usage;
         run.summary.context = { tokens: event.contextTokens, window: event.contextWindow };
-        run.summary.cacheSteps = cacheSteps(run.session, id => this.sessionOrUndefined(id));
+        run.summary.cacheSteps = cacheSteps(heldSession(run), id => this.sessionOrUndefined(id));
       }
-      this.refreshCost(run);
+      this.spending.refreshCost(run, heldSession(run).header.settings.model);
       this.broadcastState(run);
     }
     run.uncommitted.add(event);
     const seq = ++run.eventSeq;
-    for (const client of this.clients) client.notify(forkEvent, { forkId: run.session.id, event, seq });
+    for (const client of this.clients) client.notify(forkEvent, { forkId: run.id, event, seq });
   }
 
   /** Stopped before a request at a budget: not finished, transcript intact; the user continues or stops it. */
   private pause(run: ForkRun, reason: string): void {
     run.summary.pausedReason = reason;
-    run.session.writeStatus({ state: 'paused-budget', time: new Date().toISOString(), budget: run.summary.budget, pausedReason: reason });
+    heldSession(run).writeStatus({ state: 'paused-budget', time: new Date().toISOString(), budget: run.summary.budget, pausedReason: reason });
+    this.unhold(run);
     this.setState(run, 'paused-budget');
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
   }
@@ -512,7 +432,7 @@ export class ForkManager {
 
   private failRun(run: ForkRun, error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
-    log(`fork ${run.session.id} failed: ${message}`);
+    log(`fork ${run.id} failed: ${message}`);
     run.controller = undefined;
     if (!isTerminal(run.summary.state)) this.finish(run, 'failed', undefined, message);
   }
@@ -524,13 +444,15 @@ export class ForkManager {
     run.summary.announced = undefined;
     run.summary.pausedReason = undefined;
     try {
-      run.session.writeStatus({ state, time: run.summary.endedAt, report, error, budget: run.summary.budget });
+      recordEnd(this.store, run, { state, time: run.summary.endedAt, report, error, budget: run.summary.budget });
     } catch (writeError) {
       // A full disk: the clients still learn how the run ended; on disk it stays unfinished and is revived.
       const message = writeError instanceof Error ? writeError.message : String(writeError);
-      log(`fork ${run.session.id}: ${message}`);
+      log(`fork ${run.id}: ${message}`);
       run.summary.error = error ? `${error} ${message}` : message;
     }
+    run.delivered = undefined;
+    this.unhold(run);
     this.setState(run, state);
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
   }
@@ -549,52 +471,3 @@ export class ForkNotFoundError extends Error {}
 export class BudgetError extends Error {}
 export class ForkBusyError extends Error {}
 
-function policyOf(access: ModelAccess): LaunchPolicy {
-  return access.restricted ? { approvalMode: access.approvalMode, restricted: true } : { approvalMode: access.approvalMode };
-}
-
-function newRun(session: Session, summary: ForkSummary, access?: ModelAccess): ForkRun {
-  return { session, summary, access, waiters: [], eventSeq: 0, uncommitted: new UncommittedOutput() };
-}
-
-function toolsFor(kind: ForkSummary['kind'], header: SessionHeader, restricted: boolean): ReadonlyMap<string, Tool> {
-  // Every child keeps the full tool definitions (cache parity); explore agents may only run read tools.
-  const all = [...ALL_TOOLS, ...mcpToolsOf(header, { restricted })];
-  const allowed = kind === 'explore' ? all.filter(tool => tool.category === 'read') : all;
-  return new Map(allowed.map(tool => [tool.definition.name, tool]));
-}
-
-/** A fork's summary rebuilt from disk: launch record, own responses' usage, latest status. */
-function summarize(session: Session): ForkSummary {
-  // Billed usage counts every own request, rewound and failed ones included.
-  const summary: ForkSummary = { ...session.bootstrap!.fork, usage: session.spent, modelTurns: 0 };
-  for (const entry of session.ownEntries()) {
-    if (entry.kind !== 'response' || !entry.usage) continue;
-    summary.modelTurns++;
-    summary.firstUsage ??= entry.usage;
-    summary.context = { tokens: inputTokens(entry.usage) };
-  }
-  if (summary.worktree) summary.worktree = worktreeNow(summary.worktree);
-  const status = session.status;
-  if (status) {
-    summary.state = status.state;
-    summary.report = status.report;
-    summary.error = status.error;
-    summary.endedAt = isTerminal(status.state) ? status.time : undefined;
-    summary.announced = status.announced;
-    if (status.budget) summary.budget = status.budget;
-    summary.pausedReason = status.pausedReason;
-  }
-  return summary;
-}
-
-/** A worktree's launch record brought up to date from disk: gone means discarded; apply and keep from its metadata. */
-function worktreeNow(worktree: ForkWorktree): ForkWorktree {
-  if (!fs.existsSync(worktree.path)) return { ...worktree, discarded: true };
-  // Pinned before any git call in it: the recorded admin folder, or for older records the main repository's entry.
-  const gitDir = worktree.gitDir ?? findAdminDir(worktree.repoRoot, worktree.path);
-  if (gitDir) pinGitDir(worktree.path, gitDir);
-  const meta = readWorktreeMeta(worktree.path);
-  // The base moves once when preparation changed the worktree (setupBase.ts); the metadata has the latest.
-  return { ...worktree, base: meta?.base || worktree.base, appliedAt: meta?.appliedAt, keptAt: meta?.keptAt };
-}

@@ -47,3 +47,26 @@ export function sharedPrefixKey(session: Session): string | undefined {
   hash.update(JSON.stringify(closing.slice(0, -1)));
   return hash.digest('hex');
 }
+
+/**
+ * One run's side of the stagger, as loop hooks: before each send it claims (or waits on) its shared
+ * prefix; the claim ends when the response starts, or at the latest when the run ends (`release`).
+ */
+export class StaggerGate {
+  private releaseClaim?: () => void;
+
+  constructor(private readonly writers: PrefixWriters, private readonly session: Session, private readonly signal: AbortSignal) {}
+
+  readonly beforeSend = async (): Promise<void> => {
+    this.release();
+    const key = sharedPrefixKey(this.session);
+    this.releaseClaim = key === undefined ? undefined : await this.writers.claim(key, this.signal);
+  };
+
+  readonly onResponseStart = (): void => this.release();
+
+  release(): void {
+    this.releaseClaim?.();
+    this.releaseClaim = undefined;
+  }
+}

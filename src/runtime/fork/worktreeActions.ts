@@ -14,10 +14,10 @@ import type { ForkManager } from './forkManager';
 /** The fork has no worktree (shared isolation) or it is gone. */
 export class NoWorktreeError extends Error {}
 
-/** One action at a time per fork: an apply racing a discard would read a worktree being deleted. */
+/** One action at a time per fork: an apply racing a discard (or a delete) would read a worktree being deleted. */
 const busy = new Set<string>();
 
-async function exclusive<T>(forkId: string, action: () => Promise<T>): Promise<T> {
+export async function exclusive<T>(forkId: string, action: () => Promise<T>): Promise<T> {
   if (busy.has(forkId)) throw new ForkBusyError(`Another action on fork ${forkId}'s worktree is in progress.`);
   busy.add(forkId);
   try {

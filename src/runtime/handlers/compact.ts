@@ -9,6 +9,8 @@ import { createAnthropicClient } from '../model/anthropicClient';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { SessionNotFoundError } from '../session/sessionStore';
+import type { SessionLease } from '../session/sessionStore';
+import type { ModelAccess } from '../fork/forkManager';
 import type { Session } from '../session/session';
 import { MISSING_KEY_MESSAGE } from './send';
 
@@ -16,23 +18,31 @@ export function registerCompact(ctx: RuntimeContext, client: ClientConnection): 
   client.rpc.onRequest(sessionCompact.method, async (params: CompactParams): Promise<CompactResult> => {
     const access = accessOf(client);
     if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
-    let session: Session;
+    let lease: SessionLease;
     try {
-      session = await ctx.store.get(params.sessionId);
+      lease = await ctx.store.hold(params.sessionId);
     } catch (error) {
       if (error instanceof SessionNotFoundError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
       throw error;
     }
-    if (ctx.turns.isRunning(session.id)) {
-      throw new ResponseError(ErrorCodes.InvalidRequest, 'A turn is running in this session; compact after it ends.');
+    try {
+      return await compactIn(ctx, lease.session, access, params);
+    } finally {
+      lease.release();
     }
-    const model = createAnthropicClient(access);
-    // Someone waits on this answer: fewer retries than a turn makes (which shows each one).
-    const retry = { maxRetries: MANUAL_COMPACT_RETRIES };
-    const outcome = await ctx.turns.run(session.id, signal => compactSession(session, model, signal, { focus: params.focus?.trim() || undefined, retry }));
-    if (!outcome.ok) throw new ResponseError(RuntimeErrorCode.compactFailed, outcome.error.message, { kind: outcome.error.kind });
-    return { summaryEntryId: outcome.entry.id, tokensBefore: outcome.tokensBefore, usage: outcome.usage };
   });
+}
+
+async function compactIn(ctx: RuntimeContext, session: Session, access: ModelAccess, params: CompactParams): Promise<CompactResult> {
+  if (ctx.turns.isRunning(session.id)) {
+    throw new ResponseError(ErrorCodes.InvalidRequest, 'A turn is running in this session; compact after it ends.');
+  }
+  const model = createAnthropicClient(access);
+  // Someone waits on this answer: fewer retries than a turn makes (which shows each one).
+  const retry = { maxRetries: MANUAL_COMPACT_RETRIES };
+  const outcome = await ctx.turns.run(session.id, signal => compactSession(session, model, signal, { focus: params.focus?.trim() || undefined, retry }));
+  if (!outcome.ok) throw new ResponseError(RuntimeErrorCode.compactFailed, outcome.error.message, { kind: outcome.error.kind });
+  return { summaryEntryId: outcome.entry.id, tokensBefore: outcome.tokensBefore, usage: outcome.usage };
 }
 
 export const MANUAL_COMPACT_RETRIES = 2;

@@ -13,7 +13,7 @@ import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 
 export function registerConfigure(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(runtimeConfigure.method, (params: ConfigureParams): RuntimeInfo => {
+  client.rpc.onRequest(runtimeConfigure.method, async (params: ConfigureParams): Promise<RuntimeInfo> => {
     if (params.approvalMode !== undefined && !isApprovalMode(params.approvalMode)) {
       throw new ResponseError(ErrorCodes.InvalidParams, `approvalMode must be ask, auto-edit or auto (got ${JSON.stringify(params.approvalMode)}).`);
     }
@@ -41,7 +41,8 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
     if (params.maxConcurrentForks !== undefined && params.maxConcurrentForks >= 1) ctx.forks.maxConcurrent = Math.floor(params.maxConcurrentForks);
     ctx.approvals.clientsChanged();
     if (params.retentionDays !== undefined && params.retentionDays > 0) {
-      for (const id of applyRetention(ctx, params.retentionDays)) log(`deleted ${id}: not written to for ${params.retentionDays} days`);
+      // Before revival: an expired fork is deleted, or revived, never both.
+      for (const id of await applyRetention(ctx, params.retentionDays)) log(`deleted ${id}: not written to for ${params.retentionDays} days`);
     }
     const access = accessOf(client);
     if (access) ctx.forks.reviveWith(access);

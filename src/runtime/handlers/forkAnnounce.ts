@@ -5,8 +5,8 @@ import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';
 
 export function registerForkAnnounce(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkAnnounce.method, (params: { forkId: string }) => {
+  client.rpc.onRequest(forkAnnounce.method, async (params: { forkId: string }) => {
     if (!ctx.forks.get(params?.forkId)) throw new ResponseError(ErrorCodes.InvalidParams, `No fork with id ${params?.forkId}.`);
-    return { first: ctx.forks.claimAnnouncement(params.forkId) };
+    return { first: await ctx.forks.claimAnnouncement(params.forkId) };
   });
 }

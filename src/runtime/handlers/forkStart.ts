@@ -38,22 +38,24 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
     const access = accessOf(client);
     if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
     try {
-      const parent = await ctx.store.get(params.sessionId);
-      if (parent.bootstrap) throw invalid('A fork cannot be forked; continue it with a message instead.');
-      return await ctx.forks.start({
-        parent,
-        kind: 'fork',
-        directive: params.directive.trim(),
-        turns: turns.value,
-        atEntryId: params.atEntryId,
-        // Absent: a worktree when the parent works in a git repository (DESIGN §4.8).
-        isolation: params.isolation,
-        origin: params.origin === 'message' ? 'message' : 'user',
-        name: params.name?.trim() || defaultName(params.directive),
-        budget: budget?.ok ? budget.value : undefined,
-        // The parent's model unless another is asked for (then the fork starts with a cold cache).
-        ...(params.model && params.model !== parent.header.settings.model ? { model: params.model } : {}),
-      }, access);
+      // Held while its fork's worktree is made: idle eviction must not reload a second copy meanwhile.
+      return await ctx.store.using(params.sessionId, parent => {
+        if (parent.bootstrap) throw invalid('A fork cannot be forked; continue it with a message instead.');
+        return ctx.forks.start({
+          parent,
+          kind: 'fork',
+          directive: params.directive.trim(),
+          turns: turns.value,
+          atEntryId: params.atEntryId,
+          // Absent: a worktree when the parent works in a git repository (DESIGN §4.8).
+          isolation: params.isolation,
+          origin: params.origin === 'message' ? 'message' : 'user',
+          name: params.name?.trim() || defaultName(params.directive),
+          budget: budget?.ok ? budget.value : undefined,
+          // The parent's model unless another is asked for (then the fork starts with a cold cache).
+          ...(params.model && params.model !== parent.header.settings.model ? { model: params.model } : {}),
+        }, access);
+      });
     } catch (error) {
       if (error instanceof SessionNotFoundError || error instanceof ForkPointError || error instanceof BudgetError) throw invalid(error.message);
       throw asResponseError(error);

@@ -21,6 +21,7 @@ import { isForkTranscript } from '../fork/directive';
 import { closeInterruptedCalls } from '../fork/revive';
 import { parentSubagentHost } from '../fork/subagentHost';
 import type { RuntimeContext } from '../runtimeContext';
+import type { ModelAccess } from '../fork/forkManager';
 import { BadRootError, createSession } from '../session/createSession';
 import { SessionNotFoundError } from '../session/sessionStore';
 import type { Session } from '../session/session';
@@ -44,6 +45,16 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
   const access = accessOf(client);
   if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
   const session = await openOrCreate(ctx, client, params);
+  // Held until the turn ends: idle eviction never makes a second copy of a session in use (issue 15).
+  const lease = ctx.store.holdLoaded(session.id)!;
+  try {
+    return await sendIn(ctx, client, params, access, session);
+  } finally {
+    lease.release();
+  }
+}
+
+async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: SendParams, access: ModelAccess, session: Session): Promise<SendResult> {
   if (session.bootstrap || isForkTranscript(session.history())) {
     // A fork runs only in the fork manager's loop, with the fork's tools and guard (DESIGN §4.5, §4.7).
     throw new ResponseError(

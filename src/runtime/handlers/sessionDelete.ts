@@ -9,7 +9,7 @@ import type { RuntimeContext } from '../runtimeContext';
 import { SessionNotFoundError } from '../session/sessionStore';
 
 export function registerSessionDelete(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(sessionDelete.method, (params: DeleteParams): DeleteResult => {
+  client.rpc.onRequest(sessionDelete.method, async (params: DeleteParams): Promise<DeleteResult> => {
     const id = params?.forkId ?? params?.sessionId;
     if (typeof id !== 'string' || (params.forkId !== undefined && params.sessionId !== undefined)) {
       throw new ResponseError(ErrorCodes.InvalidParams, 'session/delete needs exactly one of sessionId or forkId.');
@@ -17,7 +17,7 @@ export function registerSessionDelete(ctx: RuntimeContext, client: ClientConnect
     if (params.forkId !== undefined && !id.startsWith('f-')) throw new ResponseError(ErrorCodes.InvalidParams, `${id} is not a fork id.`);
     if (params.sessionId !== undefined && id.startsWith('f-')) throw new ResponseError(ErrorCodes.InvalidParams, `${id} is a fork: delete it with forkId.`);
     try {
-      return deleteSession(ctx, id);
+      return await deleteSession(ctx, id, params.force === true);
     } catch (error) {
       if (error instanceof SessionNotFoundError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
       if (error instanceof DeleteRefusedError) throw new ResponseError(RuntimeErrorCode.busy, error.message);

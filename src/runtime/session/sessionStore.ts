@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { Entry, SessionHeader } from '../../common/transcript';
+import type { Entry, SessionHeader, Usage } from '../../common/transcript';
 import { deepFreeze } from '../../common/transcript';
 import { ensurePrivateDir } from '../ipc/privateFs';
 import { JsonlWriter, TranscriptWriteError, dropTornTail } from './jsonl';
@@ -15,12 +15,33 @@ import { streamJsonl } from './streamJsonl';
 
 export class SessionNotFoundError extends Error {}
 
+/**
+ * A session held in memory by someone who uses it across awaits (a turn, a running fork, a request
+ * handler): while any lease is held the session is not evicted, so every get() returns this instance
+ * and no second copy can append to its file.
+ */
+export interface SessionLease {
+  readonly session: Session;
+  /** Ends this lease (again is a no-op); the idle time counts from here. */
+  release(): void;
+}
+
+export interface SessionStoreOptions {
+  /** The clock idle times are measured on (tests drive their own). */
+  now?: () => number;
+}
+
 const SESSION_ID = /^[a-z]-[0-9a-f-]{8,40}$/;
 
 export class SessionStore {
   private readonly open = new Map<string, Session>();
   private readonly loading = new Map<string, Promise<Session>>();
   private readonly lastUsed = new Map<string, number>();
+  /** What evicted sessions had spent: budgets read it without streaming the session in again. */
+  private readonly spentIndex = new Map<string, Usage>();
+  /** Leases held per loaded session: eviction waits for none. */
+  private readonly holders = new Map<string, number>();
+  private readonly now: () => number;
   /** Entries by id across loaded sessions: forks revived from 0.1.0 bootstraps share their inherited entries. */
   private readonly entriesById = new Map<string, Entry>();
   private readonly prompts = new Map<string, string>();
@@ -28,7 +49,8 @@ export class SessionStore {
   readonly sessionsDir: string;
   readonly segments: SegmentStore;
 
-  constructor(readonly storeDir: string) {
+  constructor(readonly storeDir: string, options: SessionStoreOptions = {}) {
+    this.now = options.now ?? Date.now;
     this.sessionsDir = path.join(storeDir, 'sessions');
     ensurePrivateDir(this.sessionsDir);
     this.segments = new SegmentStore(storeDir);
@@ -57,7 +79,7 @@ export class SessionStore {
     }
     const session = new Session(header, lazyWriter(() => new JsonlWriter(file)), header.parent ? undefined : this.segments);
     this.open.set(header.id, session);
-    this.lastUsed.set(header.id, Date.now());
+    this.lastUsed.set(header.id, this.now());
     return session;
   }
 
@@ -69,7 +91,7 @@ export class SessionStore {
   /** A session already in memory (created or opened), without touching the disk. */
   loaded(id: string): Session | undefined {
     const session = this.open.get(id);
-    if (session) this.lastUsed.set(id, Date.now());
+    if (session) this.lastUsed.set(id, this.now());
     return session;
   }
 
@@ -89,6 +111,53 @@ export class SessionStore {
     const load = this.load(id, file).finally(() => this.loading.delete(id));
     this.loading.set(id, load);
     return load;
+  }
+
+  /**
+   * The session with a lease on it: kept in memory (never evicted) until released. Concurrent calls for
+   * a session not in memory share one load.
+   */
+  async hold(id: string): Promise<SessionLease> {
+    const session = await this.get(id);
+    // Nothing can run between get() resolving and here (no timer runs between microtasks): not evicted.
+    return this.leaseOf(id, session);
+  }
+
+  /** A lease on a session already in memory (just created, or held by someone else), else undefined. */
+  holdLoaded(id: string): SessionLease | undefined {
+    const session = this.loaded(id);
+    return session && this.leaseOf(id, session);
+  }
+
+  /** Runs `use` with the session held, releasing it afterwards whatever happens. */
+  async using<T>(id: string, use: (session: Session) => T | Promise<T>): Promise<T> {
+    const lease = await this.hold(id);
+    try {
+      return await use(lease.session);
+    } finally {
+      lease.release();
+    }
+  }
+
+  /** Whether anyone holds the session. */
+  isHeld(id: string): boolean {
+    return (this.holders.get(id) ?? 0) > 0;
+  }
+
+  private leaseOf(id: string, session: Session): SessionLease {
+    this.holders.set(id, (this.holders.get(id) ?? 0) + 1);
+    let released = false;
+    return {
+      session,
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = (this.holders.get(id) ?? 1) - 1;
+        if (left > 0) this.holders.set(id, left);
+        else this.holders.delete(id);
+        if (this.open.get(id) === session) this.lastUsed.set(id, this.now());
+      },
+    };
   }
 
   private async load(id: string, file: string): Promise<Session> {
@@ -112,7 +181,7 @@ export class SessionStore {
     // Only 0.1.0 bootstraps repeat their history; forks by reference share their parent's entries already.
     if (byValue) session.internInherited(entry => this.intern(entry));
     this.open.set(id, session);
-    this.lastUsed.set(id, Date.now());
+    this.lastUsed.set(id, this.now());
     return session;
   }
 
@@ -148,25 +217,43 @@ export class SessionStore {
   }
 
   /**
-   * Closes sessions nobody used for `idleMs` (parents only: forks belong to the fork manager), unless
-   * `busy` says one is in use; they are streamed in again on their next use.
+   * Closes sessions (chats and forks) nobody used for `idleMs` and nobody holds, unless `busy` says one
+   * is in use; they are streamed in again on their next use.
    */
-  evictIdle(idleMs: number, busy: (id: string) => boolean): string[] {
+  evictIdle(idleMs: number, busy: (id: string) => boolean = () => false): string[] {
     const evicted: string[] = [];
-    const now = Date.now();
-    for (const [id, session] of this.open) {
-      if (session.header.parent || busy(id) || now - (this.lastUsed.get(id) ?? 0) < idleMs) continue;
+    const now = this.now();
+    for (const id of this.open.keys()) {
+      if (this.isHeld(id) || busy(id) || now - (this.lastUsed.get(id) ?? 0) < idleMs) continue;
       this.drop(id);
       evicted.push(id);
     }
     return evicted;
   }
 
+  /**
+   * What a session has spent, without loading it: from memory, else as it was when evicted (an evicted
+   * session cannot spend). Undefined for one not read since start-up (see readSpent).
+   */
+  spentOf(id: string): Usage | undefined {
+    return this.open.get(id)?.spent ?? this.spentIndex.get(id);
+  }
+
+  /** Makes spentOf known for a session on disk, reading it in if it was not since start-up. */
+  async readSpent(id: string): Promise<void> {
+    if (this.spentOf(id) || !SESSION_ID.test(id) || !fs.existsSync(this.fileOf(id))) return;
+    const session = await this.get(id);
+    this.spentIndex.set(id, session.spent);
+  }
+
   /** Closes a session and forgets it in memory (its file stays). */
   drop(id: string): void {
-    this.open.get(id)?.close();
+    const session = this.open.get(id);
+    if (session) this.spentIndex.set(id, session.spent);
+    session?.close();
     this.open.delete(id);
     this.lastUsed.delete(id);
+    this.holders.delete(id);
     this.segments.forgetEntriesOf(id);
   }
 
@@ -174,6 +261,7 @@ export class SessionStore {
   removeFile(id: string): void {
     if (!SESSION_ID.test(id)) throw new SessionNotFoundError(`no session with id ${JSON.stringify(id)}`);
     this.drop(id);
+    this.spentIndex.delete(id);
     fs.rmSync(this.fileOf(id), { force: true });
   }
 

@@ -1,0 +1,94 @@
+// One run of a fork's agent loop (DESIGN §4.7): its policy and approvals, its workspace (worktree
+// preparation, environment, processes), the sibling stagger, the loop itself, and the workspace's end.
+// The fork manager decides what the outcome means for the fork's state.
+import type { AgentEvent } from '../../common/agentEvents';
+import type { ForkState, ForkSummary } from '../../common/forks';
+import type { SessionHeader } from '../../common/transcript';
+import type { ApprovalRouter } from '../approvals';
+import { runLoop } from '../agent/loop';
+import type { ApprovalRequest, LoopOutcome } from '../agent/loop';
+import { mcpToolsOf } from '../mcp/mcpTools';
+import { createAnthropicClient } from '../model/anthropicClient';
+import { applyPolicy, launchPolicy } from '../policy';
+import type { Session } from '../session/session';
+import type { SessionStore } from '../session/sessionStore';
+import { ALL_TOOLS } from '../tools/registry';
+import type { Tool } from '../tools/types';
+import type { ModelAccess } from './forkManager';
+import { MAX_FORK_REQUESTS } from './forkManager';
+import type { PortBlocks } from './forkPorts';
+import type { ForkRun } from './forkRun';
+import { runWorkspace } from './runWorkspace';
+import type { PrefixWriters } from './stagger';
+import { StaggerGate } from './stagger';
+import { refusingSubagentHost } from './subagentHost';
+
+export interface RunForkDeps {
+  store: SessionStore;
+  ports: PortBlocks;
+  prefixWriters: PrefixWriters;
+  approvals: ApprovalRouter;
+  controller: AbortController;
+  emit(event: AgentEvent): void;
+  setState(state: ForkState): void;
+  /** The summary changed: tell the clients. */
+  changed(): void;
+  /** Why no further request may go out (a budget), if none may. */
+  mayRequest(): string | undefined;
+}
+
+/** Runs the loop once; a failed worktree preparation is reported as `setupFailure`. */
+export async function runFork(run: ForkRun, session: Session, access: ModelAccess, deps: RunForkDeps): Promise<{ outcome: LoopOutcome; setupFailure?: string }> {
+  const { controller, emit } = deps;
+  const signal = controller.signal;
+  const { approvalMode, approve } = applyPolicy(launchPolicy(access), async ({ callId, tool, input, description, category }: ApprovalRequest) => {
+    deps.setState('waiting-for-approval');
+    try {
+      return await deps.approvals.ask({
+        sessionId: run.id, turnId: run.id, callId, toolName: tool.definition.name,
+        category, description: `${run.summary.name}: ${description}`, input,
+      }, signal);
+    } finally {
+      if (!signal.aborted) deps.setState('running');
+    }
+  });
+  const workspace = runWorkspace(run, session, {
+    store: deps.store, ports: deps.ports, policy: launchPolicy(access), options: access.worktree, emit, controller, changed: deps.changed,
+  });
+  await workspace.begin();
+  const stagger = new StaggerGate(deps.prefixWriters, session, signal);
+  const outcome = await runLoop({
+    session,
+    model: createAnthropicClient(access),
+    tools: workspace.gatedTools(toolsFor(run.summary.kind, session.header, access.restricted === true)),
+    toolContext: {
+      root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost,
+      env: workspace.env, onProcessGroup: pgid => workspace.groups.add(pgid),
+    },
+    beforeRequest: () => workspace.beforeRequest(),
+    approvalMode,
+    compaction: access.compaction,
+    approve,
+    signal,
+    emit,
+    maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
+    mayRequest: deps.mayRequest,
+    beforeSend: stagger.beforeSend,
+    onResponseStart: stagger.onResponseStart,
+  });
+  stagger.release();
+  run.controller = undefined;
+  // A failed preparation is recorded too: the reason is in the transcript, not only in the summary.
+  if (!signal.aborted || workspace.failureReason) await workspace.settle();
+  // Servers and watchers its commands left running end with the run (stopped, failed or finished).
+  const ended = await workspace.end();
+  if (ended > 0) run.summary.endedProcesses = ended;
+  return { outcome, setupFailure: workspace.failureReason };
+}
+
+function toolsFor(kind: ForkSummary['kind'], header: SessionHeader, restricted: boolean): ReadonlyMap<string, Tool> {
+  // Every child keeps the full tool definitions (cache parity); explore agents may only run read tools.
+  const all = [...ALL_TOOLS, ...mcpToolsOf(header, { restricted })];
+  const allowed = kind === 'explore' ? all.filter(tool => tool.category === 'read') : all;
+  return new Map(allowed.map(tool => [tool.definition.name, tool]));
+}
