@@ -248,7 +248,9 @@ function dirBytes(dir: string): number {
   let total = 0;
   for (const name of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, name.name);
-    total += name.isDirectory() ? dirBytes(full) : fs.statSync(full).size;
+    if (name.isDirectory()) total += dirBytes(full);
+    // Files only: the runtime that just stopped may still be removing its socket.
+    else if (name.isFile()) total += fs.statSync(full, { throwIfNoEntry: false })?.size ?? 0;
   }
   return total;
 }
