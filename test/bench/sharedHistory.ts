@@ -96,6 +96,9 @@ async function parentOnDisk(ctx: BenchContext, label: string, target: { entries?
   const dir = ctx.tempDir(`shared-${label}-`);
   fs.cpSync(path.join(scratch, 'store'), path.join(dir, 'store'), { recursive: true });
   fs.cpSync(root, path.join(dir, 'work'), { recursive: true });
+  // A real parent's transcript and segments were flushed as they were written; the copy is not yet, and
+  // its writeback would land in the timed forks' fdatasync (the journal commit waits for it).
+  flushTree(path.join(dir, 'store'));
   const store = new SessionStore(path.join(dir, 'store'));
   const session = await store.get(built.session.id);
   // The tmpfs copy shows the code's own cost, without the disk's flush latency.
@@ -242,6 +245,21 @@ async function measureOpen(ctx: BenchContext, big: Parent): Promise<Row[]> {
     fake.child.kill('SIGTERM');
     // The fork the runtime started on the big session stays in the store: the disk row counts from here.
   }
+}
+
+function flushTree(dir: string): void {
+  for (const name of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, name.name);
+    if (name.isDirectory()) flushTree(full);
+    else if (name.isFile()) {
+      const fd = fs.openSync(full, 'r');
+      fs.fsyncSync(fd);
+      fs.closeSync(fd);
+    }
+  }
+  const fd = fs.openSync(dir, 'r');
+  fs.fsyncSync(fd);
+  fs.closeSync(fd);
 }
 
 function dirBytes(dir: string): number {
