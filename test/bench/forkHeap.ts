@@ -40,7 +40,10 @@ export const forkHeapSection: Section = {
     const forks: Session[] = [];
     const before = settledHeap(ctx);
     for (let i = 0; i < FORKS; i++) {
-      forks.push(createForkSession(store, { parent: parent.session, kind: 'fork', directive: `${DIRECTIVE} (#${i})`, turns: 'all', isolation: 'shared', origin: 'user', name: `heap fork ${i}` }));
+      const fork = createForkSession(store, { parent: parent.session, kind: 'fork', directive: `${DIRECTIVE} (#${i})`, turns: 'all', isolation: 'shared', origin: 'user', name: `heap fork ${i}` });
+      // A fork builds its list of entries on first use (its first request): count it, as a running fork holds it.
+      fork.entries();
+      forks.push(fork);
     }
     const after = settledHeap(ctx);
     const perFork = (after - before) / FORKS;

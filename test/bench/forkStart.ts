@@ -7,10 +7,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ForkTurns } from '../../src/common/forkTurns';
-import { closeBoundary } from '../../src/runtime/fork/close';
+import { answeredEnd, closeSelection } from '../../src/runtime/fork/close';
 import { createForkSession } from '../../src/runtime/fork/createFork';
 import { renderDirective } from '../../src/runtime/fork/directive';
-import { selectHistory, snapshotUpTo } from '../../src/runtime/fork/select';
+import { selectSpans } from '../../src/runtime/fork/select';
 import type { Session } from '../../src/runtime/session/session';
 import { SessionStore } from '../../src/runtime/session/sessionStore';
 import { buildParent } from './transcriptGen';
@@ -112,7 +112,9 @@ function measureSelectClose(parent: Session, turns: ForkTurns): Timing {
   const samples: number[] = [];
   for (let i = 0; i < WARMUP + RUNS; i++) {
     const elapsed = timeMs(() => {
-      closeBoundary(selectHistory(snapshotUpTo(parent.entries()), turns), renderDirective(DIRECTIVE));
+      // What createForkSession runs: spans of the request view, no copy of the list.
+      const snapshot = parent.entries();
+      closeSelection(selectSpans(snapshot, answeredEnd(snapshot, parent.history()), turns), renderDirective(DIRECTIVE), parent.history());
     });
     if (i >= WARMUP) samples.push(elapsed);
   }
@@ -151,7 +153,7 @@ function toResult(measured: Measured[], parents: Record<string, unknown>[], have
     notes: [
       `times are median / p95 of ${RUNS} runs after ${WARMUP} warm-up runs; window = the fork's entries (inherited + closing message); bootstrap = fork file size.`,
       'disk = fork store in the temp dir (see Disk above); tmpfs = fork store in /dev/shm, no flush latency.',
-      `select+close = selectHistory + closeBoundary alone; the rest is historyRefs + store.create (header and bootstrap in one write + fdatasync). Growth rows use ${growthMedium} medians.`,
+      `select+close = selectSpans + closeSelection alone (spans, no copy); the rest is historyRefs + store.create (header and bootstrap in one write + fdatasync). Growth rows use ${growthMedium} medians.`,
     ],
   };
 }

@@ -70,6 +70,29 @@ describe('fork: createForkSession (DESIGN §4.3–§4.6)', () => {
     assert.equal(fork.entries().length, before.length + 1, 'the fork sees its inherited entries and its closing only');
   });
 
+  it('the fork\'s list, built on first use, is its launch-time history whatever the parent did meanwhile', () => {
+    const parent = parentSession(richParent().entries);
+    const launched = parent.entries().slice();
+    const fork = createForkSession(memoryStore().store, spec(parent));
+    // Before the fork reads its entries: the parent appends (in place), then rewinds (a new array) and appends.
+    parent.commit('tool_results', { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_5', content: 'ok' }] });
+    assert.ok(parent.rewindTo(launched[1].id));
+    parent.commit('prompt', { role: 'user', content: [text('Something else.')] });
+    assert.equal(fork.lastEntry(), fork.entries()[fork.entries().length - 1], 'the closing message is last');
+    assert.deepEqual(fork.entries().slice(0, -1).map(e => e.id), launched.map(e => e.id));
+    assert.deepEqual(fork.ownEntries(), []);
+  });
+
+  it('a snapshot taken before an await keeps its length when the parent commits before the fork is made', () => {
+    const parent = parentSession(richParent().entries);
+    const launched = parent.history().slice();
+    const snapshot = parent.snapshot();
+    parent.commit('tool_results', { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_5', content: 'ok' }] });
+    assert.equal(snapshot.entries.length, launched.length + 1, 'the same array, grown in place');
+    const fork = createForkSession(memoryStore().store, spec(parent, { snapshot }));
+    assert.deepEqual(fork.entries().slice(0, -1).map(e => e.id), launched.map(e => e.id));
+  });
+
   it('the fork keeps the parent\'s system prompt, tools, model and settings; only ids and title change', () => {
     const parent = parentSession(richParent().entries);
     const fork = createForkSession(memoryStore().store, spec(parent, { atEntryId: 'e3' }));

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Entry } from '../../src/common/transcript';
 import type { HistoryPart } from '../../src/runtime/session/records';
+import { Picked } from '../../src/runtime/session/picked';
 import { SEAL_BYTES, SEAL_ENTRIES } from '../../src/runtime/session/session';
 import { SegmentError } from '../../src/runtime/session/segments';
 import { SessionStore } from '../../src/runtime/session/sessionStore';
@@ -49,6 +50,29 @@ describe('session: sealed segments (issue 15)', () => {
     const after = session.entries().slice();
     assert.deepEqual((await resolve(store, session.historyRefs(after)!)).map(e => e.id), after.map(e => e.id));
     assert.deepEqual((await resolve(store, beforeRefs)).map(e => e.id), before.map(e => e.id), 'what an earlier fork named is unchanged');
+  });
+
+  it('a selection named by spans of the history gets the same refs as the same entries listed one by one', async () => {
+    const store = new SessionStore(dir);
+    const session = store.create({ ...header(), id: 's-00000000-0000-4000-8000-000000000004' });
+    const check = async (spans: { from: number; to: number }[], what: string) => {
+      const picked = new Picked(session.history(), spans);
+      const bySpans = session.historyRefs(picked)!;
+      assert.deepEqual(bySpans, session.historyRefs(picked.toArray()), what);
+      assert.deepEqual((await resolve(store, bySpans)).map(e => e.id), picked.toArray().map(e => e.id), what);
+    };
+    for (let n = 0; n < 3 * SEAL_ENTRIES + 7; n++) say(session, n);
+    const whole = () => ({ from: 0, to: session.history().length });
+    await check([whole()], 'all');
+    await check([{ from: 0, to: 1 }, { from: 2 * SEAL_ENTRIES - 3, to: session.history().length }], 'startup + a window across a segment boundary');
+    // Rewinds into sealed history, then more commits: the view maps onto the chain in several runs.
+    assert.ok(session.rewindTo(session.history()[SEAL_ENTRIES + 10].id));
+    for (let n = 0; n < SEAL_ENTRIES + 3; n++) say(session, 2000 + n);
+    assert.ok(session.rewindTo(session.history()[SEAL_ENTRIES - 1].id));
+    for (let n = 0; n < 2 * SEAL_ENTRIES; n++) say(session, 3000 + n);
+    await check([whole()], 'all, after two rewinds');
+    await check([{ from: 0, to: 1 }, { from: SEAL_ENTRIES - 5, to: session.history().length - 2 }], 'a window across the rewind points');
+    await check([], 'nothing');
   });
 
   it('a damaged segment is refused with its name', async () => {

@@ -12,9 +12,12 @@ import { Session, newEntryId } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
 import type { LaunchPolicy } from '../policy';
 import { requestViewOf } from '../../common/requestView';
-import { closeBoundary, dropUnanswered } from './close';
+import { Picked } from '../session/picked';
+import type { EntryList } from '../session/picked';
+import type { HistorySnapshot } from '../session/session';
+import { answeredEnd, closeSelection } from './close';
 import { renderDirective } from './directive';
-import { selectHistory, snapshotUpTo, windowSkipsSummary } from './select';
+import { selectSpans, snapshotUpTo, windowSkipsSummary } from './select';
 
 export interface ForkSpec {
   parent: Session;
@@ -34,7 +37,7 @@ export interface ForkSpec {
    * The parent's committed entries when the fork was asked for; absent: taken now. A caller that awaits
    * (creating a worktree) takes it first, so entries the parent commits meanwhile stay out.
    */
-  snapshot?: readonly Entry[];
+  snapshot?: HistorySnapshot;
   /** What the launching client allowed; recorded in the bootstrap (absent: revival assumes ask). */
   policy?: LaunchPolicy;
   /** Another model than the parent's: in the fork's header (its requests, revival) and its summary. */
@@ -49,21 +52,26 @@ export function newForkId(): string {
 export function createForkSession(store: SessionStore, spec: ForkSpec, worktree?: ForkWorktree): Session {
   // The committed history, compacted parts included (Fork from here may pick a message from before a
   // compaction, DESIGN §4.3); what a fork inherits is the request view of the snapshot up to that point.
-  const entries = spec.snapshot ?? spec.parent.history();
+  const taken = spec.snapshot ?? spec.parent.snapshot();
+  // The parent's array only grows in place (a rewind replaces it): cut it back when it grew meanwhile.
+  const entries = taken.length === taken.entries.length ? taken.entries : taken.entries.slice(0, taken.length);
   const root = worktree ? forkRootIn(worktree, spec.parent.header.root) : spec.parent.header.root;
   if (spec.kind === 'fork') {
-    const snapshot = requestViewOf(snapshotUpTo(entries, spec.atEntryId));
+    // Selection and closing name spans of the request view, never copying it (issue 15); the parent's
+    // own request view is cached, so forking its current history does not rebuild it.
+    const current = spec.atEntryId === undefined && entries === spec.parent.history();
+    const snapshot = current ? spec.parent.entries() : requestViewOf(snapshotUpTo(entries, spec.atEntryId));
     // Unanswered prompts go before the window is counted, so "1" keeps one real turn when there is one.
-    const selected = selectHistory(dropUnanswered(snapshot, entries), spec.turns);
+    const selected = selectSpans(snapshot, answeredEnd(snapshot, entries), spec.turns);
     const notice = worktree && { parentRoot: spec.parent.header.root, forkRoot: root };
-    const closed = closeBoundary(selected, renderDirective(spec.directive, notice), entries);
+    const closed = closeSelection(selected, renderDirective(spec.directive, notice), entries);
     // DESIGN §4.3: a numeric window never carries the compaction summary; the UIs say so.
     const summaryExcluded = windowSkipsSummary(snapshot, spec.turns);
     return persist(store, spec, entries, { root, worktree, summaryExcluded }, closed.inherited, closed.closing.content);
   }
   // Regular subagents see no conversation, only the environment facts and their own prompt.
   const startup = entries.filter(entry => entry.kind === 'startup');
-  return persist(store, spec, entries, { root, worktree }, startup, [{ type: 'text', text: spec.directive }]);
+  return persist(store, spec, entries, { root, worktree }, Picked.prefix(startup), [{ type: 'text', text: spec.directive }]);
 }
 
 /** The parent's root translated into the worktree (the parent may work in a subfolder of its repository). */
@@ -76,7 +84,7 @@ export function forkRootIn(worktree: ForkWorktree, parentRoot: string): string {
 interface Placement { root: string; worktree?: ForkWorktree; summaryExcluded?: boolean }
 
 function persist(
-  store: SessionStore, spec: ForkSpec, entries: readonly Entry[], placement: Placement, inherited: Entry[], closingContent: Entry['message']['content'],
+  store: SessionStore, spec: ForkSpec, entries: readonly Entry[], placement: Placement, inherited: Picked, closingContent: Entry['message']['content'],
 ): Session {
   const id = spec.id ?? newForkId();
   const now = new Date().toISOString();
@@ -117,7 +125,7 @@ function persist(
   const history = spec.parent.historyRefs(inherited);
   const bootstrap = { fork, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId, policy: spec.policy };
   // Written before the first request, with the header, in one flush (DESIGN §4.7 "Bootstrap record").
-  const session = store.create(header, [Session.bootstrapRecord(bootstrap, inherited, history)]);
+  const session = store.create(header, [Session.bootstrapRecord(bootstrap, history ? [] : inherited.toArray(), history)]);
   session.applyBootstrap(bootstrap, inherited);
   return session;
 }
@@ -127,16 +135,16 @@ function persist(
  * prompt or tool results whose request was sent, perhaps still in flight), else at the last user entry
  * before the last response. -1 when there is none.
  */
-export function parentRequestEnd(inherited: readonly Entry[]): number {
+export function parentRequestEnd(inherited: EntryList): number {
   const last = inherited.length - 1;
-  if (last >= 0 && inherited[last].message.role === 'user') return last;
+  if (last >= 0 && inherited.at(last)!.message.role === 'user') return last;
   let lastResponse = -1;
   for (let i = last; i >= 0; i--) {
-    if (inherited[i].kind === 'response') {
+    if (inherited.at(i)!.kind === 'response') {
       lastResponse = i;
       break;
     }
   }
-  for (let i = lastResponse - 1; i >= 0; i--) if (inherited[i].message.role === 'user') return i;
+  for (let i = lastResponse - 1; i >= 0; i--) if (inherited.at(i)!.message.role === 'user') return i;
   return -1;
 }

@@ -102,9 +102,10 @@ export class ForkManager {
       throw new BudgetError(`A budget of ${budgetText(budget)} needs a price, and none is known for ${model}: set fork.prices, or give the budget in tokens (e.g. 20000tokens).`);
     }
     spec = { ...spec, budget };
-    const snapshot = spec.parent.history().slice();
+    // No copy: the parent's history array only grows meanwhile, and the snapshot knows its length.
+    const snapshot = spec.parent.snapshot();
     // An unknown fork point is refused before any worktree is made for it.
-    snapshotUpTo(snapshot, spec.atEntryId);
+    snapshotUpTo(snapshot.entries, spec.atEntryId);
     this.pending.add(id);
     try {
       const placement = await placeFork({

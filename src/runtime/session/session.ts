@@ -8,8 +8,19 @@ import type { ForkFirstRequest } from '../agent/request';
 import type { JsonlWriter } from './jsonl';
 import type { ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, SessionRecord } from './records';
 import type { SegmentStore } from './segments';
+import { Picked } from './picked';
+import type { Span } from './picked';
 
 export type LoadedBootstrap = Omit<ForkBootstrap, 'inherited' | 'history'> & { inheritedCount: number };
+
+/**
+ * A session's history as of a moment: its array and how long it was. The array's first `length` entries
+ * never change (commits append to it, a rewind replaces it), so a snapshot costs no copy.
+ */
+export interface HistorySnapshot { entries: readonly Entry[]; length: number }
+
+/** Positions view[view, view + count) of a session are positions chain[chain, chain + count) of its sealed chain. */
+interface ChainRun { view: number; chain: number; count: number }
 
 /**
  * The unsealed tail stays below both bounds after every commit: a fork's bootstrap writes at most that
@@ -23,10 +34,17 @@ export function newEntryId(): string {
 }
 
 export class Session {
-  /** Everything in the active history, summaries and what they replaced included. */
-  private view: Entry[] = [];
+  /**
+   * Everything in the active history, summaries and what they replaced included. Only ever appended to
+   * in place; a rewind or bootstrap assigns a new array (HistorySnapshot relies on it).
+   */
+  private viewList: Entry[] = [];
+  /** A fork created here: its inherited entries as spans of the parent's history, built into `viewList` on first use. */
+  private lazyInherited?: { inherited: Picked; closing: Entry };
   /** The request view (DESIGN §4.1, issue 6), derived from `view` and cached until it changes. */
   private requestView?: readonly Entry[];
+  /** Known: the view holds no summary, so the request view is the view itself (no scan). */
+  private noSummary = true;
   /** Forks only: the launch record without its inherited entries (those live in the view, shared). */
   bootstrap?: LoadedBootstrap;
   status?: ForkStatus;
@@ -39,7 +57,10 @@ export class Session {
   private sealed = 0;
   private head: string | null = null;
   private chainEntries: Entry[] = [];
-  private readonly chainPos = new WeakMap<Entry, number>();
+  /** Chain position by entry, built only when a selection is not spans of this view (kept off the load path). */
+  private chainPos?: WeakMap<Entry, number>;
+  /** view[0..sealed) by chain position, in runs (one, plus one per rewind into sealed history). */
+  private chainRuns: ChainRun[] = [];
   private tailBytes = 0;
   /** Everything this session was billed for (its own requests, retried and rewound ones included). */
   private billed: Usage = zeroUsage();
@@ -60,7 +81,9 @@ export class Session {
    * the entries after it. Entries are deep-frozen and shared, never copied.
    */
   entries(): readonly Entry[] {
-    this.requestView ??= requestViewOf(this.view);
+    if (this.requestView) return this.requestView;
+    this.requestView = this.noSummary ? this.view : requestViewOf(this.view);
+    if (this.requestView === this.viewList) this.noSummary = true;
     return this.requestView;
   }
 
@@ -69,8 +92,30 @@ export class Session {
     return this.view;
   }
 
+  /** The history as it is now, without copying it (see HistorySnapshot). */
+  snapshot(): HistorySnapshot {
+    const entries = this.view;
+    return { entries, length: entries.length };
+  }
+
   lastEntry(): Entry | undefined {
+    if (this.lazyInherited) return this.lazyInherited.closing;
     return this.view[this.view.length - 1];
+  }
+
+  private get view(): Entry[] {
+    if (this.lazyInherited) {
+      const { inherited, closing } = this.lazyInherited;
+      this.lazyInherited = undefined;
+      // One exactly sized array for the (possibly very long) list: what a fork's first request reads.
+      this.viewList = inherited.toArray(closing);
+    }
+    return this.viewList;
+  }
+
+  private set view(entries: Entry[]) {
+    this.lazyInherited = undefined;
+    this.viewList = entries;
   }
 
   /** Replays a record read from disk (no write). */
@@ -120,13 +165,20 @@ export class Session {
    * How a fork names `selected` (entries of this session's history, in order): ranges of the sealed
    * chain, and the few unsealed entries in full. Undefined when this session has no segment store.
    */
-  historyRefs(selected: readonly Entry[]): HistoryRefs | undefined {
+  historyRefs(selection: readonly Entry[] | Picked): HistoryRefs | undefined {
     if (!this.segments) return undefined;
     // A session written before segments existed has one long unsealed tail: the first fork seals it.
     if (!this.closed && (this.view.length - this.sealed > SEAL_ENTRIES || this.tailBytes >= SEAL_BYTES)) this.trySealTail();
     const parts: HistoryPart[] = [];
+    // Spans of this session's own history map through the chain runs: no per-entry work (issue 15).
+    if (selection instanceof Picked && selection.source === this.viewList && !this.lazyInherited) {
+      for (const span of selection.spans) this.spanRefs(span, parts);
+      return { head: this.head, parts };
+    }
+    const selected = selection instanceof Picked ? selection.toArray() : selection;
+    const chainPos = this.chainPositions();
     for (let i = 0; i < selected.length;) {
-      const at = this.chainPos.get(selected[i]);
+      const at = chainPos.get(selected[i]);
       if (at === undefined) {
         const last = parts[parts.length - 1];
         if (last && 'entries' in last) last.entries.push(selected[i]);
@@ -141,6 +193,35 @@ export class Session {
       i = end;
     }
     return { head: this.head, parts };
+  }
+
+  private chainPositions(): WeakMap<Entry, number> {
+    if (!this.chainPos) {
+      this.chainPos = new WeakMap();
+      for (let i = 0; i < this.chainEntries.length; i++) this.chainPos.set(this.chainEntries[i], i);
+    }
+    return this.chainPos;
+  }
+
+  /** The parts naming view[from, to): ranges of the chain for what is sealed, the rest in full. */
+  private spanRefs(span: Span, parts: HistoryPart[]): void {
+    let i = span.from;
+    for (const run of this.chainRuns) {
+      if (i >= span.to) break;
+      const runEnd = run.view + run.count;
+      if (runEnd <= i) continue;
+      const to = Math.min(span.to, runEnd);
+      const range = { from: run.chain + i - run.view, to: run.chain + to - run.view };
+      const last = parts[parts.length - 1];
+      if (last && !('entries' in last) && last.to === range.from) last.to = range.to;
+      else parts.push(range);
+      i = to;
+    }
+    for (; i < span.to; i++) {
+      const last = parts[parts.length - 1];
+      if (last && 'entries' in last) last.entries.push(this.viewList[i]);
+      else parts.push({ entries: [this.viewList[i]] });
+    }
   }
 
   writeStatus(status: ForkStatus): void {
@@ -161,6 +242,7 @@ export class Session {
 
   /** Entries this session committed itself (for forks: after the bootstrap). */
   ownEntries(): readonly Entry[] {
+    if (this.lazyInherited) return [];
     return this.bootstrap ? this.view.slice(this.bootstrap.inheritedCount + 1) : this.view;
   }
 
@@ -208,8 +290,11 @@ export class Session {
 
   private applySeal(hash: string, entries: readonly Entry[]): void {
     const base = this.chainEntries.length;
+    const run = this.chainRuns[this.chainRuns.length - 1];
+    if (run && run.view + run.count === this.sealed && run.chain + run.count === base) run.count += entries.length;
+    else this.chainRuns.push({ view: this.sealed, chain: base, count: entries.length });
     for (let i = 0; i < entries.length; i++) {
-      this.chainPos.set(entries[i], base + i);
+      this.chainPos?.set(entries[i], base + i);
       this.chainEntries.push(entries[i]);
     }
     this.head = hash;
@@ -240,20 +325,31 @@ export class Session {
   private push(entry: Entry): void {
     this.view.push(entry);
     this.requestView = undefined;
+    if (entry.kind === 'summary') this.noSummary = false;
     if (entry.kind === 'response') this.ownResponses++;
     if (entry.usage) this.billed = addUsage(this.billed, entry.usage);
   }
 
   /** `inherited` are frozen entries (shared with the parent, or read back from segments). */
-  applyBootstrap(bootstrap: Omit<ForkBootstrap, 'inherited' | 'history'> & Partial<Pick<ForkBootstrap, 'inherited' | 'history'>>, inherited: readonly Entry[]): void {
+  /**
+   * `inherited` are frozen entries: shared with the parent (a Picked of its history: the fork's list is
+   * built on first use), read back from segments, or (0.1.0 bootstraps) frozen here.
+   */
+  applyBootstrap(bootstrap: Omit<ForkBootstrap, 'inherited' | 'history'> & Partial<Pick<ForkBootstrap, 'inherited' | 'history'>>, inherited: readonly Entry[] | Picked): void {
     const { inherited: _full, history: _refs, ...rest } = bootstrap;
     this.bootstrap = deepFreeze({ ...rest, inheritedCount: inherited.length });
-    // One copy of the (possibly very long) list: a new array per step would be garbage on a large heap.
+    const closing = deepFreeze(bootstrap.closing);
+    this.requestView = undefined;
+    this.noSummary = false;
+    if (inherited instanceof Picked) {
+      this.viewList = [];
+      this.lazyInherited = { inherited, closing };
+      return;
+    }
     // concat allocates exactly its length (a push after a copy would grow the backing store by half).
-    const view = inherited.concat(deepFreeze(bootstrap.closing));
+    const view = inherited.concat(closing);
     for (const entry of view) if (!Object.isFrozen(entry)) deepFreeze(entry);
     this.view = view;
-    this.requestView = undefined;
   }
 
   private applyRewind(toEntryId: string | null): void {
@@ -263,6 +359,9 @@ export class Session {
     this.requestView = undefined;
     // What follows the cut was sealed and stays in the chain; new seals continue the chain after it.
     this.sealed = Math.min(this.sealed, this.view.length);
+    this.chainRuns = this.chainRuns.filter(run => run.view < this.sealed);
+    const last = this.chainRuns[this.chainRuns.length - 1];
+    if (last && last.view + last.count > this.sealed) last.count = this.sealed - last.view;
     if (this.segments) this.measureTail();
   }
 

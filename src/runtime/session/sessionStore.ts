@@ -164,16 +164,18 @@ export class SessionStore {
     let session: Session | undefined;
     let byValue = false;
     const writerOf = () => new JsonlWriter(file);
-    const { tornBytes } = await streamJsonl<SessionRecord>(file, async record => {
+    // Not async: only a bootstrap by reference waits (for its segments); other records return nothing.
+    const { tornBytes } = await streamJsonl<SessionRecord>(file, (record): Promise<void> | undefined => {
       if (!session) {
         if (record.type !== 'header') throw new Error(`session file ${file} has no header`);
         // The writer opens after the torn tail is cut; until then replays write nothing.
         session = new Session(this.internHeader(record.header), lazyWriter(writerOf), record.header.parent ? undefined : this.segments);
-        return;
+        return undefined;
       }
       if (record.type === 'bootstrap' && record.bootstrap.history) return this.applyRefs(session, record.bootstrap, record.bootstrap.history);
       if (record.type === 'bootstrap') byValue = true;
       session.replay(record);
+      return undefined;
     });
     if (!session) throw new Error(`session file ${file} has no header`);
     dropTornTail(file, tornBytes);
