@@ -1,9 +1,7 @@
 // Runs forks and subagents in the background (DESIGN §4.7): detached start, a queue beyond the
 // concurrency limit, a 200-request cap, cancel, continue, reports to clients and to the parent.
 import type { AgentEvent } from '../../common/agentEvents';
-import type { ApprovalMode } from '../../common/approval';
 import type { ForkSummary, ForkState, ForkWorktree, Isolation } from '../../common/forks';
-import type { WorktreeOptions } from '../../common/worktreeOptions';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
 import { addUsage } from '../../common/transcript';
@@ -13,11 +11,8 @@ import { budgetText } from '../../common/budget';
 import type { ModelPrice, PriceOverrides } from '../../common/pricing';
 import { priceFor } from '../../common/pricing';
 import { cacheSteps } from '../cache/sessionCache';
-import type { ProxySettings } from '../../common/protocol/runtime';
-import type { ProviderAccess } from '../model/providers';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
-import type { CompactionSettings } from '../agent/compact';
 import { launchPolicy, revivalPolicy } from '../policy';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
@@ -38,29 +33,8 @@ import { claimAnnouncement, markDelivered, recordEnd, undelivered } from './fork
 import { outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { PrefixWriters } from './stagger';
-
-export const MAX_FORK_REQUESTS = 200;
-
-export interface ModelAccess {
-  apiKey: string;
-  baseUrl?: string;
-  approvalMode: ApprovalMode;
-  /** Restricted Mode (an untrusted workspace): read tools only. */
-  restricted?: boolean;
-  ripgrepPath?: string;
-  worktreeRoot?: string;
-  compaction?: CompactionSettings;
-  /** Proxy for model requests (the configuring client's). */
-  proxy?: ProxySettings;
-  /** Bedrock or Vertex instead of the Anthropic API (DESIGN §5); a fork keeps its starter's. */
-  provider?: ProviderAccess;
-  /** Ignored files, links, setup commands and ports of new worktrees (issue 13). */
-  worktree?: WorktreeOptions;
-  /** fork.budget.perFork (a fork's default budget) and fork.budget.perChat (a chat and its forks together). */
-  budgets?: { perFork?: Budget; perChat?: Budget };
-  /** fork.maxForksPerTurn: Agent calls the model may make in one turn. */
-  maxForksPerTurn?: number;
-}
+import { BudgetError, ForkBusyError, ForkNotFoundError, MAX_FORK_REQUESTS } from './forkContracts';
+import type { ModelAccess } from './forkContracts';
 
 /** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
 export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot' | 'policy'> & { isolation?: Isolation };
@@ -467,8 +441,4 @@ export class ForkManager {
     for (const client of this.clients) client.notify(forkState, { fork: { ...run.summary } });
   }
 }
-
-export class ForkNotFoundError extends Error {}
-export class BudgetError extends Error {}
-export class ForkBusyError extends Error {}
 

@@ -10,8 +10,8 @@ import type { Session } from '../session/session';
 import type { SessionLease, SessionStore } from '../session/sessionStore';
 import { findAdminDir, readWorktreeMeta } from '../git/worktreeMeta';
 import { pinGitDir } from '../git/run';
-import type { ModelAccess } from './forkManager';
-import { ForkBusyError } from './forkManager';
+import type { ModelAccess } from './forkContracts';
+import { ForkBusyError } from './forkContracts';
 import { UncommittedOutput } from './outputHistory';
 
 export interface ForkRun {

@@ -3,8 +3,9 @@
 import type { Session } from '../session/session';
 import type { AgentToolInput, SubagentHost, ToolOutput } from '../tools/types';
 import { NESTED_FORK_ERROR, isForkTranscript } from './directive';
-import { BudgetError } from './forkManager';
-import type { ForkManager, ModelAccess } from './forkManager';
+import { BudgetError } from './forkContracts';
+import type { ForkManager } from './forkManager';
+import type { ModelAccess } from './forkContracts';
 import { GitError } from '../git/run';
 import { WorktreeError } from '../git/worktree';
 

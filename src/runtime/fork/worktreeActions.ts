@@ -8,7 +8,7 @@ import { applyForkToMain } from '../git/applyFork';
 import { fileAtBase, forkDiff } from '../git/forkDiff';
 import { discardForkWorktree, keepForkBranch } from '../git/worktree';
 import { updateWorktreeMeta } from '../git/worktreeMeta';
-import { ForkBusyError, ForkNotFoundError } from './forkManager';
+import { ForkBusyError, ForkNotFoundError } from './forkContracts';
 import type { ForkManager } from './forkManager';
 
 /** The fork has no worktree (shared isolation) or it is gone. */

@@ -10,7 +10,7 @@ import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { SessionNotFoundError } from '../session/sessionStore';
 import type { SessionLease } from '../session/sessionStore';
-import type { ModelAccess } from '../fork/forkManager';
+import type { ModelAccess } from '../fork/forkContracts';
 import type { Session } from '../session/session';
 import { MISSING_KEY_MESSAGE } from './send';
 

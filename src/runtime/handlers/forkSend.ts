@@ -4,7 +4,7 @@ import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { parseBudget } from '../../common/budget';
 import { forkSend } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
-import { BudgetError, ForkBusyError, ForkNotFoundError } from '../fork/forkManager';
+import { BudgetError, ForkBusyError, ForkNotFoundError } from '../fork/forkContracts';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { checkTextSize } from './textLimits';

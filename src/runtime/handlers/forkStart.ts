@@ -8,7 +8,7 @@ import type { ForkSummary } from '../../common/forks';
 import { RuntimeErrorCode } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
 import { ForkPointError } from '../fork/select';
-import { BudgetError } from '../fork/forkManager';
+import { BudgetError } from '../fork/forkContracts';
 import { parseBudget } from '../../common/budget';
 import { modelIdProblem } from '../../common/modelChoice';
 import { MISSING_KEY_MESSAGE } from './send';

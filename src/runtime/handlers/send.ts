@@ -21,7 +21,7 @@ import { isForkTranscript } from '../fork/directive';
 import { closeInterruptedCalls } from '../fork/revive';
 import { parentSubagentHost } from '../fork/subagentHost';
 import type { RuntimeContext } from '../runtimeContext';
-import type { ModelAccess } from '../fork/forkManager';
+import type { ModelAccess } from '../fork/forkContracts';
 import { BadRootError, createSession } from '../session/createSession';
 import { SessionNotFoundError } from '../session/sessionStore';
 import type { Session } from '../session/session';

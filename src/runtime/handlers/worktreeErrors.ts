@@ -2,7 +2,7 @@
 // repository) is InvalidParams, a fork that is still busy is InvalidRequest, anything else propagates.
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { WorktreeError } from '../git/worktree';
-import { ForkBusyError, ForkNotFoundError } from '../fork/forkManager';
+import { ForkBusyError, ForkNotFoundError } from '../fork/forkContracts';
 import { NoWorktreeError } from '../fork/worktreeActions';
 
 export function asResponseError(error: unknown): unknown {
