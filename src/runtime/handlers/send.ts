@@ -113,6 +113,7 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
   const chatCost = costFigures(ctx.forks.chatSpent(session.id), price);
   return {
     ...result, lastEntryId, stopReason: outcome.stopReason, text: outcome.text, usage: outcome.usage, error,
+    model: session.header.settings.model,
     ...(turnCost && chatCost ? { cost: { turn: turnCost, chat: chatCost } } : {}),
     ...(outcome.budgetReason ? { budgetReason: outcome.budgetReason } : {}),
   };
