@@ -111,6 +111,8 @@ export interface SendResult {
   cost?: { turn: CostFigures; chat: CostFigures };
   /** Why the turn stopped at fork.budget.perChat (stopReason "budget"). */
   budgetReason?: string;
+  /** The model the session runs on (its header's; the cost note names it). */
+  model?: string;
 }
 export const sessionSend = request<SendParams, SendResult>('session/send');
 

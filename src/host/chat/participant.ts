@@ -84,7 +84,7 @@ async function handleRequest(
       usage: view.usage,
     });
     if (token.isCancellationRequested) return { metadata };
-    const note = [stopNote(result.stopReason), contextNote(view.context), costNote(result.cost, deps.settings.model())].filter(Boolean).join('') || undefined;
+    const note = [stopNote(result.stopReason), contextNote(view.context), costNote(result.cost, result.model ?? deps.settings.model())].filter(Boolean).join('') || undefined;
     // turn_end's error carries the HTTP status; the result's is the same error without it.
     const error = view.error ?? result.error;
     if (note && !error) stream.markdown(untrusted(note));

@@ -84,7 +84,10 @@ export class McpSettings {
     if (choice !== 'Trust and Start') return;
     const trust = { ...(this.context.workspaceState.get<Record<string, string>>(TRUST_KEY) ?? {}), [this.trustKey(folder, entry)]: fingerprint(entry) };
     await this.context.workspaceState.update(TRUST_KEY, trust);
+    // Fired before the confirmation: by the time it shows, the runtime is being reconfigured, and a chat
+    // request sent after it waits for that. A chat keeps the tools it started with, so say where they appear.
     this.changed.fire();
+    void vscode.window.showInformationMessage(`MCP server "${entry.name}" trusted: new @fork chats can use its tools (a chat keeps the tools it started with).`);
   }
 
   private async inputValue(input: McpInput | undefined, id: string): Promise<string | undefined> {

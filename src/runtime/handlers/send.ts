@@ -124,6 +124,7 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   const chatCost = costFigures(ctx.forks.chatSpent(session.id), price);
   return {
     ...result, lastEntryId, stopReason: outcome.stopReason, text: outcome.text, usage: outcome.usage, error,
+    model: session.header.settings.model,
     ...(turnCost && chatCost ? { cost: { turn: turnCost, chat: chatCost } } : {}),
     ...(outcome.budgetReason ? { budgetReason: outcome.budgetReason } : {}),
   };

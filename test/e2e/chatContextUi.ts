@@ -1,0 +1,104 @@
+// Driving the Chat view's context and model controls the way a user does (code-server + chromium):
+// a `#` file reference and `#selection` picked from the input's suggestions, the model picker, a new chat, and the MCP trust notification.
+import type { Locator, Page } from 'playwright-core';
+import { chatInput, runCommand } from './workbenchUi';
+
+/**
+ * Starts a new chat (the previous one would continue its session, which keeps its model and tools) with the
+ * Chat view's New Chat key (Ctrl+L in the chat input; the palette's entry needs the chat focused too).
+ */
+export async function newChat(page: Page): Promise<void> {
+  const requests = page.locator('.interactive-request');
+  await page.locator('.interactive-input-part .monaco-editor').first().click();
+  await page.keyboard.press('Control+L');
+  await requests.first().waitFor({ state: 'detached', timeout: 30_000 });
+  await chatInput(page).waitFor({ state: 'visible', timeout: 30_000 });
+}
+
+/**
+ * Types ` #<word>` at the end of the input and accepts the suggestion whose label holds `label`: for a
+ * file's name that inserts a `#file:<name>` reference, for `#selection` the active editor's selection
+ * (`#file:<name>:<from>-<to>`); the request carries either in `request.references`.
+ */
+async function acceptReference(page: Page, word: string, label: string, inserted: string): Promise<void> {
+  await page.locator('.interactive-input-part .monaco-editor').first().click();
+  await page.keyboard.press('End');
+  await page.keyboard.type(` #${word}`);
+  const suggestion = page.locator('.interactive-input-part .suggest-widget.visible .monaco-list-row, .suggest-widget.visible .monaco-list-row', { hasText: label });
+  try {
+    await suggestion.first().waitFor({ state: 'visible', timeout: 20_000 });
+  } catch {
+    // Workspace file search can answer after the widget first opened: ask for suggestions again.
+    await page.keyboard.press('Control+Space');
+    await suggestion.first().waitFor({ state: 'visible', timeout: 40_000 });
+  }
+  await suggestion.first().click();
+  await page.locator('.interactive-input-part .view-lines', { hasText: inserted }).first().waitFor({ timeout: 15_000 });
+}
+
+/** A `#file` reference to a workspace file, picked from the input's `#` suggestions. */
+export async function attachFileInChat(page: Page, fileName: string): Promise<void> {
+  await acceptReference(page, fileName.replace(/\.[^.]*$/, ''), fileName, `#file:${fileName}`);
+}
+
+/** `#selection`: the active editor's selection, picked from the input's `#` suggestions. */
+export async function attachSelectionInChat(page: Page, fileName: string): Promise<void> {
+  await acceptReference(page, 'selection', fileName, `#file:${fileName}:`);
+}
+
+/** Opens `file` by Quick Open and selects whole lines `from`–`to` (1-based). */
+export async function selectLinesInEditor(page: Page, file: string, from: number, to: number): Promise<void> {
+  await page.keyboard.press('ControlOrMeta+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill(file);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: file.split('/').pop()! }).first().click({ timeout: 15_000 });
+  const tab = page.locator('.tabs-container .tab.active', { hasText: file.split('/').pop()! });
+  await tab.waitFor({ timeout: 15_000 });
+  await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+  await page.keyboard.press('ControlOrMeta+Home');
+  for (let line = 1; line < from; line++) await page.keyboard.press('ArrowDown');
+  for (let line = from; line < to; line++) await page.keyboard.press('Shift+ArrowDown');
+  await page.keyboard.press('Shift+End');
+  await page.locator('.editor-group-container.active .monaco-editor .selected-text').first().waitFor({ timeout: 10_000 });
+}
+
+/** The model the Chat view's picker shows as chosen. */
+export async function pickedModel(page: Page): Promise<string> {
+  return (await modelPicker(page).innerText()).trim();
+}
+
+function modelPicker(page: Page): Locator {
+  return page.locator('.interactive-input-part .model-picker-name').first();
+}
+
+/** Picks `modelName` in the Chat view's model picker (under Other Models when it is not among the first) and waits until the picker shows it. */
+export async function pickModel(page: Page, modelName: string): Promise<void> {
+  await modelPicker(page).click({ timeout: 15_000 });
+  const widget = page.locator('.action-widget');
+  await widget.first().waitFor({ state: 'visible', timeout: 15_000 });
+  const option = widget.locator('.monaco-list-row', { hasText: modelName });
+  if ((await option.count()) === 0) await widget.locator('.chat-model-picker-section-toggle', { hasText: 'Other Models' }).first().click({ timeout: 15_000 });
+  await option.first().click({ timeout: 15_000 });
+  await page.locator('.interactive-input-part .model-picker-name', { hasText: modelName }).first().waitFor({ timeout: 15_000 });
+}
+
+/**
+ * The notification asking whether to start the repository's MCP server `name`, in the notification centre
+ * (opened here): a warning toast with buttons hides itself after a few seconds, the centre keeps it.
+ */
+export async function mcpTrustNotification(page: Page, name: string): Promise<Locator> {
+  await showNotifications(page);
+  return page.locator('.notifications-center .notification-list-item', { hasText: `wants to start the MCP server "${name}"` });
+}
+
+/** A notification, as a toast or in the notification centre. */
+export function notification(page: Page, text: string): Locator {
+  return page.locator('.notification-toast, .notifications-center .notification-list-item', { hasText: text });
+}
+
+export async function showNotifications(page: Page): Promise<void> {
+  if (await page.locator('.notifications-center.visible').count()) return;
+  await runCommand(page, 'Notifications: Show Notifications');
+  await page.locator('.notifications-center.visible').waitFor({ timeout: 15_000 });
+}
