@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { onNotification, sendRequest } from '../../src/common/protocol/endpoint';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import type { McpServerStatus } from '../../src/common/protocol/mcp';
-import { mcpState } from '../../src/common/protocol/runtime';
+import { mcpState, sessionList } from '../../src/common/protocol/runtime';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { cliRunner, lastJson } from './cliRunner';
 import { killRuntime, startHarness, TEST_KEY } from './harness';
@@ -161,6 +161,10 @@ describe('runtime: mcp/state', function () {
     await h.send('echo again', { sessionId: first.sessionId });
     await until(s => s.state === 'running' && seen.indexOf(s) >= count);
     assert.deepEqual(seen.slice(count).map(s => s.state).slice(0, 2), ['starting', 'running'], 'restarted: starting, then running');
+    // Running again: the earlier crash's reason is no longer its status (neither pushed nor listed).
+    assert.equal(seen.slice(count).find(s => s.state === 'running')?.error, undefined);
+    const listed = (await sendRequest(h.client.endpoint, sessionList, {})).sessions.find(s => s.id === first.sessionId);
+    assert.deepEqual(listed?.mcpServers?.map(m => [m.state, m.error]), [['running', undefined]]);
   });
 });
 

@@ -223,7 +223,9 @@ export class McpHub {
   status(server: string): McpServerStatus {
     const connection = this.connections.get(server);
     if (!connection) return { name: server, state: 'unconfigured', ...(this.removed.has(server) ? { error: this.removed.get(server) } : {}) };
-    return { name: server, state: connection.state, ...(connection.lastError ? { error: connection.lastError } : {}), ...(connection.tools ? { tools: connection.tools.length } : {}) };
+    // A server running again no longer reports the error of its earlier crash (the call that met it did).
+    const error = connection.state === 'running' ? undefined : connection.lastError;
+    return { name: server, state: connection.state, ...(error ? { error } : {}), ...(connection.tools ? { tools: connection.tools.length } : {}) };
   }
 
   pidOf(server: string): number | undefined {
