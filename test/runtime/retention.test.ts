@@ -1,0 +1,83 @@
+// fork.retention.days (issue 15) through the real runtime: what was not written to for that many days goes
+// when a client configures it, with the sealed history nothing else references; what is recent stays, and
+// so does the history a kept fork still references, even when its parent chat expired.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { sendRequest } from '../../src/common/protocol/endpoint';
+import { forkSend, forkStart, forkWait } from '../../src/common/protocol/forks';
+import { sessionList } from '../../src/common/protocol/runtime';
+import type { ReceivedRequest } from '../fakes/anthropicServer';
+import { runtimeLogPath } from '../../src/runtime/ipc/socketPath';
+import { startHarness } from './harness';
+import type { Harness } from './harness';
+import { say } from './script';
+
+const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
+/** A prompt past the seal threshold (32 KB): committing it seals the history so far into segments. */
+const big = (topic: string) => `Topic ${topic}. ${'lorem ipsum '.repeat(3_000)}`;
+const DAY = 24 * 60 * 60 * 1000;
+
+describe('runtime: fork.retention.days (issue 15)', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  afterEach(() => h?.dispose());
+
+  const sessionFile = (id: string) => path.join(h.storeDir, 'sessions', `${id}.jsonl`);
+  const segments = () => fs.readdirSync(path.join(h.storeDir, 'segments')).filter(n => n.endsWith('.seg')).sort();
+  const bootstrapHead = (forkId: string) => JSON.parse(fs.readFileSync(sessionFile(forkId), 'utf8').split('\n')[1]).bootstrap.history.head as string;
+  const age = (id: string, days: number) => {
+    const then = new Date(Date.now() - days * DAY);
+    fs.utimesSync(sessionFile(id), then, then);
+  };
+  const listedIds = async () => (await sendRequest(h.client.endpoint, sessionList, {})).sessions.map(s => s.id).sort();
+  const forkOf = async (sessionId: string) => {
+    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, directive: 'report on the topic', forkTurns: 'all', isolation: 'shared' });
+    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
+    return fork.id;
+  };
+
+  it('deletes old chats and forks with the segments only they referenced; keeps recent ones and what a kept fork references', async () => {
+    h = await startHarness();
+    h.fake.setResponder(r => say(isForkRequest(r) ? 'Scope: done.' : 'noted'));
+    // Old chat with an old fork: both go.
+    const oldChat = (await h.send(big('old'))).sessionId;
+    await h.send(big('old, more'), { sessionId: oldChat });
+    const oldFork = await forkOf(oldChat);
+    // Old chat whose fork is recent: the chat goes, the fork and the history it inherited stay.
+    const parentChat = (await h.send(big('inherited'))).sessionId;
+    await h.send(big('inherited, more'), { sessionId: parentChat });
+    const keptFork = await forkOf(parentChat);
+    // A recent chat: stays.
+    const recentChat = (await h.send(big('recent'))).sessionId;
+    const before = segments();
+    assert.ok(before.length >= 3, `the chats sealed history: ${before.length} segments`);
+    const keptHead = bootstrapHead(keptFork);
+
+    for (const id of [oldChat, oldFork, parentChat]) age(id, 40);
+    age(keptFork, 10);
+    await h.configure({ retentionDays: 30 });
+
+    for (const id of [oldChat, oldFork, parentChat]) assert.equal(fs.existsSync(sessionFile(id)), false, `${id} deleted`);
+    assert.deepEqual(await listedIds(), [keptFork, recentChat].sort());
+    const after = segments();
+    assert.ok(after.length < before.length, 'the old chat\'s segments were removed');
+    assert.ok(after.includes(`${keptHead}.seg`), 'the kept fork\'s inherited history stays');
+    const log = fs.readFileSync(runtimeLogPath(h.storeDir), 'utf8');
+    for (const id of [oldChat, oldFork, parentChat]) assert.match(log, new RegExp(`deleted ${id}: not written to for 30 days`));
+
+    // The kept fork still has its whole inherited history: continuing it sends its parent's topic.
+    await sendRequest(h.client.endpoint, forkSend, { forkId: keptFork, message: 'once more' });
+    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: keptFork })).state, 'completed');
+    assert.ok(h.fake.requests.at(-1)!.rawBody.includes('Topic inherited.'), 'the fork\'s request carries the history it inherited');
+  });
+
+  it('0 keeps everything, however old', async () => {
+    h = await startHarness();
+    h.fake.setResponder(() => say('noted'));
+    const chat = (await h.send('a short question')).sessionId;
+    age(chat, 400);
+    await h.configure({ retentionDays: 0 });
+    assert.deepEqual(await listedIds(), [chat]);
+  });
+});
