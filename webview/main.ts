@@ -60,7 +60,7 @@ const forksCount = h('span', { class: 'count' });
 const storeLine = h('div', { class: 'store-line', hidden: true });
 const showStore = (store: StoreSizeView | undefined) => {
   storeLine.hidden = !store;
-  if (store) setText(storeLine, `Store on disk: ${(store.bytes / 1024 / 1024).toFixed(1)} MB (${store.sessions} sessions, ${store.segments} shared history segments)`);
+  if (store) setText(storeLine, `Store on disk: ${(store.bytes / 1024 / 1024).toFixed(1)} MB (${counted(store.sessions, 'session')}, ${counted(store.segments, 'shared history segment')})`);
 };
 // The panel's header: what the forks spent in total (issue 14).
 const totals = h('div', { class: 'spend-totals', role: 'status', 'aria-label': 'Spending' });
@@ -149,3 +149,7 @@ status.addEventListener('click', () => (status.hidden = true));
 
 setInterval(() => list.tick(Date.now()), 1000);
 channel.notify(panelReady, {});
+
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

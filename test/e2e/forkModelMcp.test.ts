@@ -85,6 +85,8 @@ describe('Forks panel: MCP servers and a fork\'s model (code-server + chromium)'
     const server = panel.locator('.mcp-server[data-server="everything"]');
     await server.filter({ hasText: 'running' }).waitFor({ timeout: 30_000 });
     assert.match(await server.innerText(), /everything\s*running · \d+ tools/);
+    // The chat's turn wrote to the store: the size line counts its session (not only after a fork ends).
+    await panel.locator('.store-line', { hasText: /\(1 session, \d+ shared history segments?\)/ }).waitFor({ timeout: 30_000 });
     chatReady = true;
     await server.scrollIntoViewIfNeeded();
     await screenshot(page, 'fork-model-mcp-running');

@@ -110,6 +110,8 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
       if (mine !== generation) return;
       model.setSession(view);
       model.setMcpServers(servers);
+      // The chat's turn wrote to the store too (not only a fork's end): its size line follows.
+      refreshStore();
     } catch (error) {
       log.warn(`Forks panel: could not read the transcript of ${sessionId}: ${error instanceof Error ? error.message : String(error)}`);
     }
