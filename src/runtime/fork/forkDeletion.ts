@@ -6,9 +6,9 @@ import { existsSync } from 'node:fs';
 import type { ForkSummary, ForkWorktree } from '../../common/forks';
 import { isTerminal } from '../../common/forks';
 import { treeOf } from '../git/repo';
-import { git, gitOk } from '../git/run';
+import { gitOk } from '../git/run';
 import { changedPaths, snapshotTree } from '../git/snapshot';
-import { CHECKOUT_TIMEOUT_MS, discardForkWorktree, unappliedChanges } from '../git/worktree';
+import { discardForkWorktree, unappliedChanges } from '../git/worktree';
 
 /** The delete would lose work, or the worktree is in use. */
 export class WorktreeInUseError extends Error {}
@@ -50,11 +50,8 @@ export async function planWorktreeRemovals(forks: readonly ForkSummary[], force:
 }
 
 /** Removes one planned worktree: with its branch, or, for a kept branch, the worktree alone. */
-export async function removeWorktree(worktree: ForkWorktree, plan: WorktreeRemoval): Promise<void> {
-  if (!plan.keptBranch) return discardForkWorktree(worktree);
-  const removed = await git(worktree.repoRoot, ['worktree', 'remove', '--force', '--force', '--', worktree.path], { timeoutMs: CHECKOUT_TIMEOUT_MS });
-  if (removed.code !== 0) throw new WorktreeInUseError(`Could not remove the worktree ${worktree.path}: ${removed.stderr.trim()}`);
-  await git(worktree.repoRoot, ['worktree', 'prune']);
+export function removeWorktree(worktree: ForkWorktree, plan: WorktreeRemoval): Promise<void> {
+  return discardForkWorktree(worktree, { keepBranch: plan.keptBranch !== undefined });
 }
 
 /** Files the user would lose: not applied; for a kept fork, changed since the branch's tip. */

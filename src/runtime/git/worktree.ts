@@ -80,10 +80,11 @@ export async function worktreeStatus(worktreePath: string): Promise<WorktreeStat
 }
 
 /**
- * Removes a fork's worktree, its branch and its folder. Refuses anything that is not one of our fork
- * worktrees: this deletes a folder tree, so it must never reach the main working tree or a user branch.
+ * Removes a fork's worktree, its branch (unless `keepBranch`: a branch the user kept) and its folder.
+ * Refuses anything that is not one of our fork worktrees: this deletes a folder tree, so it must never
+ * reach the main working tree or a user branch.
  */
-export async function discardForkWorktree(worktree: Pick<ForkWorktree, 'repoRoot' | 'path' | 'branch'>): Promise<void> {
+export async function discardForkWorktree(worktree: Pick<ForkWorktree, 'repoRoot' | 'path' | 'branch'>, options: { keepBranch?: boolean } = {}): Promise<void> {
   if (!isForkBranch(worktree.branch)) throw new WorktreeError(`${worktree.branch} is not a fork branch; not deleting it.`, 'not-ours');
   const top = worktree.repoRoot;
   if (existsSync(worktree.path)) {
@@ -94,8 +95,10 @@ export async function discardForkWorktree(worktree: Pick<ForkWorktree, 'repoRoot
     if (removed.code !== 0) await fs.rm(worktree.path, { recursive: true, force: true });
   }
   await git(top, ['worktree', 'prune']);
-  const branch = await git(top, ['branch', '-D', '--', worktree.branch]);
-  if (branch.code !== 0 && !/not found/i.test(branch.stderr)) throw new WorktreeError(`Could not delete branch ${worktree.branch}: ${branch.stderr.trim()}`, 'failed');
+  if (!options.keepBranch) {
+    const branch = await git(top, ['branch', '-D', '--', worktree.branch]);
+    if (branch.code !== 0 && !/not found/i.test(branch.stderr)) throw new WorktreeError(`Could not delete branch ${worktree.branch}: ${branch.stderr.trim()}`, 'failed');
+  }
   await removeEmptyParents(worktree.path);
 }
 
