@@ -119,7 +119,7 @@ async function main(): Promise<void> {
   const sweep = collectGarbage(store);
   if (sweep.removed.length > 0) log(`removed ${sweep.removed.length} unreferenced history segment(s)`);
   const evictTimer = setInterval(() => {
-    for (const id of store.evictIdle(options.evictIdleMs, id => ctx.turns.isRunning(id))) log(`session ${id} left memory (idle)`);
+    for (const id of store.evictIdle(options.evictIdleMs)) log(`session ${id} left memory (idle)`);
   }, Math.max(1_000, Math.min(60_000, options.evictIdleMs / 2)));
   evictTimer.unref();
   let nextId = 1;

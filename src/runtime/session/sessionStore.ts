@@ -219,14 +219,14 @@ export class SessionStore {
   }
 
   /**
-   * Closes sessions (chats and forks) nobody used for `idleMs` and nobody holds, unless `busy` says one
-   * is in use; they are streamed in again on their next use.
+   * Closes sessions (chats and forks) nobody used for `idleMs` and nobody holds (a running turn or fork
+   * holds its session); they are streamed in again on their next use.
    */
-  evictIdle(idleMs: number, busy: (id: string) => boolean = () => false): string[] {
+  evictIdle(idleMs: number): string[] {
     const evicted: string[] = [];
     const now = this.now();
     for (const id of this.open.keys()) {
-      if (this.isHeld(id) || busy(id) || now - (this.lastUsed.get(id) ?? 0) < idleMs) continue;
+      if (this.isHeld(id) || now - (this.lastUsed.get(id) ?? 0) < idleMs) continue;
       this.drop(id);
       evicted.push(id);
     }
