@@ -19,8 +19,13 @@ export function safeServerName(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, '_').replace(/_{2,}/g, '_') || 'server';
 }
 
+/** A tool's name as it stands in `mcp__<server>__<tool>` (the API allows only these characters). */
+function safeToolName(tool: string): string {
+  return tool.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
 export function mcpToolName(server: string, tool: string): string {
-  return `${MCP_PREFIX}${safeServerName(server)}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`.slice(0, 128);
+  return `${MCP_PREFIX}${safeServerName(server)}__${safeToolName(tool)}`.slice(0, 128);
 }
 
 /** `mcp__<server>__<tool>` → its parts (the server part never holds `__`). */
@@ -208,7 +213,7 @@ export class McpHub {
 
   /** readOnlyHint as the server gave it when last listed. */
   isReadOnly(server: string, tool: string): boolean {
-    return this.connections.get(server)?.tools?.find(t => t.name === tool || t.name.replace(/[^A-Za-z0-9_-]/g, '_') === tool)?.annotations?.readOnlyHint === true;
+    return this.listedTool(server, tool)?.annotations?.readOnlyHint === true;
   }
 
   isTrusted(server: string): boolean {
@@ -217,7 +222,12 @@ export class McpHub {
 
   /** The real tool name behind a (sanitised) one. */
   realToolName(server: string, tool: string): string {
-    return this.connections.get(server)?.tools?.find(t => t.name.replace(/[^A-Za-z0-9_-]/g, '_') === tool)?.name ?? tool;
+    return this.listedTool(server, tool)?.name ?? tool;
+  }
+
+  /** The server's tool (as last listed) behind a name in `mcp__<server>__<tool>` form. */
+  private listedTool(server: string, tool: string): McpToolInfo | undefined {
+    return this.connections.get(server)?.tools?.find(t => safeToolName(t.name) === tool);
   }
 
   status(server: string): McpServerStatus {
