@@ -3,9 +3,9 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { checkOwnSocket, ensurePrivateDir, openPrivateFile, readPrivateFile } from '../runtime/ipc/privateFs';
+import { checkOwnSocket, ensurePrivateDir, openPrivateFile, readPrivateFile } from '../ipc/privateFs';
 import { DetachedStartError, spawnDetached } from './spawnDetached';
-import { runtimeInfoPath, runtimeLogPath, runtimeTokenPath, separateSocketDir, socketPathFor } from '../runtime/ipc/socketPath';
+import { runtimeInfoPath, runtimeLogPath, runtimeTokenPath, separateSocketDir, socketPathFor } from '../ipc/socketPath';
 
 export interface LaunchOptions {
   storeDir: string;

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
-import { writePrivateFile } from '../runtime/ipc/privateFs';
+import { writePrivateFile } from '../ipc/privateFs';
 
 export class FileMemento implements vscode.Memento {
   private values: Record<string, unknown>;

@@ -1,13 +1,13 @@
 // Deleting chats and forks, by hand (session/delete, `fork-agents delete`, Fork: Delete Session…) or by
 // age (fork.retention.days). Sealed history goes only once nothing references it (session/retention.ts).
-// A worktree fork's worktree goes with it, and a chat's forks' worktrees with the chat (fork/forkDeletion.ts);
+// A worktree fork's worktree goes with it, and a chat's forks' worktrees with the chat (fork/workspace/forkDeletion.ts);
 // the forks of a deleted chat keep their transcripts.
 import { isTerminal } from '../common/forks';
 import type { ForkState } from '../common/forks';
 import type { DeleteResult } from '../common/protocol/runtime';
-import { WorktreeInUseError, planWorktreeRemovals, removeWorktree } from './fork/forkDeletion';
-import type { WorktreeRemoval } from './fork/forkDeletion';
-import { exclusive } from './fork/worktreeActions';
+import { WorktreeInUseError, planWorktreeRemovals, removeWorktree } from './fork/workspace/forkDeletion';
+import type { WorktreeRemoval } from './fork/workspace/forkDeletion';
+import { exclusive } from './fork/workspace/worktreeActions';
 import type { RuntimeContext } from './runtimeContext';
 import { collectGarbage, expiredSessions, storeUsage } from './session/retention';
 import { SessionNotFoundError } from './session/sessionStore';

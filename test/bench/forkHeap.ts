@@ -3,7 +3,7 @@
 // disk after a runtime restart (ForkManager.loadAll → SessionStore.get replays each bootstrap record).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createForkSession } from '../../src/runtime/fork/createFork';
+import { createForkSession } from '../../src/runtime/fork/history/createFork';
 import type { Session } from '../../src/runtime/session/session';
 import { SessionStore } from '../../src/runtime/session/sessionStore';
 import { DIRECTIVE } from './forkStart';

@@ -7,10 +7,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ForkTurns } from '../../src/common/forkTurns';
-import { answeredEnd, closeSelection } from '../../src/runtime/fork/close';
-import { createForkSession } from '../../src/runtime/fork/createFork';
-import { renderDirective } from '../../src/runtime/fork/directive';
-import { selectSpans } from '../../src/runtime/fork/select';
+import { answeredEnd, closeSelection } from '../../src/runtime/fork/history/close';
+import { createForkSession } from '../../src/runtime/fork/history/createFork';
+import { renderDirective } from '../../src/runtime/fork/history/directive';
+import { selectSpans } from '../../src/runtime/fork/history/select';
 import type { Session } from '../../src/runtime/session/session';
 import { SessionStore } from '../../src/runtime/session/sessionStore';
 import { buildParent } from './transcriptGen';

@@ -18,7 +18,7 @@ import { runtimeConfigure, sessionSend } from '../../src/common/protocol/runtime
 import type { WireMessage } from '../../src/common/protocol/webview';
 import { renderUntrustedMarkdown } from '../../src/host/panel/markdown';
 import { PanelModel } from '../../src/host/panel/panelModel';
-import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
+import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import { round, thousands } from './stats';
 import type { BenchContext, Row, Section } from './types';
 

@@ -13,7 +13,7 @@ import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import type { ForkStartParams } from '../../src/common/protocol/forks';
 import { runtimeConfigure, sessionSend } from '../../src/common/protocol/runtime';
 import type { SendResult } from '../../src/common/protocol/runtime';
-import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
+import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic, FakeAnthropicOptions, Responder } from '../fakes/anthropicServer';
 import type { BenchContext } from './types';

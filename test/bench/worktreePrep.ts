@@ -9,10 +9,10 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createForkWorktree } from '../../src/runtime/git/createWorktree';
 import { discardForkWorktree } from '../../src/runtime/git/worktree';
-import { settleSetupBase } from '../../src/runtime/fork/setupBase';
-import { runSetupCommand } from '../../src/runtime/fork/setupCommand';
-import { bringIgnoredFiles } from '../../src/runtime/fork/worktreeFiles';
-import type { WorktreeFilesRequest } from '../../src/runtime/fork/worktreeFiles';
+import { settleSetupBase } from '../../src/runtime/fork/workspace/setupBase';
+import { runSetupCommand } from '../../src/runtime/fork/workspace/setupCommand';
+import { bringIgnoredFiles } from '../../src/runtime/fork/workspace/worktreeFiles';
+import type { WorktreeFilesRequest } from '../../src/runtime/fork/workspace/worktreeFiles';
 import { mb, ms, round, summarize, thousands } from './stats';
 import type { BenchContext, Row, Section, SectionResult } from './types';
 

@@ -1,7 +1,7 @@
 // Conformance, the fork point and its closing (DESIGN §4.3 snapshot incl. the current turn, §4.4 closing
 // the boundary): forks made mid-turn, on unanswered calls and prompts, and at chosen entries.
 import * as assert from 'node:assert/strict';
-import { FORK_STARTED_RESULT, NOT_EXECUTED_RESULT } from '../../src/runtime/fork/directive';
+import { FORK_STARTED_RESULT, NOT_EXECUTED_RESULT } from '../../src/runtime/fork/history/directive';
 import type { Entry } from '../../src/common/transcript';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
 import {

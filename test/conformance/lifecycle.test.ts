@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { NESTED_FORK_ERROR } from '../../src/runtime/fork/directive';
+import { NESTED_FORK_ERROR } from '../../src/runtime/fork/history/directive';
 import { MAX_FORK_REQUESTS } from '../../src/runtime/fork/forkContracts';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
 import { killRuntime } from '../runtime/harness';

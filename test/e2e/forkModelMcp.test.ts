@@ -14,7 +14,7 @@ import type { Workbench } from '../../scripts/e2e/browser';
 import { DEMO_API_KEY, startStack } from '../../scripts/e2e/stack';
 import type { Stack } from '../../scripts/e2e/stack';
 import { requireE2eTools } from '../../scripts/e2e/tools';
-import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
+import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { panelResponder } from '../fakes/panelScript';

@@ -11,7 +11,7 @@ import { isTerminal } from '../../src/common/forks';
 import type { ForkSummary } from '../../src/common/forks';
 import { onNotification, sendRequest } from '../../src/common/protocol/endpoint';
 import { forkList, forkState, forkWait } from '../../src/common/protocol/forks';
-import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
+import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import { openWorkbench } from '../../scripts/e2e/browser';
 import type { Workbench } from '../../scripts/e2e/browser';
 import { startStack } from '../../scripts/e2e/stack';

@@ -20,7 +20,7 @@ import type { RuntimeClient } from '../../src/client/rpcClient';
 import type { ForkSummary } from '../../src/common/forks';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkList, forkWait } from '../../src/common/protocol/forks';
-import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
+import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';

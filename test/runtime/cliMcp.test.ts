@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
+import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic, ScriptedTurn } from '../fakes/anthropicServer';

@@ -10,7 +10,7 @@ import type { ForkStartParams } from '../../src/common/protocol/forks';
 import { sessionCompact } from '../../src/common/protocol/runtime';
 import type { Usage } from '../../src/common/transcript';
 import { INTERRUPTED_RESULT } from '../../src/runtime/fork/revive';
-import { NESTED_FORK_ERROR } from '../../src/runtime/fork/directive';
+import { NESTED_FORK_ERROR } from '../../src/runtime/fork/history/directive';
 import type { FakeAnthropicOptions, ReceivedRequest, Responder } from '../fakes/anthropicServer';
 import { initRepo } from './gitRepo';
 import { killRuntime, startHarness } from './harness';

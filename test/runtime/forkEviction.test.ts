@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkAnnounce, forkHistory, forkSend, forkStart, forkWait } from '../../src/common/protocol/forks';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
-import { runtimeLogPath } from '../../src/runtime/ipc/socketPath';
+import { runtimeLogPath } from '../../src/ipc/socketPath';
 import { startHarness } from './harness';
 import type { Harness } from './harness';
 import { say } from './script';

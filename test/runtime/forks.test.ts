@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkList, forkSend, forkStart, forkWait } from '../../src/common/protocol/forks';
 import type { ForkStartParams } from '../../src/common/protocol/forks';
-import { FORK_STARTED_RESULT, NESTED_FORK_ERROR } from '../../src/runtime/fork/directive';
+import { FORK_STARTED_RESULT, NESTED_FORK_ERROR } from '../../src/runtime/fork/history/directive';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';

@@ -9,7 +9,7 @@ import { onNotification, sendRequest } from '../../src/common/protocol/endpoint'
 import { forkCancel, forkList, forkStart, forkState } from '../../src/common/protocol/forks';
 import type { ForkSummary } from '../../src/common/forks';
 import { sessionList } from '../../src/common/protocol/runtime';
-import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
+import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { TEST_KEY, killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';

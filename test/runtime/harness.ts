@@ -11,7 +11,7 @@ import type { AgentEvent } from '../../src/common/agentEvents';
 import { onNotification, onRequest, sendRequest } from '../../src/common/protocol/endpoint';
 import { permissionRequest, runtimeConfigure, sessionEvent, sessionSend, sessionTranscript } from '../../src/common/protocol/runtime';
 import type { ConfigureParams, PermissionParams, PermissionResult, SendParams, SendResult, TranscriptResult } from '../../src/common/protocol/runtime';
-import { runtimeInfoPath } from '../../src/runtime/ipc/socketPath';
+import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic, FakeAnthropicOptions } from '../fakes/anthropicServer';
 

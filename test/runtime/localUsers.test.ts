@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { SocketMessageReader, SocketMessageWriter, createMessageConnection } from 'vscode-jsonrpc/node';
 import { connectOrStart, readRuntimeToken } from '../../src/client/launch';
 import { PROTOCOL_VERSION, RuntimeErrorCode } from '../../src/common/protocol/runtime';
-import { runtimeTokenPath, socketPathFor } from '../../src/runtime/ipc/socketPath';
+import { runtimeTokenPath, socketPathFor } from '../../src/ipc/socketPath';
 import { RUNTIME_SCRIPT, killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { canCreateUsers, createLocalUser, runAs, squat } from './localUsers';

@@ -7,7 +7,7 @@ import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import { PROTOCOL_VERSION, RuntimeErrorCode } from '../../src/common/protocol/runtime';
 import { readRuntimeToken } from '../../src/client/launch';
-import { socketPathFor } from '../../src/runtime/ipc/socketPath';
+import { socketPathFor } from '../../src/ipc/socketPath';
 import { startHarness } from './harness';
 import type { Harness } from './harness';
 import { say } from './script';

@@ -8,7 +8,7 @@ import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkSend, forkStart, forkWait } from '../../src/common/protocol/forks';
 import { sessionList } from '../../src/common/protocol/runtime';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
-import { runtimeLogPath } from '../../src/runtime/ipc/socketPath';
+import { runtimeLogPath } from '../../src/ipc/socketPath';
 import { startHarness } from './harness';
 import type { Harness } from './harness';
 import { say } from './script';

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runtimeLogPath } from '../../src/runtime/ipc/socketPath';
+import { runtimeLogPath } from '../../src/ipc/socketPath';
 import { TEST_KEY, startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';

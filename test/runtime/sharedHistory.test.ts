@@ -9,7 +9,7 @@ import { forkList, forkSend, forkStart, forkWait } from '../../src/common/protoc
 import { sessionCompact, sessionDelete } from '../../src/common/protocol/runtime';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
 import { cliRunner, lastJson } from './cliRunner';
-import { runtimeLogPath } from '../../src/runtime/ipc/socketPath';
+import { runtimeLogPath } from '../../src/ipc/socketPath';
 import { TEST_KEY, killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { say } from './script';

@@ -2,7 +2,7 @@
 // lookback): model, thinking, system prompt, messages, below the minimum — on fingerprints of real bodies.
 import * as assert from 'node:assert/strict';
 import { buildRequestBody } from '../../src/runtime/agent/request';
-import type { MessagesRequestBody } from '../../src/runtime/agent/request';
+import type { MessagesRequestBody } from '../../src/runtime/model/wire';
 import { explain } from '../../src/runtime/cache/explorer';
 import { fingerprint } from '../../src/runtime/cache/fingerprint';
 import type { Usage } from '../../src/common/transcript';

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { Anthropic } from '@anthropic-ai/sdk';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
-import { renderDirective } from '../../src/runtime/fork/directive';
+import { renderDirective } from '../../src/runtime/fork/history/directive';
 import { demoResponder } from '../fakes/demoScript';
 import { MODEL } from '../fakes/testHttp';
 

@@ -1,9 +1,9 @@
 // DESIGN §4.4: closing the boundary — the fork's history is a valid conversation ending with the directive.
 import { strict as assert } from 'node:assert';
 import type { Entry, TextBlock, ToolResultBlock, ToolUseBlock } from '../../src/common/transcript';
-import { closeBoundary } from '../../src/runtime/fork/close';
-import { FORK_STARTED_RESULT, NOT_EXECUTED_RESULT, renderDirective } from '../../src/runtime/fork/directive';
-import { selectHistory } from '../../src/runtime/fork/select';
+import { closeBoundary } from '../../src/runtime/fork/history/close';
+import { FORK_STARTED_RESULT, NOT_EXECUTED_RESULT, renderDirective } from '../../src/runtime/fork/history/directive';
+import { selectHistory } from '../../src/runtime/fork/history/select';
 import { entriesToMessages } from '../../src/runtime/agent/request';
 import { validateMessages } from '../fakes/validateMessages';
 import { Transcript, compactedParent, richParent, text } from './forkFixtures';

@@ -3,10 +3,10 @@
 import { strict as assert } from 'node:assert';
 import type { Entry } from '../../src/common/transcript';
 import { buildRequestBody } from '../../src/runtime/agent/request';
-import { closeBoundary } from '../../src/runtime/fork/close';
-import { createForkSession, parentRequestEnd } from '../../src/runtime/fork/createFork';
-import type { ForkSpec } from '../../src/runtime/fork/createFork';
-import { FORK_STARTED_RESULT, isForkTranscript, renderDirective } from '../../src/runtime/fork/directive';
+import { closeBoundary } from '../../src/runtime/fork/history/close';
+import { createForkSession, parentRequestEnd } from '../../src/runtime/fork/history/createFork';
+import type { ForkSpec } from '../../src/runtime/fork/history/createFork';
+import { FORK_STARTED_RESULT, isForkTranscript, renderDirective } from '../../src/runtime/fork/history/directive';
 import type { JsonlWriter } from '../../src/runtime/session/jsonl';
 import { Session } from '../../src/runtime/session/session';
 import type { SessionRecord } from '../../src/runtime/session/records';

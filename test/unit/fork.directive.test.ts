@@ -1,12 +1,12 @@
 // DESIGN §4.5: the directive in its <fork-boilerplate> block, the worktree notice, and the nested-fork guard.
 import { strict as assert } from 'node:assert';
 import type { Entry } from '../../src/common/transcript';
-import { closeBoundary } from '../../src/runtime/fork/close';
+import { closeBoundary } from '../../src/runtime/fork/history/close';
 import {
   FORK_BOILERPLATE_TAG, FORK_STARTED_RESULT, NESTED_FORK_ERROR, NOT_EXECUTED_RESULT, isForkTranscript, renderDirective,
-} from '../../src/runtime/fork/directive';
+} from '../../src/runtime/fork/history/directive';
 import { refusingSubagentHost } from '../../src/runtime/fork/subagentHost';
-import { selectHistory } from '../../src/runtime/fork/select';
+import { selectHistory } from '../../src/runtime/fork/history/select';
 import { Transcript, closingEntry, compactedParent, richParent, text } from './forkFixtures';
 
 const DIRECTIVE = 'Write unit tests for parse() in test/parse.test.ts.';

@@ -4,11 +4,11 @@ import { strict as assert } from 'node:assert';
 import type { ForkTurns } from '../../src/common/forkTurns';
 import type { CacheControl, Entry, SessionHeader } from '../../src/common/transcript';
 import { buildRequestBody, entriesToMessages } from '../../src/runtime/agent/request';
-import type { MessagesRequestBody } from '../../src/runtime/agent/request';
-import { closeBoundary } from '../../src/runtime/fork/close';
-import { parentRequestEnd } from '../../src/runtime/fork/createFork';
-import { renderDirective } from '../../src/runtime/fork/directive';
-import { selectHistory, snapshotUpTo } from '../../src/runtime/fork/select';
+import type { MessagesRequestBody } from '../../src/runtime/model/wire';
+import { closeBoundary } from '../../src/runtime/fork/history/close';
+import { parentRequestEnd } from '../../src/runtime/fork/history/createFork';
+import { renderDirective } from '../../src/runtime/fork/history/directive';
+import { selectHistory, snapshotUpTo } from '../../src/runtime/fork/history/select';
 import { validateRequest } from '../fakes/validate';
 import { Transcript, closingEntry, header, richParent, text, thought } from './forkFixtures';
 

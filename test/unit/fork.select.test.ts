@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import type { Entry, Message } from '../../src/common/transcript';
 import { deepFreeze, isRealUserTurn } from '../../src/common/transcript';
-import { ForkPointError, countRealTurns, selectHistory, snapshotUpTo, windowSkipsSummary } from '../../src/runtime/fork/select';
+import { ForkPointError, countRealTurns, selectHistory, snapshotUpTo, windowSkipsSummary } from '../../src/runtime/fork/history/select';
 import { Transcript, compactedParent, reminderText, richParent, text } from './forkFixtures';
 
 const user = (...content: Message['content']): Message => ({ role: 'user', content });

@@ -1,7 +1,7 @@
 // `Fork: Show Runtime Log` opens <store>/runtime.log, where the detached runtime writes.
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { runtimeLogPath } from '../../runtime/ipc/socketPath';
+import { runtimeLogPath } from '../../ipc/socketPath';
 
 export function registerShowRuntimeLog(context: vscode.ExtensionContext, storeDir: string): void {
   context.subscriptions.push(

@@ -14,7 +14,7 @@ import { GIT_WRITE_NOTE } from '../tools/gitGuard';
 import { autoCompactionPoint, compactSession, estimateContextTokens } from './compact';
 import type { CompactionSettings } from './compact';
 import { buildRequestBody } from './request';
-import type { MessagesRequestBody } from './request';
+import type { MessagesRequestBody } from '../model/wire';
 import { fingerprint } from '../cache/fingerprint';
 import { streamWithRetries } from './retry';
 

@@ -1,34 +1,10 @@
 // Builds the Messages API request body for a session. Parent and forks share this one function, so a
 // fork's first request repeats the parent's bytes (DESIGN §4.6): tools → system → messages, with the
 // same cache_control placement rule everywhere.
-import type { CacheControl, ContentBlock, Entry, Message, SessionHeader, ToolDefinition } from '../../common/transcript';
+import type { CacheControl, ContentBlock, Entry, Message, SessionHeader } from '../../common/transcript';
 import { minCacheableTokens } from './cacheMinimums';
-
-export interface MessagesRequestBody {
-  model: string;
-  max_tokens: number;
-  system: { type: 'text'; text: string; cache_control?: CacheControl }[];
-  tools: ToolDefinition[];
-  messages: Message[];
-  thinking?: { type: 'enabled'; budget_tokens: number };
-}
-
-/** A fork before its first answer: where the parent's latest request ended, and the fork's closing entry. */
-export interface ForkFirstRequest {
-  /** Index of the last entry of the parent's latest request (its breakpoints are kept). */
-  parentRequestEnd: number;
-  /** Index of the closing entry (placeholder results + directive). */
-  closingAt: number;
-}
-
-/**
- * The cache TTL this body's breakpoints ask for: every breakpoint carries the session's one TTL, and the
- * first need not be on the system prompt (a prefix below the model's minimum puts it on the startup entry).
- */
-export function requestTtl(body: MessagesRequestBody): '5m' | '1h' {
-  const blocks = [...body.system, ...body.messages.flatMap(message => message.content)];
-  return blocks.some(block => (block as { cache_control?: CacheControl }).cache_control?.ttl === '1h') ? '1h' : '5m';
-}
+import type { MessagesRequestBody } from '../model/wire';
+import type { ForkFirstRequest } from '../session/session';
 
 /** Consecutive same-role entries become one message, as the API would merge them anyway. */
 export function entriesToMessages(entries: readonly Entry[]): Message[] {

@@ -3,7 +3,7 @@
 import type { ErrorInfo } from '../../common/agentEvents';
 import type { ModelClient, ModelResponse, StreamHandlers } from '../model/modelClient';
 import { ModelError } from '../model/modelClient';
-import type { MessagesRequestBody } from './request';
+import type { MessagesRequestBody } from '../model/wire';
 import type { Usage } from '../../common/transcript';
 import { addUsage } from '../../common/transcript';
 

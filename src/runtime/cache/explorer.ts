@@ -2,7 +2,7 @@
 // request it should have extended — its own previous request, or for a fork's first request the parent's
 // latest — and what that means for the provider's cache (DESIGN §4.6). Works on request records only.
 import type { CacheStep } from '../../common/cacheExplorer';
-import type { RequestRecord } from './fingerprint';
+import type { RequestRecord } from '../session/records';
 
 /** The provider reads a cached prefix ending at most this many blocks back from a breakpoint (itself included). */
 export const LOOKBACK_BLOCKS = 20;

@@ -3,27 +3,9 @@
 // the very body that went out, so the explorer needs no second copy of the transcript.
 import { createHash } from 'node:crypto';
 import type { Usage } from '../../common/transcript';
-import type { MessagesRequestBody } from '../agent/request';
-import { requestTtl } from '../agent/request';
-
-export interface RequestRecord {
-  /** When the provider answered (its clock when it said, else ours), ISO. */
-  time: string;
-  model: string;
-  /** JSON of the thinking setting, or "off". */
-  thinking: string;
-  ttl: '5m' | '1h';
-  /** How many of `blocks` are tool definitions, then system blocks; message blocks follow. */
-  toolBlocks: number;
-  systemBlocks: number;
-  /** One hash per block, cache_control left out (it does not change what is cached). */
-  blocks: string[];
-  /** Indexes into `blocks` of the blocks that carried a cache_control breakpoint. */
-  breakpoints: number[];
-  /** The last entry the request carried, so a fork finds the parent request it should extend. */
-  lastEntryId?: string;
-  usage: Usage;
-}
+import type { MessagesRequestBody } from '../model/wire';
+import { requestTtl } from '../model/wire';
+import type { RequestRecord } from '../session/records';
 
 export function fingerprint(body: MessagesRequestBody, time: number, usage: Usage, lastEntryId: string | undefined): RequestRecord {
   const blocks: string[] = [];

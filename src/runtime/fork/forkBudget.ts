@@ -5,7 +5,7 @@ import { budgetStop } from '../../common/budget';
 import type { ModelPrice } from '../../common/pricing';
 import { costFigures } from '../../common/pricing';
 import type { SessionStore } from '../session/sessionStore';
-import type { ForkRun } from './forkRun';
+import type { ForkRun } from './trackedFork';
 
 export class ForkSpending {
   constructor(

@@ -6,6 +6,8 @@ import type { ProxySettings } from '../../common/protocol/runtime';
 import type { WorktreeOptions } from '../../common/worktreeOptions';
 import type { CompactionSettings } from '../agent/compact';
 import type { ProviderAccess } from '../model/providers';
+import type { ForkSummary, Isolation } from '../../common/forks';
+import type { ForkSpec } from './history/createFork';
 
 export const MAX_FORK_REQUESTS = 200;
 
@@ -33,3 +35,14 @@ export interface ModelAccess {
 export class ForkNotFoundError extends Error {}
 export class BudgetError extends Error {}
 export class ForkBusyError extends Error {}
+
+/** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
+export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot' | 'policy'> & { isolation?: Isolation };
+
+/** The part of the fork manager the Agent tool drives, so the tool's host does not import the manager. */
+export interface ForkLauncher {
+  start(spec: StartSpec, access: ModelAccess): Promise<ForkSummary>;
+  cancel(forkId: string): boolean;
+  wait(forkId: string): Promise<ForkSummary>;
+  takeNotificationOf(forkId: string): void;
+}

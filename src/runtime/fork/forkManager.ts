@@ -1,7 +1,7 @@
 // Runs forks and subagents in the background (DESIGN §4.7): detached start, a queue beyond the
 // concurrency limit, a 200-request cap, cancel, continue, reports to clients and to the parent.
 import type { AgentEvent } from '../../common/agentEvents';
-import type { ForkSummary, ForkState, ForkWorktree, Isolation } from '../../common/forks';
+import type { ForkSummary, ForkState, ForkWorktree } from '../../common/forks';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
 import { addUsage } from '../../common/transcript';
@@ -18,28 +18,25 @@ import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
 import { log } from '../log';
 import { discardForkWorktree } from '../git/worktree';
-import { createForkSession, newForkId } from './createFork';
-import { PortBlocks } from './forkPorts';
+import { createForkSession, newForkId } from './history/createFork';
+import { PortBlocks } from './workspace/forkPorts';
 import { ForkSpending } from './forkBudget';
-import { heldSession, mayContinue, newRun, runFromDisk } from './forkRun';
-import type { ForkRun } from './forkRun';
+import { heldSession, mayContinue, newRun, runFromDisk } from './trackedFork';
+import type { ForkRun } from './trackedFork';
 import { runFork } from './runFork';
-import type { ForkSpec } from './createFork';
-import { placeFork } from './isolation';
-import { snapshotUpTo } from './select';
-import { WorktreeJanitor } from './worktreeJanitor';
+import { placeFork } from './workspace/isolation';
+import { snapshotUpTo } from './history/select';
+import { WorktreeJanitor } from './workspace/worktreeJanitor';
 import { renderForkNotification } from './notification';
 import { claimAnnouncement, markDelivered, recordEnd, undelivered } from './forkReports';
 import { outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { PrefixWriters } from './stagger';
 import { BudgetError, ForkBusyError, ForkNotFoundError, MAX_FORK_REQUESTS } from './forkContracts';
-import type { ModelAccess } from './forkContracts';
+import type { ForkLauncher, ModelAccess, StartSpec } from './forkContracts';
 
-/** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
-export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot' | 'policy'> & { isolation?: Isolation };
 
-export class ForkManager {
+export class ForkManager implements ForkLauncher {
   private readonly forks = new Map<string, ForkRun>();
   private readonly queue: ForkRun[] = [];
   private running = 0;

@@ -6,7 +6,7 @@ import { log } from '../log';
 import type { ForkStatus } from '../session/records';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
-import type { ForkRun } from './forkRun';
+import type { ForkRun } from './trackedFork';
 
 /** Agent-started forks of this parent that ended and whose report the parent has not had. */
 export function undelivered(runs: Iterable<ForkRun>, parentSessionId: string): ForkRun[] {

@@ -16,9 +16,9 @@ import { ALL_TOOLS } from '../tools/registry';
 import type { Tool } from '../tools/types';
 import type { ModelAccess } from './forkContracts';
 import { MAX_FORK_REQUESTS } from './forkContracts';
-import type { PortBlocks } from './forkPorts';
-import type { ForkRun } from './forkRun';
-import { runWorkspace } from './runWorkspace';
+import type { PortBlocks } from './workspace/forkPorts';
+import type { ForkRun } from './trackedFork';
+import { workspaceForRun } from './workspace/workspaceForRun';
 import type { PrefixWriters } from './stagger';
 import { StaggerGate } from './stagger';
 import { refusingSubagentHost } from './subagentHost';
@@ -52,7 +52,7 @@ export async function runFork(run: ForkRun, session: Session, access: ModelAcces
       if (!signal.aborted) deps.setState('running');
     }
   });
-  const workspace = runWorkspace(run, session, {
+  const workspace = workspaceForRun(run, session, {
     store: deps.store, ports: deps.ports, policy: launchPolicy(access), options: access.worktree, emit, controller, changed: deps.changed,
   });
   await workspace.begin();

@@ -2,10 +2,9 @@
 // (DESIGN §4.5: the tool stays declared for cache parity, but a fork does not fork).
 import type { Session } from '../session/session';
 import type { AgentToolInput, SubagentHost, ToolOutput } from '../tools/types';
-import { NESTED_FORK_ERROR, isForkTranscript } from './directive';
+import { NESTED_FORK_ERROR, isForkTranscript } from './history/directive';
 import { BudgetError } from './forkContracts';
-import type { ForkManager } from './forkManager';
-import type { ModelAccess } from './forkContracts';
+import type { ForkLauncher, ModelAccess } from './forkContracts';
 import { GitError } from '../git/run';
 import { WorktreeError } from '../git/worktree';
 
@@ -17,7 +16,7 @@ export const refusingSubagentHost: SubagentHost = {
 };
 
 /** One per parent turn: it counts the Agent calls of that turn against fork.maxForksPerTurn. */
-export function parentSubagentHost(manager: ForkManager, parent: Session, access: ModelAccess): SubagentHost {
+export function parentSubagentHost(manager: ForkLauncher, parent: Session, access: ModelAccess): SubagentHost {
   let started = 0;
   return {
     async run(input, callId, signal) {

@@ -3,7 +3,7 @@ import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { forkApply } from '../../common/protocol/forks';
 import type { ApplyConflictMode } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
-import { applyFork } from '../fork/worktreeActions';
+import { applyFork } from '../fork/workspace/worktreeActions';
 import type { RuntimeContext } from '../runtimeContext';
 import { mappingErrors, requireForkId } from './worktreeErrors';
 

@@ -2,7 +2,7 @@
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { forkBaseFile } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
-import { baseFileOfFork } from '../fork/worktreeActions';
+import { baseFileOfFork } from '../fork/workspace/worktreeActions';
 import type { RuntimeContext } from '../runtimeContext';
 import { mappingErrors, requireForkId } from './worktreeErrors';
 

@@ -1,7 +1,7 @@
 // fork/keep: commit the fork's work to its branch so it outlives the worktree; nothing is removed.
 import { forkKeep } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
-import { keepFork } from '../fork/worktreeActions';
+import { keepFork } from '../fork/workspace/worktreeActions';
 import type { RuntimeContext } from '../runtimeContext';
 import { mappingErrors, requireForkId } from './worktreeErrors';
 

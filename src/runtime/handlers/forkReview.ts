@@ -1,7 +1,7 @@
 // fork/review: a worktree fork's changes against its base — file list and unified patch.
 import { forkReview } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
-import { reviewFork } from '../fork/worktreeActions';
+import { reviewFork } from '../fork/workspace/worktreeActions';
 import type { RuntimeContext } from '../runtimeContext';
 import { mappingErrors, requireForkId } from './worktreeErrors';
 

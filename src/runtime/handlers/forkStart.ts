@@ -7,7 +7,7 @@ import type { ForkStartParams } from '../../common/protocol/forks';
 import type { ForkSummary } from '../../common/forks';
 import { RuntimeErrorCode } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
-import { ForkPointError } from '../fork/select';
+import { ForkPointError } from '../fork/history/select';
 import { BudgetError } from '../fork/forkContracts';
 import { parseBudget } from '../../common/budget';
 import { modelIdProblem } from '../../common/modelChoice';

@@ -7,7 +7,7 @@ import type { ModelChatParams, ModelChatResult } from '../../common/protocol/mod
 import { RuntimeErrorCode } from '../../common/protocol/runtime';
 import type { Entry, SessionHeader } from '../../common/transcript';
 import { buildRequestBody } from '../agent/request';
-import type { MessagesRequestBody } from '../agent/request';
+import type { MessagesRequestBody } from '../model/wire';
 import { streamWithRetries } from '../agent/retry';
 import type { ClientConnection } from '../clientConnection';
 import { createAnthropicClient, listModels } from '../model/anthropicClient';

@@ -17,7 +17,7 @@ import { createAnthropicClient } from '../model/anthropicClient';
 import { DEFAULT_MAX_TOKENS, DEFAULT_MODEL } from '../../common/defaults';
 import { accessOf } from '../runtimeContext';
 import { stripsEarlierThinking } from '../agent/cacheMinimums';
-import { isForkTranscript } from '../fork/directive';
+import { isForkTranscript } from '../fork/history/directive';
 import { closeInterruptedCalls } from '../fork/revive';
 import { parentSubagentHost } from '../fork/subagentHost';
 import type { RuntimeContext } from '../runtimeContext';

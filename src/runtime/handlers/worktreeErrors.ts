@@ -3,7 +3,7 @@
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { WorktreeError } from '../git/worktree';
 import { ForkBusyError, ForkNotFoundError } from '../fork/forkContracts';
-import { NoWorktreeError } from '../fork/worktreeActions';
+import { NoWorktreeError } from '../fork/workspace/worktreeActions';
 
 export function asResponseError(error: unknown): unknown {
   if (error instanceof ForkNotFoundError || error instanceof NoWorktreeError) return new ResponseError(ErrorCodes.InvalidParams, error.message);

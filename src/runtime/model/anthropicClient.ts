@@ -3,8 +3,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ErrorInfo } from '../../common/agentEvents';
 import type { ContentBlock, Usage } from '../../common/transcript';
-import type { MessagesRequestBody } from '../agent/request';
-import { requestTtl } from '../agent/request';
+import type { MessagesRequestBody } from './wire';
+import { requestTtl } from './wire';
 import { ModelError } from './modelClient';
 import type { ModelClient, ModelResponse, StreamHandlers } from './modelClient';
 import { retryAdvice } from './retryRules';

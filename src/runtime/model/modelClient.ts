@@ -1,7 +1,7 @@
 // The runtime's view of a language model: one streaming request at a time, typed errors.
 import type { ErrorInfo } from '../../common/agentEvents';
 import type { Message, Usage } from '../../common/transcript';
-import type { MessagesRequestBody } from '../agent/request';
+import type { MessagesRequestBody } from './wire';
 
 export interface StreamHandlers {
   onText(delta: string): void;

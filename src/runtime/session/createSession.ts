@@ -1,7 +1,7 @@
 // Starts a session: fixes its header (system prompt, tools, settings) and commits the startup entry.
 import * as fs from 'node:fs';
 import type { ModelSettings, SessionHeader, ToolDefinition } from '../../common/transcript';
-import { renderStartupContext, renderSystemPrompt } from '../agent/systemPrompt';
+import { renderStartupContext, renderSystemPrompt } from './systemPrompt';
 import { ALL_TOOLS } from '../tools/registry';
 import type { Session } from './session';
 import { SessionStore } from './sessionStore';

@@ -1,7 +1,7 @@
 // Append-only JSON-lines files. A record is committed once its line and newline are on disk;
 // a torn last line (a crash mid-write) was never committed and is cut off on load.
 import * as fs from 'node:fs';
-import { openPrivateFile } from '../ipc/privateFs';
+import { openPrivateFile } from '../../ipc/privateFs';
 
 export interface JsonlReadResult<T> { records: T[]; tornBytes: number; skippedLines: number }
 

@@ -4,8 +4,27 @@ import type { Budget } from '../../common/budget';
 import type { ForkSummary } from '../../common/forks';
 import type { LaunchPolicy } from '../policy';
 import type { Entry, SessionHeader, Usage } from '../../common/transcript';
-import type { RequestRecord } from '../cache/fingerprint';
 import type { ChainRange } from './segments';
+
+/** What the cache explorer keeps of each request sent (cache/fingerprint.ts computes it from the body that went out). */
+export interface RequestRecord {
+  /** When the provider answered (its clock when it said, else ours), ISO. */
+  time: string;
+  model: string;
+  /** JSON of the thinking setting, or "off". */
+  thinking: string;
+  ttl: '5m' | '1h';
+  /** How many of `blocks` are tool definitions, then system blocks; message blocks follow. */
+  toolBlocks: number;
+  systemBlocks: number;
+  /** One hash per block, cache_control left out (it does not change what is cached). */
+  blocks: string[];
+  /** Indexes into `blocks` of the blocks that carried a cache_control breakpoint. */
+  breakpoints: number[];
+  /** The last entry the request carried, so a fork finds the parent request it should extend. */
+  lastEntryId?: string;
+  usage: Usage;
+}
 
 export type SessionRecord =
   | { type: 'header'; header: SessionHeader }

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Entry } from '../../common/transcript';
 import { deepFreeze } from '../../common/transcript';
-import { ensurePrivateDir, openPrivateFile } from '../ipc/privateFs';
+import { ensurePrivateDir, openPrivateFile } from '../../ipc/privateFs';
 
 export interface SegmentHeader {
   v: 1;

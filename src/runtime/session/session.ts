@@ -2,14 +2,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Entry, EntryKind, Message, SessionHeader, Usage } from '../../common/transcript';
 import { addUsage, deepFreeze, zeroUsage } from '../../common/transcript';
-import type { RequestRecord } from '../cache/fingerprint';
+import type { RequestRecord } from './records';
 import { requestViewOf } from '../../common/requestView';
-import type { ForkFirstRequest } from '../agent/request';
 import type { JsonlWriter } from './jsonl';
 import type { ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, SessionRecord } from './records';
 import type { SegmentStore } from './segments';
 import { Picked } from './picked';
 import type { Span } from './picked';
+
+/** A fork before its first answer: where the parent's latest request ended, and the fork's closing entry. */
+export interface ForkFirstRequest {
+  /** Index of the last entry of the parent's latest request (its breakpoints are kept). */
+  parentRequestEnd: number;
+  /** Index of the closing entry (placeholder results + directive). */
+  closingAt: number;
+}
 
 export type LoadedBootstrap = Omit<ForkBootstrap, 'inherited' | 'history'> & { inheritedCount: number };
 

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Entry, SessionHeader, Usage } from '../../common/transcript';
 import { deepFreeze } from '../../common/transcript';
-import { ensurePrivateDir } from '../ipc/privateFs';
+import { ensurePrivateDir } from '../../ipc/privateFs';
 import { JsonlWriter, TranscriptWriteError, dropTornTail } from './jsonl';
 import type { ForkBootstrap, HistoryRefs, SessionRecord } from './records';
 import { SegmentError, SegmentStore, writeWhole } from './segments';

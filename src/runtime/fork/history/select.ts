@@ -1,10 +1,10 @@
 // History selection (DESIGN §4.3): which committed parent entries a fork inherits.
 // Entries are deep-frozen and shared by reference: a fork copies nothing it does not change.
-import type { ForkTurns } from '../../common/forkTurns';
-import type { Entry } from '../../common/transcript';
-import { isRealUserTurn } from '../../common/transcript';
-import { Picked } from '../session/picked';
-import type { Span } from '../session/picked';
+import type { ForkTurns } from '../../../common/forkTurns';
+import type { Entry } from '../../../common/transcript';
+import { isRealUserTurn } from '../../../common/transcript';
+import { Picked } from '../../session/picked';
+import type { Span } from '../../session/picked';
 
 export class ForkPointError extends Error {}
 
@@ -17,7 +17,7 @@ export function snapshotUpTo(entries: readonly Entry[], atEntryId?: string): rea
 }
 
 // Pure window rules live in src/common: the panel and the palette show the same counts.
-export { countRealTurns, windowSkipsSummary } from '../../common/forkWindow';
+export { countRealTurns, windowSkipsSummary } from '../../../common/forkWindow';
 
 export function selectHistory(snapshot: readonly Entry[], turns: ForkTurns): Entry[] {
   return selectSpans(snapshot, snapshot.length, turns).toArray();

@@ -3,12 +3,12 @@
 // Changes never applied (nor kept on the branch) refuse the delete with the files named; `force` discards
 // them. A branch the user kept (`keep`) is the user's: the worktree goes, the branch stays.
 import { existsSync } from 'node:fs';
-import type { ForkSummary, ForkWorktree } from '../../common/forks';
-import { isTerminal } from '../../common/forks';
-import { treeOf } from '../git/repo';
-import { gitOk } from '../git/run';
-import { changedPaths, snapshotTree } from '../git/snapshot';
-import { discardForkWorktree, unappliedChanges } from '../git/worktree';
+import type { ForkSummary, ForkWorktree } from '../../../common/forks';
+import { isTerminal } from '../../../common/forks';
+import { treeOf } from '../../git/repo';
+import { gitOk } from '../../git/run';
+import { changedPaths, snapshotTree } from '../../git/snapshot';
+import { discardForkWorktree, unappliedChanges } from '../../git/worktree';
 
 /** The delete would lose work, or the worktree is in use. */
 export class WorktreeInUseError extends Error {}

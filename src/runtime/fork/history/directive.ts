@@ -1,6 +1,6 @@
 // The fork directive and its boilerplate (DESIGN §4.5). Constant texts: no ids, no times, so sibling
 // forks from one point share their whole prompt prefix up to the directive itself.
-import type { Entry, Message } from '../../common/transcript';
+import type { Entry, Message } from '../../../common/transcript';
 
 export const FORK_BOILERPLATE_TAG = 'fork-boilerplate';
 export const FORK_STARTED_RESULT = 'Fork started — processing in background';

@@ -1,15 +1,15 @@
 // What the user does with a worktree fork when it ends (DESIGN §4.8): review its changes, apply them to
 // the main working tree, keep its branch, or discard it. The git work is in ../git; this checks the
 // fork's state and records the outcome on its summary.
-import type { ForkSummary, ForkWorktree } from '../../common/forks';
-import { isTerminal } from '../../common/forks';
-import type { ApplyConflictMode, ForkApplyResult, ForkBaseFileResult, ForkReviewResult } from '../../common/protocol/forks';
-import { applyForkToMain } from '../git/applyFork';
-import { fileAtBase, forkDiff } from '../git/forkDiff';
-import { discardForkWorktree, keepForkBranch } from '../git/worktree';
-import { updateWorktreeMeta } from '../git/worktreeMeta';
-import { ForkBusyError, ForkNotFoundError } from './forkContracts';
-import type { ForkManager } from './forkManager';
+import type { ForkSummary, ForkWorktree } from '../../../common/forks';
+import { isTerminal } from '../../../common/forks';
+import type { ApplyConflictMode, ForkApplyResult, ForkBaseFileResult, ForkReviewResult } from '../../../common/protocol/forks';
+import { applyForkToMain } from '../../git/applyFork';
+import { fileAtBase, forkDiff } from '../../git/forkDiff';
+import { discardForkWorktree, keepForkBranch } from '../../git/worktree';
+import { updateWorktreeMeta } from '../../git/worktreeMeta';
+import { ForkBusyError, ForkNotFoundError } from '../forkContracts';
+import type { ForkManager } from '../forkManager';
 
 /** The fork has no worktree (shared isolation) or it is gone. */
 export class NoWorktreeError extends Error {}

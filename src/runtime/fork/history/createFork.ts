@@ -1,20 +1,20 @@
 // Builds a fork (or regular subagent) session: selection, boundary closing, directive, and the
 // bootstrap record — all written before the first request.
 import { randomUUID } from 'node:crypto';
-import type { Budget } from '../../common/budget';
-import type { ForkTurns } from '../../common/forkTurns';
-import { forkTurnsToString } from '../../common/forkTurns';
+import type { Budget } from '../../../common/budget';
+import type { ForkTurns } from '../../../common/forkTurns';
+import { forkTurnsToString } from '../../../common/forkTurns';
 import * as path from 'node:path';
-import type { ChildKind, ForkOrigin, ForkSummary, ForkWorktree, Isolation } from '../../common/forks';
-import type { Entry, SessionHeader } from '../../common/transcript';
-import { zeroUsage } from '../../common/transcript';
-import { Session, newEntryId } from '../session/session';
-import type { SessionStore } from '../session/sessionStore';
-import type { LaunchPolicy } from '../policy';
-import { requestViewOf } from '../../common/requestView';
-import { Picked } from '../session/picked';
-import type { EntryList } from '../session/picked';
-import type { HistorySnapshot } from '../session/session';
+import type { ChildKind, ForkOrigin, ForkSummary, ForkWorktree, Isolation } from '../../../common/forks';
+import type { Entry, SessionHeader } from '../../../common/transcript';
+import { zeroUsage } from '../../../common/transcript';
+import { Session, newEntryId } from '../../session/session';
+import type { SessionStore } from '../../session/sessionStore';
+import type { LaunchPolicy } from '../../policy';
+import { requestViewOf } from '../../../common/requestView';
+import { Picked } from '../../session/picked';
+import type { EntryList } from '../../session/picked';
+import type { HistorySnapshot } from '../../session/session';
 import { answeredEnd, closeSelection } from './close';
 import { renderDirective } from './directive';
 import { selectSpans, snapshotUpTo, windowSkipsSummary } from './select';

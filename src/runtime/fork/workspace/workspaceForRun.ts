@@ -1,18 +1,18 @@
 // The workspace of one fork run (forkWorkspace.ts) wired to the fork manager: the parent's root from its
 // header, the worktree options under the run's policy, summary changes broadcast, a failed preparation
 // stopping the run.
-import type { AgentEvent } from '../../common/agentEvents';
-import type { ForkSummary } from '../../common/forks';
-import type { LaunchPolicy } from '../policy';
-import { worktreeOptionsUnder } from '../policy';
-import type { Session } from '../session/session';
-import type { SessionStore } from '../session/sessionStore';
-import type { WorktreeOptions } from '../../common/worktreeOptions';
+import type { AgentEvent } from '../../../common/agentEvents';
+import type { ForkSummary } from '../../../common/forks';
+import type { LaunchPolicy } from '../../policy';
+import { worktreeOptionsUnder } from '../../policy';
+import type { Session } from '../../session/session';
+import type { SessionStore } from '../../session/sessionStore';
+import type { WorktreeOptions } from '../../../common/worktreeOptions';
 import type { PortBlocks } from './forkPorts';
-import type { ForkRun } from './forkRun';
+import type { ForkRun } from '../trackedFork';
 import { ForkWorkspace } from './forkWorkspace';
 
-export interface RunWorkspaceDeps {
+export interface WorkspaceForRunDeps {
   store: SessionStore;
   ports: PortBlocks;
   policy: LaunchPolicy;
@@ -23,7 +23,7 @@ export interface RunWorkspaceDeps {
   controller: AbortController;
 }
 
-export function runWorkspace(run: ForkRun, session: Session, deps: RunWorkspaceDeps): ForkWorkspace {
+export function workspaceForRun(run: ForkRun, session: Session, deps: WorkspaceForRunDeps): ForkWorkspace {
   return new ForkWorkspace({
     summary: run.summary, session, parentRoot: parentRootOf(deps.store, run.summary),
     options: worktreeOptionsUnder(deps.policy, deps.options), ports: deps.ports, emit: deps.emit, signal: deps.controller.signal,

@@ -4,12 +4,12 @@
 // running. The fork manager creates one per run.
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import type { AgentEvent } from '../../common/agentEvents';
-import type { ForkSetupState, ForkSummary, ForkWorktree } from '../../common/forks';
-import type { WorktreeOptions } from '../../common/worktreeOptions';
-import { DEFAULT_SETUP_TIMEOUT_MS, WORKTREE_INCLUDE_FILE } from '../../common/worktreeOptions';
-import type { Session } from '../session/session';
-import type { Tool, ToolOutput } from '../tools/types';
+import type { AgentEvent } from '../../../common/agentEvents';
+import type { ForkSetupState, ForkSummary, ForkWorktree } from '../../../common/forks';
+import type { WorktreeOptions } from '../../../common/worktreeOptions';
+import { DEFAULT_SETUP_TIMEOUT_MS, WORKTREE_INCLUDE_FILE } from '../../../common/worktreeOptions';
+import type { Session } from '../../session/session';
+import type { Tool, ToolOutput } from '../../tools/types';
 import type { PortBlocks } from './forkPorts';
 import { ProcessGroups } from './processGroups';
 import { runSetupCommand } from './setupCommand';

@@ -4,10 +4,10 @@
 // (agent/cacheMinimums.ts): models that keep earlier thinking (Opus 4.5+, Sonnet 4.6+) keep it here too;
 // models that strip it do so at any non-tool-result block, the directive included, so there a fork reads
 // the cache only up to its current turn's first thinking block, whatever message the directive rides in.
-import type { ContentBlock, Entry, Message, ToolResultBlock, ToolUseBlock } from '../../common/transcript';
-import { isRealUserTurn } from '../../common/transcript';
-import { Picked } from '../session/picked';
-import type { EntryList } from '../session/picked';
+import type { ContentBlock, Entry, Message, ToolResultBlock, ToolUseBlock } from '../../../common/transcript';
+import { isRealUserTurn } from '../../../common/transcript';
+import { Picked } from '../../session/picked';
+import type { EntryList } from '../../session/picked';
 import { FORK_STARTED_RESULT, NOT_EXECUTED_RESULT } from './directive';
 
 export const AGENT_TOOL_NAME = 'Agent';

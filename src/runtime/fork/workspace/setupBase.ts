@@ -2,12 +2,12 @@
 // lockfile churn, a linked folder git does not ignore as a symlink, build output outside .gitignore — is
 // not the fork's work. It is committed on the fork's branch as the new base, so Review and Apply (which
 // measure from the base) and `git status` in the worktree show only what the fork itself does.
-import type { ForkWorktree } from '../../common/forks';
-import { commitTree, treeOf } from '../git/repo';
-import { git, gitOk } from '../git/run';
-import { snapshotTree } from '../git/snapshot';
-import { CHECKOUT_TIMEOUT_MS, isForkBranch } from '../git/worktree';
-import { updateWorktreeMeta } from '../git/worktreeMeta';
+import type { ForkWorktree } from '../../../common/forks';
+import { commitTree, treeOf } from '../../git/repo';
+import { git, gitOk } from '../../git/run';
+import { snapshotTree } from '../../git/snapshot';
+import { CHECKOUT_TIMEOUT_MS, isForkBranch } from '../../git/worktree';
+import { updateWorktreeMeta } from '../../git/worktreeMeta';
 
 /** The worktree's base after preparation: a new commit on the fork's branch when preparation changed anything, else the old base. */
 export async function settleSetupBase(worktree: ForkWorktree, name: string): Promise<string> {

@@ -3,7 +3,7 @@
 // on right now. Its tools get the block as FORK_AGENTS_PORT_BASE (and PORT), so parallel dev servers
 // do not collide.
 import * as net from 'node:net';
-import { DEFAULT_PORT_BLOCK, DEFAULT_PORT_RANGE, parsePortRange } from '../../common/worktreeOptions';
+import { DEFAULT_PORT_BLOCK, DEFAULT_PORT_RANGE, parsePortRange } from '../../../common/worktreeOptions';
 
 export class PortBlocks {
   /** Base port → fork id. */

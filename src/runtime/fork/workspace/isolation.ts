@@ -1,11 +1,11 @@
 // Where a new fork works (DESIGN §4.8): its own git worktree — the default for forks inside a git
 // repository — or the parent's folder ("shared"). Explicit worktree isolation outside git is refused.
 import * as fs from 'node:fs';
-import type { ChildKind, ForkWorktree, Isolation } from '../../common/forks';
-import { createForkWorktree } from '../git/createWorktree';
-import { repoInfo } from '../git/repo';
-import { WorktreeError, notARepoMessage } from '../git/worktree';
-import { forkRootIn } from './createFork';
+import type { ChildKind, ForkWorktree, Isolation } from '../../../common/forks';
+import { createForkWorktree } from '../../git/createWorktree';
+import { repoInfo } from '../../git/repo';
+import { WorktreeError, notARepoMessage } from '../../git/worktree';
+import { forkRootIn } from '../history/createFork';
 
 export interface IsolationRequest {
   kind: ChildKind;

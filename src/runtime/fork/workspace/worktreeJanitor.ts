@@ -1,11 +1,11 @@
 // Start-up pruning of fork worktrees (DESIGN §4.8) for every repository this store's sessions work in,
 // and the record of what was pruned or kept, for `worktree/list`.
 import * as fs from 'node:fs';
-import type { WorktreeListing } from '../../common/protocol/forks';
-import { pruneStaleWorktrees } from '../git/prune';
-import { gitCommonDir, repoTopLevel } from '../git/repo';
-import { log } from '../log';
-import type { SessionStore } from '../session/sessionStore';
+import type { WorktreeListing } from '../../../common/protocol/forks';
+import { pruneStaleWorktrees } from '../../git/prune';
+import { gitCommonDir, repoTopLevel } from '../../git/repo';
+import { log } from '../../log';
+import type { SessionStore } from '../../session/sessionStore';
 
 export class WorktreeJanitor {
   private startup?: Promise<void>;

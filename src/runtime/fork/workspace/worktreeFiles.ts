@@ -7,10 +7,10 @@ import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import ignore from 'ignore';
-import type { WorktreeCopyMode } from '../../common/worktreeOptions';
-import { WORKTREE_INCLUDE_FILE } from '../../common/worktreeOptions';
-import { isInsidePath } from '../git/repo';
-import { git, gitOk } from '../git/run';
+import type { WorktreeCopyMode } from '../../../common/worktreeOptions';
+import { WORKTREE_INCLUDE_FILE } from '../../../common/worktreeOptions';
+import { isInsidePath } from '../../git/repo';
+import { git, gitOk } from '../../git/run';
 
 export interface WorktreeFilesRequest {
   /** Top of the main working tree. */

@@ -1,0 +1,21 @@
+// The Messages API request body as this runtime sends it: the one wire type the agent loop builds, the
+// model clients send and the cache explorer fingerprints.
+import type { CacheControl, Message, ToolDefinition } from '../../common/transcript';
+
+export interface MessagesRequestBody {
+  model: string;
+  max_tokens: number;
+  system: { type: 'text'; text: string; cache_control?: CacheControl }[];
+  tools: ToolDefinition[];
+  messages: Message[];
+  thinking?: { type: 'enabled'; budget_tokens: number };
+}
+
+/**
+ * The cache TTL this body's breakpoints ask for: every breakpoint carries the session's one TTL, and the
+ * first need not be on the system prompt (a prefix below the model's minimum puts it on the startup entry).
+ */
+export function requestTtl(body: MessagesRequestBody): '5m' | '1h' {
+  const blocks = [...body.system, ...body.messages.flatMap(message => message.content)];
+  return blocks.some(block => (block as { cache_control?: CacheControl }).cache_control?.ttl === '1h') ? '1h' : '5m';
+}
