@@ -10,6 +10,7 @@ import type { Entry, ModelSettings } from '../../common/transcript';
 import { referenceBlocks } from '../../common/references';
 import type { ClientConnection } from '../clientConnection';
 import { runLoop } from '../agent/loop';
+import { checkpointTurn } from '../checkpoint/codeAt';
 import type { ApprovalRequest } from '../agent/loop';
 import { applyPolicy } from '../policy';
 import { checkTextSize } from './textLimits';
@@ -70,7 +71,11 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   }
   // A runtime that died mid-tool-call left calls without results: close them, or every request is refused.
   for (const entry of closeInterruptedCalls(session)) emitEntry(client, session.id, params.turnId, entry);
-  const emit = (event: AgentEvent) => client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event });
+  const touched = new Set<string>();
+  const emit = (event: AgentEvent) => {
+    if (event.type === 'tool_result') for (const file of event.files) touched.add(file);
+    client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event });
+  };
   const { approvalMode, approve } = applyPolicy(access, ({ callId, tool, input, description, category }: ApprovalRequest) =>
     client.request(permissionRequest, {
       sessionId: session.id, turnId: params.turnId, callId, toolName: tool.definition.name,
@@ -88,8 +93,10 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   emit({ type: 'turn_start', promptEntryId: prompt.id });
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };
-  const outcome = await ctx.turns.run(session.id, signal =>
-    runLoop({
+  const outcome = await ctx.turns.run(session.id, async signal => {
+    // The code as the prompt found it, before the agent changes anything (checkpoint/codeAt.ts).
+    await checkpointTurn(ctx.store.storeDir, session, 'turn-start');
+    const ended = await runLoop({
       session,
       model: createAnthropicClient(access),
       tools: new Map([...ALL_TOOLS, ...mcpToolsOf(session.header, { restricted: access.restricted === true })].map(tool => [tool.definition.name, tool])),
@@ -114,8 +121,10 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
         const model = session.header.settings.model;
         return perChat && budgetStop("This chat's budget (fork.budget.perChat)", perChat, ctx.forks.chatSpent(session.id), ctx.forks.priceOf(model), model);
       },
-    }),
-  );
+    });
+    await checkpointTurn(ctx.store.storeDir, session, 'turn-end', [...touched]);
+    return ended;
+  });
   const lastEntryId = session.lastEntry()?.id;
   const error = outcome.stopReason === 'budget' ? { kind: 'budget', message: outcome.budgetReason ?? 'The chat reached its budget.' } : outcome.error;
   emit({ type: 'turn_end', stopReason: outcome.stopReason, error: outcome.error, lastEntryId });

@@ -5,7 +5,7 @@ import { addUsage, deepFreeze, zeroUsage } from '../../common/transcript';
 import type { RequestRecord } from './records';
 import { requestViewOf } from '../../common/requestView';
 import type { JsonlWriter } from './jsonl';
-import type { ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, SessionRecord } from './records';
+import type { CheckpointRecord, ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, RewoundCode, SessionRecord } from './records';
 import type { SegmentStore } from './segments';
 import { Picked } from './picked';
 import type { Span } from './picked';
@@ -28,6 +28,9 @@ export interface HistorySnapshot { entries: readonly Entry[]; length: number }
 
 /** Positions view[view, view + count) of a session are positions chain[chain, chain + count) of its sealed chain. */
 interface ChainRun { view: number; chain: number; count: number }
+
+/** The history as it was before a rewind, so the rewind can be undone while nothing was committed since. */
+interface RewindFrame { view: Entry[]; sealed: number; chainRuns: ChainRun[]; code?: RewoundCode }
 
 /**
  * The unsealed tail stays below both bounds after every commit: a fork's bootstrap writes at most that
@@ -73,6 +76,10 @@ export class Session {
   private billed: Usage = zeroUsage();
   /** One record per request that got a response, oldest first. */
   private readonly sent: RequestRecord[] = [];
+  /** Code checkpoints in record order (checkpoint/codeAt.ts finds an entry's). */
+  private readonly codeCheckpoints: CheckpointRecord[] = [];
+  /** Rewinds that can still be undone, latest last; a commit clears them. */
+  private undoable: RewindFrame[] = [];
 
   /** `segments`: where this session seals its history (parent sessions; forks are never forked). */
   constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter, private readonly segments?: SegmentStore) {
@@ -128,7 +135,9 @@ export class Session {
   /** Replays a record read from disk (no write). */
   replay(record: SessionRecord): void {
     if (record.type === 'entry') this.push(deepFreeze(record.entry));
-    else if (record.type === 'rewind') this.applyRewind(record.toEntryId);
+    else if (record.type === 'rewind') this.applyRewind(record.toEntryId, record.code);
+    else if (record.type === 'rewind-undo') this.applyUndo();
+    else if (record.type === 'checkpoint') this.codeCheckpoints.push(deepFreeze(record.checkpoint));
     else if (record.type === 'bootstrap') this.applyBootstrap(record.bootstrap, record.bootstrap.inherited ?? []);
     else if (record.type === 'status') this.status = record.status;
     else if (record.type === 'seal') this.replaySeal(record.hash, record.count);
@@ -149,6 +158,15 @@ export class Session {
   recordSpend(usage: Usage, why: string): void {
     this.writer.append({ type: 'spend', usage, time: new Date().toISOString(), why } satisfies SessionRecord);
     this.billed = addUsage(this.billed, usage);
+  }
+
+  checkpoints(): readonly CheckpointRecord[] {
+    return this.codeCheckpoints;
+  }
+
+  recordCheckpoint(checkpoint: CheckpointRecord): void {
+    this.writer.append({ type: 'checkpoint', checkpoint } satisfies SessionRecord);
+    this.codeCheckpoints.push(deepFreeze(checkpoint));
   }
 
   recordRequest(request: RequestRecord): void {
@@ -320,16 +338,44 @@ export class Session {
     for (let i = this.sealed; i < this.view.length; i++) this.tailBytes += JSON.stringify(this.view[i]).length;
   }
 
-  /** Makes `toEntryId` the last entry of the active history (null: empty). Returns false if unknown. */
-  rewindTo(toEntryId: string | null): boolean {
-    if (toEntryId === (this.lastEntry()?.id ?? null)) return true;
+  /**
+   * Makes `toEntryId` the last entry of the active history (null: empty). Returns false if unknown.
+   * `code`: what the same rewind did to the files (recorded with it, so undoing it can put them back).
+   */
+  rewindTo(toEntryId: string | null, code?: RewoundCode): boolean {
+    if (!code && toEntryId === (this.lastEntry()?.id ?? null)) return true;
     if (toEntryId !== null && !this.view.some(e => e.id === toEntryId)) return false;
-    this.writer.append({ type: 'rewind', toEntryId, time: new Date().toISOString() } satisfies SessionRecord);
-    this.applyRewind(toEntryId);
+    this.writer.append({ type: 'rewind', toEntryId, time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
+    this.applyRewind(toEntryId, code);
     return true;
   }
 
+  /** The latest rewind, while it can be undone (nothing committed since); undefined otherwise. */
+  undoableRewind(): { code?: RewoundCode } | undefined {
+    const frame = this.undoable[this.undoable.length - 1];
+    return frame && { code: frame.code };
+  }
+
+  /** Takes the latest rewind back; `code`: what undoing it did to the files. False when none can be. */
+  undoRewind(code?: RewoundCode): boolean {
+    if (this.undoable.length === 0) return false;
+    this.writer.append({ type: 'rewind-undo', time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
+    this.applyUndo();
+    return true;
+  }
+
+  private applyUndo(): void {
+    const frame = this.undoable.pop();
+    if (!frame) return;
+    this.view = frame.view;
+    this.sealed = frame.sealed;
+    this.chainRuns = frame.chainRuns;
+    this.requestView = undefined;
+    if (this.segments) this.measureTail();
+  }
+
   private push(entry: Entry): void {
+    this.undoable = [];
     this.view.push(entry);
     this.requestView = undefined;
     if (entry.kind === 'summary') this.noSummary = false;
@@ -359,9 +405,11 @@ export class Session {
     this.view = view;
   }
 
-  private applyRewind(toEntryId: string | null): void {
+  private applyRewind(toEntryId: string | null, code?: RewoundCode): void {
     const index = toEntryId === null ? -1 : this.view.findIndex(e => e.id === toEntryId);
     if (toEntryId !== null && index < 0) return;
+    // The old array is never written to again (a rewind assigns a new one), so the frame keeps it as is.
+    this.undoable.push({ view: this.view, sealed: this.sealed, chainRuns: this.chainRuns.map(run => ({ ...run })), code });
     this.view = this.view.slice(0, index + 1);
     this.requestView = undefined;
     // What follows the cut was sealed and stays in the chain; new seals continue the chain after it.
