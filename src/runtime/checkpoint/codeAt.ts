@@ -10,6 +10,7 @@ import type { Session } from '../session/session';
 import { log } from '../log';
 import { CheckpointSkipped, relativeToWorkTree, takeCheckpoint } from './takeCheckpoint';
 import { shadowFor } from './shadowRepo';
+import type { Tool } from '../tools/types';
 
 export interface CodePoint {
   /** The checkpoint holding the code at the entry. */
@@ -41,12 +42,14 @@ export function isEarlierEntry(session: Session, entryId: string): boolean {
  * one too big, gets no checkpoint (logged), and rewinds and forks before it say there is none.
  */
 export async function checkpointTurn(storeDir: string, session: Session, kind: CheckpointRecord['kind'], touched: readonly string[] = []): Promise<CheckpointRecord | undefined> {
+  // Taken now: the checkpoint may finish after the model's first answer was committed (see toolsAfter).
+  const lastEntryId = session.lastEntry()?.id ?? null;
   try {
     const shadow = await shadowFor(storeDir, session.header.root);
     const paths = touched.map(file => relativeToWorkTree(shadow, session.header.root, file)).filter((p): p is string => p !== undefined);
     const { tree, large } = await takeCheckpoint(shadow, paths);
     const record: CheckpointRecord = {
-      tree, workTree: shadow.workTree, lastEntryId: session.lastEntry()?.id ?? null, kind, time: new Date().toISOString(),
+      tree, workTree: shadow.workTree, lastEntryId, kind, time: new Date().toISOString(),
       ...(large.length > 0 ? { large } : {}),
     };
     session.recordCheckpoint(record);
@@ -56,4 +59,19 @@ export async function checkpointTurn(storeDir: string, session: Session, kind: C
     log(`checkpoint of session ${session.id} not taken: ${why}`);
     return undefined;
   }
+}
+
+/**
+ * The turn's tools, each waiting for `checkpoint` before it runs: the turn-start checkpoint overlaps the
+ * first model request instead of delaying it, and still comes before any change a tool makes.
+ */
+export function toolsAfter(checkpoint: Promise<unknown>, tools: ReadonlyMap<string, Tool>): ReadonlyMap<string, Tool> {
+  const gated = new Map<string, Tool>();
+  for (const [name, tool] of tools) {
+    gated.set(name, { ...tool, run: async (input, ctx) => {
+      await checkpoint;
+      return tool.run(input, ctx);
+    } });
+  }
+  return gated;
 }

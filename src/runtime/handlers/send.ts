@@ -10,7 +10,7 @@ import type { Entry, ModelSettings } from '../../common/transcript';
 import { referenceBlocks } from '../../common/references';
 import type { ClientConnection } from '../clientConnection';
 import { runLoop } from '../agent/loop';
-import { checkpointTurn } from '../checkpoint/codeAt';
+import { checkpointTurn, toolsAfter } from '../checkpoint/codeAt';
 import type { ApprovalRequest } from '../agent/loop';
 import { applyPolicy } from '../policy';
 import { checkTextSize } from './textLimits';
@@ -94,12 +94,13 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };
   const outcome = await ctx.turns.run(session.id, async signal => {
-    // The code as the prompt found it, before the agent changes anything (checkpoint/codeAt.ts).
-    await checkpointTurn(ctx.store.storeDir, session, 'turn-start');
+    // The code as the prompt found it, before any tool changes it (checkpoint/codeAt.ts).
+    const started = checkpointTurn(ctx.store.storeDir, session, 'turn-start');
+    const tools = new Map([...ALL_TOOLS, ...mcpToolsOf(session.header, { restricted: access.restricted === true })].map(tool => [tool.definition.name, tool]));
     const ended = await runLoop({
       session,
       model: createAnthropicClient(access),
-      tools: new Map([...ALL_TOOLS, ...mcpToolsOf(session.header, { restricted: access.restricted === true })].map(tool => [tool.definition.name, tool])),
+      tools: toolsAfter(started, tools),
       toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access) },
       approvalMode,
       compaction: access.compaction,
@@ -122,6 +123,7 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
         return perChat && budgetStop("This chat's budget (fork.budget.perChat)", perChat, ctx.forks.chatSpent(session.id), ctx.forks.priceOf(model), model);
       },
     });
+    await started;
     await checkpointTurn(ctx.store.storeDir, session, 'turn-end', [...touched]);
     return ended;
   });
