@@ -66,7 +66,9 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   if (ctx.turns.isRunning(session.id)) {
     throw new ResponseError(ErrorCodes.InvalidRequest, 'A turn is already running in this session; wait for it or cancel it.');
   }
-  if (params.afterEntryId !== undefined && !session.rewindTo(params.afterEntryId)) {
+  // After a rewind (session/rewind) the Chat view still shows the rewound turns and names their last
+  // entry: the conversation continues from where the rewind left it.
+  if (params.afterEntryId !== undefined && !session.rewindTo(params.afterEntryId) && !session.wasRewoundAway(params.afterEntryId)) {
     throw new ResponseError(ErrorCodes.InvalidParams, `Entry ${params.afterEntryId} is not in session ${session.id}.`);
   }
   // A runtime that died mid-tool-call left calls without results: close them, or every request is refused.

@@ -80,6 +80,8 @@ export class Session {
   private readonly codeCheckpoints: CheckpointRecord[] = [];
   /** Rewinds that can still be undone, latest last; a commit clears them. */
   private undoable: RewindFrame[] = [];
+  /** Ids a rewind cut off: a chat view that cannot drop them still names them as its last entry. */
+  private readonly rewoundAway = new Set<string>();
 
   /** `segments`: where this session seals its history (parent sessions; forks are never forked). */
   constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter, private readonly segments?: SegmentStore) {
@@ -350,6 +352,12 @@ export class Session {
     return true;
   }
 
+  /** Whether a rewind cut `entryId` off the active history (it may be back after an undo). */
+  wasRewoundAway(entryId: string | null): boolean {
+    if (entryId === null) return false;
+    return this.rewoundAway.has(entryId);
+  }
+
   /** The latest rewind, while it can be undone (nothing committed since); undefined otherwise. */
   undoableRewind(): { code?: RewoundCode } | undefined {
     const frame = this.undoable[this.undoable.length - 1];
@@ -410,6 +418,7 @@ export class Session {
     if (toEntryId !== null && index < 0) return;
     // The old array is never written to again (a rewind assigns a new one), so the frame keeps it as is.
     this.undoable.push({ view: this.view, sealed: this.sealed, chainRuns: this.chainRuns.map(run => ({ ...run })), code });
+    for (let i = index + 1; i < this.view.length; i++) this.rewoundAway.add(this.view[i].id);
     this.view = this.view.slice(0, index + 1);
     this.requestView = undefined;
     // What follows the cut was sealed and stays in the chain; new seals continue the chain after it.
