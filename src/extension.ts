@@ -34,7 +34,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<ForkAg
   registerWorktrees(context, runtime, output, storeDir);
   const panel = registerForksPanel(context, runtime, settings, output);
   registerApprovals(context, runtime, panel.approvals);
-  registerRewindHere(context, runtime, () => panel.chatSession.sessionId);
+  registerRewindHere(context, runtime, { currentSession: () => panel.chatSession.sessionId, rewound: () => panel.refreshSession() });
   registerChatParticipant(context, runtime, settings, panel.chatSession);
   await registerLanguageModel(context, settings, runtime);
   return { storeDir, runtime };

@@ -1,6 +1,7 @@
 // Code checkpoints in a real VS Code workbench (code-server + chromium): a chat writes notes.txt
 // "version-one", then "version-two"; right-click › Fork from here on turn one's answer in the Forks panel
-// starts a worktree fork whose workspace folder, opened in the Explorer, shows the old file.
+// starts a worktree fork whose workspace folder, opened in the Explorer, shows the old file; right-click ›
+// Rewind to here puts the old file back in the main folder, and the notification's Undo takes it back.
 // Screenshots: test-results/checkpoints-*.png.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -130,5 +131,34 @@ describe('Code checkpoints: Fork from here at an earlier message (code-server + 
 
     gate.release();
     assert.equal((await sendRequest(observer.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
+  });
+
+  it('right-click › Rewind to here on turn one puts notes.txt back in the main folder, and Undo brings version-two back', async () => {
+    const page = workbench!.page;
+    const repo = stack!.workspace.folder;
+    const [session] = (await sendRequest(observer!.endpoint, sessionList, {})).sessions;
+    const { entries } = await sendRequest(observer!.endpoint, sessionTranscript, { sessionId: session.id });
+    const turnOneAnswer = entries[entries.findIndex(e => e.kind === 'prompt' && JSON.stringify(e.message).includes('version-two')) - 1];
+    const panel = await openForksView(page);
+    const message = panel.locator(`.message.assistant[data-vscode-context*="${turnOneAnswer.id}"]`);
+    await message.waitFor({ timeout: 30_000 });
+    await message.scrollIntoViewIfNeeded();
+    await message.click({ button: 'right' });
+    await page.locator('.monaco-menu .action-label', { hasText: 'Rewind to here' }).click({ timeout: 10_000 });
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ timeout: 10_000 });
+    await screenshot(page, 'checkpoints-rewind-dialog');
+    await dialog.getByRole('button', { name: 'Files and Conversation' }).click();
+    const toast = page.locator('.notification-toast', { hasText: 'Rewound: 1 file(s) put back.' });
+    await toast.waitFor({ timeout: 30_000 });
+    assert.equal(fs.readFileSync(path.join(repo, 'notes.txt'), 'utf8'), 'version-one\n');
+    const after = await sendRequest(observer!.endpoint, sessionTranscript, { sessionId: session.id });
+    assert.equal(after.entries.at(-1)!.id, turnOneAnswer.id, 'the conversation ends at turn one');
+    // The panel's transcript follows: turn two is gone from it.
+    await panel.locator('.message.user', { hasText: 'version-two' }).waitFor({ state: 'detached', timeout: 30_000 });
+    await screenshot(page, 'checkpoints-rewound');
+    await toast.getByRole('button', { name: 'Undo' }).click();
+    await page.locator('.notification-toast', { hasText: 'Undid the rewind' }).waitFor({ timeout: 30_000 });
+    assert.equal(fs.readFileSync(path.join(repo, 'notes.txt'), 'utf8'), 'version-two\n');
   });
 });

@@ -10,9 +10,10 @@ import type { RewindParams } from '../../src/common/protocol/checkpoints';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import type { ScriptedTurn } from '../fakes/anthropicServer';
 import { gitSync, initRepo, isForkRequest, read, write } from './gitRepo';
-import { startHarness } from './harness';
+import { startHarness, TEST_KEY } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
+import { cliRunner, lastJson } from './cliRunner';
 
 const writeFile = (file: string, content: string): ScriptedTurn => call(['write_file', { path: file, content }]);
 const bash = (command: string): ScriptedTurn => call(['bash', { command }]);
@@ -174,6 +175,43 @@ describe('runtime: code checkpoints', function () {
     assert.equal(read(root, 'plain.txt'), 'plain\n');
     assert.ok(!fs.existsSync(path.join(root, 'extra.txt')));
     assert.ok(!fs.existsSync(path.join(root, '.git')), 'no repository is made in the folder');
+  });
+
+  it("a chat's next message after a rewind continues from it, though the Chat view still names the rewound turn", async () => {
+    await start(true);
+    const one = await turn(undefined, 'write version one', writeFile('notes.txt', 'version-one\n'));
+    const sessionId = one.sessionId;
+    const two = await turn(sessionId, 'write version two', writeFile('notes.txt', 'version-two\n'));
+    await rewind({ sessionId, atEntryId: one.lastEntryId });
+    turns.push(say('continued'));
+    const next = await h.send('carry on', { sessionId, afterEntryId: two.lastEntryId });
+    assert.equal(next.stopReason, 'end_turn');
+    const sent = lastRequestText();
+    assert.ok(sent.includes('write version one') && !sent.includes('write version two'), sent);
+  });
+
+  it('fork-agents rewind: lists files changed outside and changes nothing without --yes; --yes rewinds; --undo takes it back', async () => {
+    await start(true);
+    const one = await turn(undefined, 'write version one', writeFile('notes.txt', 'version-one\n'));
+    const sessionId = one.sessionId;
+    await turn(sessionId, 'write version two', writeFile('notes.txt', 'version-two\n'));
+    write(root, 'notes.txt', 'finished by hand\n');
+    const cli = cliRunner({ apiKey: TEST_KEY, baseUrl: () => h.fake.url, store: () => h.storeDir });
+    const asked = await cli('rewind', '--session', sessionId, '--at', one.lastEntryId!);
+    assert.equal(asked.code, 1, asked.stderr);
+    assert.match(asked.stderr, /changed outside the agent[\s\S]*  notes\.txt\n[\s\S]*--yes/);
+    assert.equal(read(root, 'notes.txt'), 'finished by hand\n');
+    const done = await cli('rewind', '--session', sessionId, '--at', one.lastEntryId!, '--yes');
+    assert.equal(done.code, 0, done.stderr);
+    assert.match(done.stdout, /^restored notes\.txt$/m);
+    assert.equal(read(root, 'notes.txt'), 'version-one\n');
+    const undone = await cli('rewind', '--session', sessionId, '--undo', '--yes', '--json');
+    assert.equal(undone.code, 0, undone.stderr);
+    assert.equal(lastJson(undone).type, 'rewind-undone');
+    assert.equal(read(root, 'notes.txt'), 'finished by hand\n', 'the undo puts back what the rewind replaced');
+    const both = await cli('rewind', '--session', sessionId, '--at', one.lastEntryId!, '--code', '--conversation');
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /at most one of --code or --conversation/);
   });
 
   it('refuses bad input with a clear error and changes nothing', async () => {

@@ -14,9 +14,11 @@ const FILES = 'Files Only';
 const TALK = 'Conversation Only';
 
 /** `currentSession`: the chat the Forks panel shows, for a right-clicked message (which names only its entry). */
-export function registerRewindHere(context: vscode.ExtensionContext, runtime: RuntimeApi, currentSession: () => string | undefined): void {
+export interface RewindDeps { currentSession(): string | undefined; rewound(): void }
+
+export function registerRewindHere(context: vscode.ExtensionContext, runtime: RuntimeApi, deps: RewindDeps): void {
   context.subscriptions.push(vscode.commands.registerCommand('forkAgents.rewindHere', async (args?: ForkFromHereArgs & MessageContext) => {
-    const sessionId = args?.sessionId ?? currentSession();
+    const sessionId = args?.sessionId ?? deps.currentSession();
     const entryId = args?.entryId ?? args?.messageId;
     if (!sessionId || !entryId) {
       void vscode.window.showInformationMessage('Rewind to here works on a response of @fork: use the button under it, or right-click a message in the Forks view.');
@@ -29,12 +31,12 @@ export function registerRewindHere(context: vscode.ExtensionContext, runtime: Ru
     );
     if (!what) return undefined;
     const params: RewindParams = { sessionId, atEntryId: entryId, ...(what === FILES ? { code: true } : what === TALK ? { conversation: true } : {}) };
-    return rewindAsking(runtime, params);
+    return rewindAsking(runtime, params, deps.rewound);
   }));
 }
 
 /** Sends the rewind; when files also changed outside the agent, lists them and asks before sending it again confirmed. */
-export async function rewindAsking(runtime: RuntimeApi, params: RewindParams): Promise<RewindResult | undefined> {
+export async function rewindAsking(runtime: RuntimeApi, params: RewindParams, rewound: () => void): Promise<RewindResult | undefined> {
   try {
     let result = await runtime.request(sessionRewind, params);
     if (!result.done) {
@@ -47,10 +49,11 @@ export async function rewindAsking(runtime: RuntimeApi, params: RewindParams): P
       if (answer !== 'Replace Them Too') return undefined;
       result = await runtime.request(sessionRewind, { ...params, confirm: true });
     }
+    rewound();
     const left = result.leftAlone.length > 0 ? ` Left as they are: ${result.leftAlone.join(', ')}.` : '';
     const done = params.undo ? 'Undid the rewind' : 'Rewound';
     void vscode.window.showInformationMessage(`${done}: ${result.files.length} file(s) put back.${left}`, ...(params.undo ? [] : ['Undo'])).then(choice => {
-      if (choice === 'Undo') void rewindAsking(runtime, { sessionId: params.sessionId, undo: true });
+      if (choice === 'Undo') void rewindAsking(runtime, { sessionId: params.sessionId, undo: true }, rewound);
     });
     return result;
   } catch (error) {

@@ -16,6 +16,8 @@ export interface ShadowRepo {
   workTree: string;
   gitDir: string;
   indexFile: string;
+  /** The tree the last checkpoint wrote (only checkpoints write the index): reused while nothing changed. */
+  lastTree?: string;
 }
 
 const opened = new Map<string, Promise<ShadowRepo>>();
@@ -75,6 +77,18 @@ async function openShadow(storeDir: string, root: string): Promise<ShadowRepo> {
     if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
   });
   return shadow;
+}
+
+/** Removes a shadow repository, after any work on it, and forgets it: the next use makes it afresh. */
+export async function removeShadow(gitDir: string): Promise<void> {
+  const open = [...opened.entries()];
+  for (const [key, shadow] of open) {
+    const repo = await shadow.catch(() => undefined);
+    if (repo?.gitDir !== gitDir) continue;
+    opened.delete(key);
+    await serialized(repo, () => fs.rm(gitDir, { recursive: true, force: true }));
+  }
+  await fs.rm(gitDir, { recursive: true, force: true });
 }
 
 /** git in the shadow repository, over its work tree, with its private index. */

@@ -7,6 +7,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CheckpointRecord, LargeFileRef } from '../session/records';
 import { serialized, shadowGit, shadowGitOk } from './shadowRepo';
+import { noteTree } from './sweepCheckpoints';
 import type { ShadowRepo } from './shadowRepo';
 
 /**
@@ -23,9 +24,6 @@ export type CheckpointKind = CheckpointRecord['kind'];
 
 export class CheckpointSkipped extends Error {}
 
-/** The last tree written per shadow: with nothing changed since, it is the answer (one git call, not two). */
-const lastTrees = new Map<string, string>();
-
 /**
  * The shadow's state tree for its work tree now. `touched`: paths (relative to the work tree) tools wrote,
  * recorded even when ignored; once in the shadow's index a path stays there, so later checkpoints follow it.
@@ -35,9 +33,13 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     const listed = await shadowGitOk(shadow, ['ls-files', '-z', '-m', '-o', '-d', '--exclude-standard'], { timeoutMs: CHECKPOINT_TIMEOUT_MS });
     // Nested repositories show as `dir/`: their own history is theirs, not a file of ours.
     const candidates = [...new Set([...listed.split('\0'), ...touched])].filter(p => p !== '' && !p.endsWith('/') && isInside(p));
-    // Only checkpoints write the shadow's index (restores use a scratch one), so an empty list means the same tree.
-    const previous = lastTrees.get(shadow.gitDir);
-    if (candidates.length === 0 && previous) return { tree: previous, large: [] };
+    // Only checkpoints write the shadow's index (restores use a scratch one), so an empty list means the
+    // same tree: one git call, not two.
+    const previous = shadow.lastTree;
+    if (candidates.length === 0 && previous) {
+      await noteTree(shadow.gitDir, previous);
+      return { tree: previous, large: [] };
+    }
     const large: LargeFileRef[] = [];
     const update: string[] = [];
     const drop: string[] = [];
@@ -61,7 +63,8 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     }
     if (drop.length > 0) await shadowGitOk(shadow, ['update-index', '--force-remove', '-z', '--stdin'], { input: drop.join('\0') + '\0' });
     const tree = (await shadowGitOk(shadow, ['write-tree'])).trim();
-    lastTrees.set(shadow.gitDir, tree);
+    shadow.lastTree = tree;
+    await noteTree(shadow.gitDir, tree);
     large.sort((a, b) => (a.path < b.path ? -1 : 1));
     return { tree, large };
   });
