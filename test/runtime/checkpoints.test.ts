@@ -214,6 +214,23 @@ describe('runtime: code checkpoints', function () {
     assert.match(both.stderr, /at most one of --code or --conversation/);
   });
 
+  it('keeps files over 32 MiB by reference: a rewind leaves them as they are and says so', async () => {
+    await start(true);
+    const zero = await turn(undefined, 'look around');
+    const sessionId = zero.sessionId;
+    // Sparse: 40 MiB by size, almost nothing on disk.
+    await turn(sessionId, 'make a big file', bash('truncate -s 40M big.bin && echo small > small.txt'));
+    const back = await rewind({ sessionId, atEntryId: zero.lastEntryId });
+    assert.equal(back.done, true);
+    assert.deepEqual(back.files, [{ path: 'small.txt', status: 'deleted' }]);
+    assert.deepEqual(back.leftAlone, ['big.bin']);
+    assert.equal(fs.statSync(path.join(root, 'big.bin')).size, 40 * 1024 * 1024);
+    assert.ok(!fs.existsSync(path.join(root, 'small.txt')));
+    const records = fs.readFileSync(path.join(h.storeDir, 'sessions', `${sessionId}.jsonl`), 'utf8').split('\n').filter(Boolean).map(line => JSON.parse(line));
+    const ends = records.filter(r => r.type === 'checkpoint' && r.checkpoint.kind === 'turn-end');
+    assert.deepEqual(ends.at(-1).checkpoint.large.map((ref: { path: string; size: number }) => [ref.path, ref.size]), [['big.bin', 40 * 1024 * 1024]]);
+  });
+
   it('refuses bad input with a clear error and changes nothing', async () => {
     await start(true);
     const one = await turn(undefined, 'write one', writeFile('notes.txt', 'version-one\n'));

@@ -34,7 +34,7 @@ export async function rewindCommand(args: ParsedArgs): Promise<void> {
       process.stderr.write(`These files also changed outside the agent since then; rewinding would replace them:\n${result.outside.map(p => `  ${p}\n`).join('')}`);
       throw new Error('nothing was changed: run again with --yes to rewind them too');
     }
-    for (const file of result.files) process.stdout.write(`${file.status === 'added' ? 'removed' : 'restored'} ${file.path}\n`);
+    for (const file of result.files) process.stdout.write(`${file.status === 'deleted' ? 'removed' : 'restored'} ${file.path}\n`);
     for (const file of result.leftAlone) process.stdout.write(`left as it is (kept by reference, or behind a link): ${file}\n`);
     process.stdout.write(`${undo ? 'undid the latest rewind' : `rewound to ${at}`}: ${result.files.length} file(s); the conversation now ends at ${result.lastEntryId ?? '(empty)'}\n`);
   } finally {

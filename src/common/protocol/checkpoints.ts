@@ -18,6 +18,7 @@ export interface RewindParams {
   confirm?: boolean;
 }
 
+/** `status`: what the rewind does to the file (deleted: removes it; added: brings back one that was gone). */
 export interface RewoundFile { path: string; status: ForkFileStatus }
 
 export interface RewindResult {

@@ -2,7 +2,7 @@
 // and undoing the latest rewind. The transcript stays append-only: a rewind record says where the
 // conversation continues from and which trees the files went between, so the undo can reverse both.
 import type { RewindResult } from '../../common/protocol/checkpoints';
-import type { RewoundCode } from '../session/records';
+import type { LargeFileRef, RewoundCode } from '../session/records';
 import type { Session } from '../session/session';
 import { codeAt } from './codeAt';
 import { changedOutside, largePaths, restorePaths, treeChanges } from './restoreFiles';
@@ -31,7 +31,7 @@ async function rewindTo(storeDir: string, session: Session, request: RewindReque
     const shadow = await shadowOf(storeDir, session, point.checkpoint.workTree);
     const now = await takeCheckpoint(shadow);
     const outsideAll = await changedOutside(shadow, point.since, now.tree);
-    const moved = await moveFiles(shadow, now, point.checkpoint.tree, largePaths(point.checkpoint.large), outsideAll, request.confirm);
+    const moved = await moveFiles(shadow, now, point.checkpoint.tree, point.checkpoint.large ?? [], outsideAll, request.confirm);
     if (!moved.result.done) return moved.result;
     result = moved.result;
     code = moved.code;
@@ -51,7 +51,7 @@ async function undoLatest(storeDir: string, session: Session, confirm: boolean):
     const now = await takeCheckpoint(shadow);
     // What changed since the rewind was not the rewind's doing: asked about before it is replaced.
     const since = new Set((await treeChanges(shadow, latest.code.after, now.tree)).map(change => change.path));
-    const moved = await moveFiles(shadow, now, latest.code.before, new Set(), since, confirm);
+    const moved = await moveFiles(shadow, now, latest.code.before, [], since, confirm);
     if (!moved.result.done) return moved.result;
     result = moved.result;
     code = moved.code;
@@ -68,12 +68,18 @@ async function shadowOf(storeDir: string, session: Session, workTree: string): P
 
 /** Puts the work tree at `target`, asking first (a result not done) when any file to change is in `outside`. */
 async function moveFiles(
-  shadow: ShadowRepo, now: { tree: string; large: { path: string }[] }, target: string, targetLarge: Set<string>, outsideAll: Set<string>, confirm: boolean,
+  shadow: ShadowRepo, now: { tree: string; large: LargeFileRef[] }, target: string, targetLarge: readonly LargeFileRef[], outsideAll: Set<string>, confirm: boolean,
 ): Promise<{ result: RewindResult; code?: RewoundCode }> {
   if (!(await hasTree(shadow, target))) throw new RewindError(`The checkpoint ${target} is no longer in the store (past fork.retention.days?): the files cannot be rewound.`);
-  const large = new Set([...targetLarge, ...now.large.map(ref => ref.path)]);
+  const large = largePaths(targetLarge, now.large);
   const changes = await treeChanges(shadow, now.tree, target);
-  const leftAlone = changes.filter(change => large.has(change.path)).map(change => change.path);
+  // Kept by reference on either side, so in neither tree: left as they are, and named when they differ.
+  const same = (ref: LargeFileRef) => targetLarge.some(t => t.path === ref.path && t.size === ref.size && t.mtimeMs === ref.mtimeMs);
+  const leftAlone = [...new Set([
+    ...changes.filter(change => large.has(change.path)).map(change => change.path),
+    ...now.large.filter(ref => !same(ref)).map(ref => ref.path),
+    ...targetLarge.filter(ref => !now.large.some(n => n.path === ref.path)).map(ref => ref.path),
+  ])].sort();
   const files = changes.filter(change => !large.has(change.path));
   const outside = files.filter(change => outsideAll.has(change.path)).map(change => change.path);
   const listed = files.map(({ path, status }) => ({ path, status }));

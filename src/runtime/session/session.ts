@@ -8,6 +8,7 @@ import type { JsonlWriter } from './jsonl';
 import type { CheckpointRecord, ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, RewoundCode, SessionRecord } from './records';
 import type { SegmentStore } from './segments';
 import { Picked } from './picked';
+import { RewindStack } from './rewindStack';
 import type { Span } from './picked';
 
 /** A fork before its first answer: where the parent's latest request ended, and the fork's closing entry. */
@@ -29,8 +30,8 @@ export interface HistorySnapshot { entries: readonly Entry[]; length: number }
 /** Positions view[view, view + count) of a session are positions chain[chain, chain + count) of its sealed chain. */
 interface ChainRun { view: number; chain: number; count: number }
 
-/** The history as it was before a rewind, so the rewind can be undone while nothing was committed since. */
-interface RewindFrame { view: Entry[]; sealed: number; chainRuns: ChainRun[]; code?: RewoundCode }
+/** What a rewind changes, kept so it can be undone. */
+interface ViewState { view: Entry[]; sealed: number; chainRuns: ChainRun[] }
 
 /**
  * The unsealed tail stays below both bounds after every commit: a fork's bootstrap writes at most that
@@ -78,10 +79,7 @@ export class Session {
   private readonly sent: RequestRecord[] = [];
   /** Code checkpoints in record order (checkpoint/codeAt.ts finds an entry's). */
   private readonly codeCheckpoints: CheckpointRecord[] = [];
-  /** Rewinds that can still be undone, latest last; a commit clears them. */
-  private undoable: RewindFrame[] = [];
-  /** Ids a rewind cut off: a chat view that cannot drop them still names them as its last entry. */
-  private readonly rewoundAway = new Set<string>();
+  private readonly rewinds = new RewindStack<ViewState>();
 
   /** `segments`: where this session seals its history (parent sessions; forks are never forked). */
   constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter, private readonly segments?: SegmentStore) {
@@ -354,36 +352,35 @@ export class Session {
 
   /** Whether a rewind cut `entryId` off the active history (it may be back after an undo). */
   wasRewoundAway(entryId: string | null): boolean {
-    if (entryId === null) return false;
-    return this.rewoundAway.has(entryId);
+    return entryId !== null && this.rewinds.wasCut(entryId);
   }
 
   /** The latest rewind, while it can be undone (nothing committed since); undefined otherwise. */
   undoableRewind(): { code?: RewoundCode } | undefined {
-    const frame = this.undoable[this.undoable.length - 1];
+    const frame = this.rewinds.latest();
     return frame && { code: frame.code };
   }
 
   /** Takes the latest rewind back; `code`: what undoing it did to the files. False when none can be. */
   undoRewind(code?: RewoundCode): boolean {
-    if (this.undoable.length === 0) return false;
+    if (!this.rewinds.latest()) return false;
     this.writer.append({ type: 'rewind-undo', time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
     this.applyUndo();
     return true;
   }
 
   private applyUndo(): void {
-    const frame = this.undoable.pop();
-    if (!frame) return;
-    this.view = frame.view;
-    this.sealed = frame.sealed;
-    this.chainRuns = frame.chainRuns;
+    const state = this.rewinds.pop()?.state;
+    if (!state) return;
+    this.view = state.view;
+    this.sealed = state.sealed;
+    this.chainRuns = state.chainRuns;
     this.requestView = undefined;
     if (this.segments) this.measureTail();
   }
 
   private push(entry: Entry): void {
-    this.undoable = [];
+    this.rewinds.committed();
     this.view.push(entry);
     this.requestView = undefined;
     if (entry.kind === 'summary') this.noSummary = false;
@@ -391,7 +388,6 @@ export class Session {
     if (entry.usage) this.billed = addUsage(this.billed, entry.usage);
   }
 
-  /** `inherited` are frozen entries (shared with the parent, or read back from segments). */
   /**
    * `inherited` are frozen entries: shared with the parent (a Picked of its history: the fork's list is
    * built on first use), read back from segments, or (0.1.0 bootstraps) frozen here.
@@ -416,9 +412,7 @@ export class Session {
   private applyRewind(toEntryId: string | null, code?: RewoundCode): void {
     const index = toEntryId === null ? -1 : this.view.findIndex(e => e.id === toEntryId);
     if (toEntryId !== null && index < 0) return;
-    // The old array is never written to again (a rewind assigns a new one), so the frame keeps it as is.
-    this.undoable.push({ view: this.view, sealed: this.sealed, chainRuns: this.chainRuns.map(run => ({ ...run })), code });
-    for (let i = index + 1; i < this.view.length; i++) this.rewoundAway.add(this.view[i].id);
+    this.rewinds.pushed({ state: { view: this.view, sealed: this.sealed, chainRuns: this.chainRuns.map(run => ({ ...run })) }, code }, this.view.slice(index + 1));
     this.view = this.view.slice(0, index + 1);
     this.requestView = undefined;
     // What follows the cut was sealed and stays in the chain; new seals continue the chain after it.
