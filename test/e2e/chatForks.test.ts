@@ -11,6 +11,7 @@ import type { Workbench } from '../../scripts/e2e/browser';
 import { startStack } from '../../scripts/e2e/stack';
 import type { Stack } from '../../scripts/e2e/stack';
 import { requireE2eTools } from '../../scripts/e2e/tools';
+import { forksViewFrame, rowOf } from './forksViewUi';
 import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker, watchResponseLines, widenChat } from './workbenchUi';
 
 /** Strings written for the model that must never show in the Chat view. */
@@ -121,7 +122,9 @@ describe('Forks in the Chat view (code-server + chromium)', function () {
       assert.ok(both.includes(`The report of fork “${name}” arrived`), `a sentence says the report of “${name}” arrived:\n${both}`);
     }
     assertNothingForTheModel(text, 'the report-arrival answer');
-    await response.getByRole('button', { name: 'Open Report' }).first().click();
+    // The button can sit under the chat's sticky title after the fold opened: pressed from the keyboard.
+    await response.getByRole('button', { name: 'Open Report' }).first().focus();
+    await page.keyboard.press('Enter');
     await page.locator('.editor-group-container .monaco-editor', { hasText: 'Scope:' }).first().waitFor({ timeout: 30_000 });
     await screenshot(page, 'chat-forks-open-report');
   });
@@ -130,7 +133,14 @@ describe('Forks in the Chat view (code-server + chromium)', function () {
     const page = workbench!.page;
     await sendInChat(page, '@fork /fork create NOTES.md with notes from a fork');
     const response = lastResponse(page);
-    await allowFromNotification(page, response, /Fork “create NOTES\.md with notes from a fork” wants to write NOTES\.md/, 'chat-forks-slash-approval');
+    // Open Report (the check before) revealed the Forks view: the approval asks in the fork's row there.
+    const panel = await forksViewFrame(page);
+    const approval = rowOf(panel, 'create NOTES.md with notes from a fork').locator('.approval');
+    await approval.waitFor({ timeout: 60_000 });
+    await response.getByRole('button', { name: 'Stop' }).first().waitFor({ timeout: 60_000 });
+    assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'a background fork never opens a modal dialog');
+    await screenshot(page, 'chat-forks-slash-approval');
+    await approval.getByRole('button', { name: /^Approve/ }).click();
     await response.getByRole('button', { name: 'Review' }).waitFor({ timeout: 90_000 });
     await screenshot(page, 'chat-forks-slash');
     const text = await expandedText(response, 'Started fork');

@@ -49,7 +49,7 @@ export class ChatForks {
     for (const fork of known) {
       const outcome = fork.state === 'completed' ? 'finished' : `ended (${fork.state})`;
       this.stream.markdown(untrusted(`\n\n_The report of fork “${shortText(fork.name)}” arrived: it ${outcome} after ${fork.modelTurns} model turn${fork.modelTurns === 1 ? '' : 's'}; @fork has read it._\n\n`));
-      this.stream.button({ command: CHAT_FORK_COMMANDS.open, title: 'Open Report', arguments: [{ forkId: fork.id }], tooltip: fork.name });
+      this.stream.button({ command: CHAT_FORK_COMMANDS.open, title: 'Open Report', arguments: [{ forkId: fork.id }], tooltip: `Open Report of “${fork.name}”` });
     }
   }
 
@@ -130,7 +130,9 @@ export class ChatForks {
         this.ended.add(fork.id);
         const stat = fork.worktree && !fork.worktree.discarded ? await this.diffOf(fork.id) : undefined;
         this.stream.markdown(untrusted(`\n\n**Fork** ${chatForkLine(fork, stat)}${fork.state === 'paused-budget' ? ` — ${fork.pausedReason ?? 'its budget is reached'}` : ''}\n\n`));
-        this.stream.button({ command: CHAT_FORK_COMMANDS.open, title: fork.report ? 'Open Report' : 'Open', arguments: [{ forkId: fork.id }], tooltip: fork.name });
+        // The tooltip becomes the button's accessible name: it starts with the visible words.
+        const open = fork.report ? 'Open Report' : 'Open';
+        this.stream.button({ command: CHAT_FORK_COMMANDS.open, title: open, arguments: [{ forkId: fork.id }], tooltip: `${open} of “${fork.name}”` });
         if (stat && (stat.added > 0 || stat.removed > 0)) {
           this.stream.button({ command: WORKTREE_COMMANDS.review, title: 'Review', arguments: [{ forkId: fork.id }], tooltip: `Review the changes of “${fork.name}”` });
           if (fork.state === 'completed') this.stream.button({ command: WORKTREE_COMMANDS.apply, title: 'Apply', arguments: [{ forkId: fork.id }], tooltip: `Apply the changes of “${fork.name}” to this folder` });
