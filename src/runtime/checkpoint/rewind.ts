@@ -36,6 +36,11 @@ async function rewindTo(storeDir: string, session: Session, request: RewindReque
     result = moved.result;
     code = moved.code;
   }
+  // The next request is built from the rewound history: the entries after the point, their thinking blocks
+  // with them, are no longer in session.entries(), so nothing of the rewound turns is sent. The entries
+  // kept are a prefix of what was sent before, unchanged, so their thinking blocks keep the prefix they were
+  // made with — what a returned thinking block needs to stay usable ("nothing changed before the block":
+  // https://platform.claude.com/docs/de/build-with-claude/preserved-thinking, read 2026-12-01).
   const toEntryId = request.conversation ? at : (session.lastEntry()?.id ?? null);
   session.rewindTo(toEntryId, code);
   return { ...result, lastEntryId: session.lastEntry()?.id };
