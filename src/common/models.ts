@@ -110,13 +110,22 @@ function manual(row: Partial<Row> & Pick<Row, 'contextWindow' | 'maxOutputTokens
 }
 
 const TABLE: Readonly<Record<string, Row>> = {
-  // [H55] "Adaptive (always on)", default effort high; [PT] runs the prefix check; reads Mythos 5.1's, Opus 5.5's
-  // and every earlier model's blocks. Cache minimum: not stated on the pages read — 512 like Fable 5 [PC].
+  // Fable 5.2 (released 2026-11-09, $8 / $40: laozhang note, rightsize v0.10.2) and Mythos 5.2 appear only in
+  // comparison tables and prefix-checks' supportedModels: adaptive always on, default high, prefix check. The
+  // rest is Fable 5.1's, except mid-conversation tool changes (the page read predates them: not assumed).
+  'claude-fable-5-2': fiveX({ thinking: 'adaptive-only', prefixCheck: true, minCacheableTokens: 512,
+    readsThinkingFrom: ['claude-fable-5-2', 'claude-mythos-5-2', 'claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', ...OPUS_5_AND_EARLIER],
+    note: 'Fable 5.2: only its comparison-table row and prefix check were read; other facts are Fable 5.1\'s.' }),
+  'claude-mythos-5-2': fiveX({ thinking: 'adaptive-only', prefixCheck: true, minCacheableTokens: 512,
+    readsThinkingFrom: ['claude-fable-5-2', 'claude-mythos-5-2', 'claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', ...OPUS_5_AND_EARLIER],
+    note: 'Mythos 5.2: only its prefix check was read; other facts are Fable 5.1\'s.' }),
+  // [H55] "Adaptive (always on)", default effort high; forced tool use 400 (fable-5-1 overview); [PT] runs the
+  // prefix check; reads Mythos 5.1's, Opus 5.5's and every earlier model's blocks. Cache minimum: not stated on the pages read — 512 like Fable 5 [PC].
   'claude-fable-5-1': fiveX({ thinking: 'adaptive-only', prefixCheck: true, midConversationToolChanges: true, minCacheableTokens: 512,
-    readsThinkingFrom: ['claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', 'claude-sonnet-5-5', ...OPUS_5_AND_EARLIER] }),
+    readsThinkingFrom: ['claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', ...OPUS_5_AND_EARLIER] }),
   // Limited availability; same facts as Fable 5.1 [PT] (prefix check: see the disagreement above).
   'claude-mythos-5-1': fiveX({ thinking: 'adaptive-only', prefixCheck: true, midConversationToolChanges: true, minCacheableTokens: 512,
-    readsThinkingFrom: ['claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', 'claude-sonnet-5-5', ...OPUS_5_AND_EARLIER] }),
+    readsThinkingFrom: ['claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', ...OPUS_5_AND_EARLIER] }),
   'claude-fable-5': fiveX({ midConversationToolChanges: true, minCacheableTokens: 512, readsThinkingFrom: OPUS_5_AND_EARLIER,
     note: 'Fable 5: only its price, cache minimum and mid-conversation support were read; thinking treated like Opus 5.' }),
   'claude-mythos-5': fiveX({ midConversationToolChanges: true, minCacheableTokens: 512, readsThinkingFrom: OPUS_5_AND_EARLIER,
