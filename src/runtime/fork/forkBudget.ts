@@ -4,7 +4,7 @@ import type { Usage } from '../../common/transcript';
 import { addUsage, zeroUsage } from '../../common/transcript';
 import { allTokens, budgetStop } from '../../common/budget';
 import type { CostFigures, PriceOverrides } from '../../common/pricing';
-import { addCosts, priceRequests } from '../../common/pricing';
+import { addCosts, priceFor, priceRequests } from '../../common/pricing';
 import type { SessionStore } from '../session/sessionStore';
 import type { ForkRun } from './trackedFork';
 
@@ -38,7 +38,9 @@ export class ForkSpending {
 
   /** Why the fork (running `model`) may not make another request (its budget, or its chat's), if it may not. */
   stopOf(run: ForkRun, model: string): string | undefined {
-    const own = run.summary.budget && budgetStop('Its budget', run.summary.budget, run.summary.usage, run.summary.cost?.usd, model);
+    // Nothing spent yet costs nothing, where the model has a price at all.
+    const unspent = allTokens(run.summary.usage) === 0 && priceFor(model, this.prices()) ? 0 : undefined;
+    const own = run.summary.budget && budgetStop('Its budget', run.summary.budget, run.summary.usage, run.summary.cost?.usd ?? unspent, model);
     if (own) return own;
     const perChat = run.access?.budgets?.perChat;
     if (!perChat) return undefined;

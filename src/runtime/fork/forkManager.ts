@@ -393,6 +393,10 @@ export class ForkManager implements ForkLauncher {
       }
       this.spending.refreshCost(run, heldSession(run).header.settings.model);
       this.broadcastState(run);
+    } else if (event.type === 'entry' && event.entry.usage) {
+      // The usage event comes before its response is committed: the cost counts the request from here.
+      this.spending.refreshCost(run, heldSession(run).header.settings.model);
+      this.broadcastState(run);
     }
     run.uncommitted.add(event);
     const seq = ++run.eventSeq;
