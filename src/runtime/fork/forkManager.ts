@@ -316,11 +316,7 @@ export class ForkManager implements ForkLauncher {
    */
   setPrices(prices: PriceOverrides): void {
     this.prices = prices;
-    for (const run of this.forks.values()) {
-      const before = run.summary.cost;
-      this.spending.refreshCost(run, run.summary.model ?? this.sessionOrUndefined(run.id)?.header.settings.model ?? '');
-      if (before?.usd !== run.summary.cost?.usd) this.broadcastState(run);
-    }
+    this.spending.repriceAll(id => this.store.loaded(id)?.header.settings.model, run => this.broadcastState(run));
   }
 
   /** Why the fork may not make another request (its budget, or its chat's), if it may not. */
