@@ -159,12 +159,13 @@ export function shortText(text: string, max = 48): string {
  * +12 −3 · $0.004". No ids, no paths: those are for the model and the Forks view.
  */
 export function chatForkLine(
-  fork: Pick<ForkSummary, 'name' | 'state' | 'modelTurns' | 'cost' | 'worktree' | 'isolation'>,
+  fork: Pick<ForkSummary, 'name' | 'state' | 'modelTurns' | 'cost' | 'worktree' | 'isolation'> & Partial<Pick<ForkSummary, 'model'>>,
   stat?: { added: number; removed: number },
 ): string {
   const parts = [`${worktreeState(fork) ?? stateLabel(fork.state)}`, `${fork.modelTurns} model turn${fork.modelTurns === 1 ? '' : 's'}`];
   if (stat) parts.push(stat.added === 0 && stat.removed === 0 ? 'no changes' : `+${stat.added} −${stat.removed}`);
   if (fork.cost) parts.push(usdText(fork.cost.usd));
+  else if (fork.modelTurns > 0) parts.push(noPriceText(fork.model, 'editor'));
   return `“${shortText(fork.name)}” ${parts.join(' · ')}`;
 }
 
