@@ -95,3 +95,9 @@ export function parseSandboxSettings(value: { mode?: unknown; parent?: unknown; 
   };
   return { settings, problems };
 }
+
+/** "worktree <path>; sandbox: on (bwrap), network: off": a fork's isolation in one line (list, panel). */
+export function isolationText(fork: { isolation: 'worktree' | 'shared'; worktree?: { path: string }; sandbox?: SandboxState }): string {
+  const where = fork.isolation === 'worktree' && fork.worktree ? `worktree ${fork.worktree.path}` : 'shared folder (no worktree)';
+  return `${where}; ${fork.sandbox ? describeSandbox(fork.sandbox) : 'sandbox: not run yet'}`;
+}

@@ -8,7 +8,7 @@ import type { ForkWorktree } from '../../common/forks';
 import type { SandboxSettings, SandboxState } from '../../common/sandbox';
 import { META_FILE } from '../git/worktreeMeta';
 import { currentUid, ensurePrivateDir } from '../../ipc/privateFs';
-import type { CommandPlan, CommandSandbox } from '../tools/types';
+import type { CommandPlan, CommandSandbox, FileRules } from '../tools/types';
 import { buildSandboxArgv } from './bwrapArgv';
 import type { DenyEntry, SandboxNetworkNone, SandboxNetworkProxy } from './bwrapArgv';
 import { denyEntries, denyPaths } from './denyList';
@@ -43,6 +43,8 @@ export interface ForkSandbox {
   state: SandboxState;
   /** Absent when commands run unsandboxed (off, or auto where the platform cannot). */
   commands?: CommandSandbox;
+  /** The same limits for the file tools. */
+  fileRules?: FileRules;
   close(): Promise<void>;
 }
 
@@ -94,7 +96,7 @@ export async function createForkSandbox(request: ForkSandboxRequest): Promise<Fo
     },
     explain: output => explainFailure(output, layout.writable[0], state),
   };
-  return { state, commands, close: async () => proxy?.close() };
+  return { state, commands, fileRules: fileRulesOf(deny, layout), close: async () => proxy?.close() };
 }
 
 interface Layout { writable: string[]; protect: string[]; repoTop?: string; commonDir?: string }
@@ -162,7 +164,11 @@ function seatbeltSandbox(sandboxExec: string, layout: Layout, deny: DenyEntry[],
     },
     explain: output => explainFailure(output, layout.writable[0], state),
   };
-  return { state, commands, close: async () => undefined };
+  return { state, commands, fileRules: fileRulesOf(deny, layout), close: async () => undefined };
+}
+
+function fileRulesOf(deny: DenyEntry[], layout: Layout): FileRules {
+  return { denied: deny.map(entry => entry.path), readOnly: layout.protect };
 }
 
 /** A sandboxed command failed the way a sandbox makes things fail: say why, so the model changes course instead of retrying. */
