@@ -28,6 +28,8 @@ import type { Session } from '../session/session';
 import { TranscriptWriteError } from '../session/jsonl';
 import { ALL_TOOLS } from '../tools/registry';
 import { mcpHub } from '../mcp/hub';
+import { createForkSandbox } from '../sandbox/forkSandbox';
+import { SANDBOXED_TOOLS } from '../sandbox/sandboxForRun';
 import { mcpToolsOf } from '../mcp/mcpTools';
 
 export const MISSING_KEY_MESSAGE =
@@ -88,12 +90,20 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   emit({ type: 'turn_start', promptEntryId: prompt.id });
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };
+  // fork.sandbox.parent: the chat's own commands run sandboxed too, its folder writable, its .git not.
+  const sandbox = access.sandbox?.parent && !access.restricted
+    ? await createForkSandbox({ settings: access.sandbox, root: session.header.root, storeDir: ctx.store.storeDir, id: session.id })
+    : undefined;
   const outcome = await ctx.turns.run(session.id, signal =>
     runLoop({
       session,
       model: createAnthropicClient(access),
       tools: new Map([...ALL_TOOLS, ...mcpToolsOf(session.header, { restricted: access.restricted === true })].map(tool => [tool.definition.name, tool])),
-      toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access) },
+      toolContext: {
+        root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access),
+        sandbox: sandbox?.commands, fileRules: sandbox?.fileRules,
+      },
+      sandboxedTools: sandbox?.commands ? SANDBOXED_TOOLS : undefined,
       approvalMode,
       compaction: access.compaction,
       beforeRequest: () => {
@@ -115,7 +125,7 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
         return perChat && budgetStop("This chat's budget (fork.budget.perChat)", perChat, ctx.forks.chatSpent(session.id), ctx.forks.priceOf(model), model);
       },
     }),
-  );
+  ).finally(() => sandbox?.close());
   const lastEntryId = session.lastEntry()?.id;
   const error = outcome.stopReason === 'budget' ? { kind: 'budget', message: outcome.budgetReason ?? 'The chat reached its budget.' } : outcome.error;
   emit({ type: 'turn_end', stopReason: outcome.stopReason, error: outcome.error, lastEntryId });
