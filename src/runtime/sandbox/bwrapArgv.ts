@@ -46,7 +46,7 @@ export function buildSandboxArgv(o: SandboxArgvOptions): SpawnArgv {
   const args = ['--die-with-parent', '--new-session', '--unshare-all', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   for (const root of PRIVATE_ROOTS) args.push('--tmpfs', root);
   // Mounts apply left to right: rebinds after the tmpfs that hid them, shorter paths first.
-  for (const dir of sortByDepth(o.readOnlyRebinds.filter(dir => PRIVATE_ROOTS.some(root => isUnder(root, dir))))) args.push('--ro-bind', dir, dir);
+  for (const dir of sortByDepth(o.readOnlyRebinds.filter(dir => PRIVATE_ROOTS.some(root => dir !== root && isUnder(root, dir))))) args.push('--ro-bind', dir, dir);
   // A deny entry that contains a writable folder must come before it (the store holding a worktree);
   // every other one after, so a writable bind cannot uncover it.
   const containsWritable = (entry: DenyEntry) => o.writable.some(dir => isUnder(entry.path, dir) && entry.path !== dir);
