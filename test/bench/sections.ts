@@ -5,6 +5,7 @@ import { forkEngineSection } from './forkEngine';
 import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
 import { panelLoadSection } from './panelLoad';
+import { sandboxSection } from './sandbox';
 import { sharedHistorySection } from './sharedHistory';
 import type { Section } from './types';
 import { worktreeSection } from './worktree';
@@ -19,4 +20,5 @@ export const SECTIONS: readonly Section[] = [
   worktreeSection,
   worktreePrepSection,
   sharedHistorySection,
+  sandboxSection,
 ];
