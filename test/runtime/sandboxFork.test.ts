@@ -86,6 +86,20 @@ describe('runtime: a sandboxed fork (fork.sandbox auto, bubblewrap)', function (
     assert.equal(listed?.sandbox?.on, true);
   });
 
+  it('fork.sandbox.parent: the chat\'s own commands run sandboxed too; its folder is writable, the folder above is not', async () => {
+    h = await startHarness({ config: { approvalMode: 'auto', sandbox: { mode: 'auto', parent: true } }, runtimeEnv: { HOME: home } });
+    const root = fs.realpathSync(h.root);
+    const above = path.dirname(root);
+    const steps: ScriptedTurn[] = [call(['bash', { command: `echo in > inside.txt && echo out > ${above}/outside.txt` }]), say('done')];
+    h.fake.setResponder(() => steps.shift() ?? say('done'));
+    const { sessionId } = await h.send('write two files');
+    const [run] = toolRuns((await h.transcript(sessionId)).entries);
+    assert.ok(run.isError, run.content);
+    assert.match(run.content, /Read-only file system/);
+    assert.equal(fs.readFileSync(path.join(root, 'inside.txt'), 'utf8'), 'in\n');
+    assert.ok(!fs.existsSync(path.join(above, 'outside.txt')));
+  });
+
   it('`fork-agents list` shows each fork\'s isolation: worktree, sandbox and network', async () => {
     h = await startHarness({ config: { sandbox: { mode: 'auto' } }, runtimeEnv: { HOME: home } });
     initRepo(fs.realpathSync(h.root), FILES);

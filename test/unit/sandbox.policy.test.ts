@@ -44,6 +44,7 @@ describe('sandbox: bwrap argv', () => {
     assert.equal(at(args, '--ro-bind', '/home/u', '/home/u'), -1, 'home is not under a private root: the read-only / shows it');
     assert.equal(at(args, '--ro-bind', '/tmp', '/tmp'), -1, 'the private root itself is never rebound');
     assert.ok(at(args, '--bind', '/repo/.git/worktrees/fork', '/repo/.git/worktrees/fork') > 0);
+    assert.ok(at(args, '--ro-bind', '/tmp/wt', '/tmp/wt') < worktree, 'the folder holding the worktree comes back read-only, so writes beside it fail');
   });
 
   it('starts from an empty environment, sets exactly the given one, no network, seccomp on the given fd, bash -lc last', () => {

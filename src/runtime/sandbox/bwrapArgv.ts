@@ -45,8 +45,11 @@ export function isUnder(parent: string, child: string): boolean {
 export function buildSandboxArgv(o: SandboxArgvOptions): SpawnArgv {
   const args = ['--die-with-parent', '--new-session', '--unshare-all', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   for (const root of PRIVATE_ROOTS) args.push('--tmpfs', root);
-  // Mounts apply left to right: rebinds after the tmpfs that hid them, shorter paths first.
-  for (const dir of sortByDepth(o.readOnlyRebinds.filter(dir => PRIVATE_ROOTS.some(root => dir !== root && isUnder(root, dir))))) args.push('--ro-bind', dir, dir);
+  // Mounts apply left to right: rebinds after the tmpfs that hid them. A path under a private root brings back
+  // its whole first folder there (read-only), so a write beside the worktree fails instead of landing in RAM.
+  for (const dir of sortByDepth([...o.readOnlyRebinds, ...o.writable].map(topUnderPrivateRoot).filter((d): d is string => d !== undefined))) {
+    args.push('--ro-bind', dir, dir);
+  }
   // A deny entry that contains a writable folder must come before it (the store holding a worktree);
   // every other one after, so a writable bind cannot uncover it.
   const containsWritable = (entry: DenyEntry) => o.writable.some(dir => isUnder(entry.path, dir) && entry.path !== dir);
@@ -85,6 +88,12 @@ export function buildSandboxArgv(o: SandboxArgvOptions): SpawnArgv {
   ].join('\n');
   args.push('--', 'bash', '-c', script, o.bwrap, o.command, o.network.socat);
   return { file: o.bwrap, args };
+}
+
+/** `/tmp/a/b/c` → `/tmp/a`; undefined outside the private roots (and for a root itself). */
+function topUnderPrivateRoot(dir: string): string | undefined {
+  const root = PRIVATE_ROOTS.find(r => dir !== r && isUnder(r, dir));
+  return root && `${root}/${dir.slice(root.length + 1).split('/')[0]}`;
 }
 
 function sortByDepth(paths: string[]): string[] {
