@@ -147,9 +147,12 @@ export class ForkRow {
     const workspace = workspaceLine(fork);
     setText(this.workspace, workspace);
     this.workspace.hidden = workspace === '';
-    setText(this.sandboxEl, fork.sandbox ? describeSandbox(fork.sandbox) : '');
+    const sandboxText = fork.sandbox ? describeSandbox(fork.sandbox) : '';
+    if (this.sandboxEl.dataset.text !== sandboxText) {
+      this.sandboxEl.dataset.text = sandboxText;
+      this.sandboxEl.replaceChildren(...(fork.sandbox?.on ? [icon('shield'), ' '] : []), sandboxText);
+    }
     this.sandboxEl.title = fork.sandbox?.note ?? '';
-    this.sandboxEl.classList.toggle('sandbox-on', fork.sandbox?.on === true);
     this.sandboxEl.hidden = !fork.sandbox;
     setText(this.directive, fork.directive);
     // The name is the directive's first words: quote the directive only when it says more.
