@@ -25,7 +25,7 @@ export async function sandboxForRun(run: ForkRun, session: Session, access: Mode
     const refused = `Not run: ${reason}.`;
     return {
       state: { on: false, allowNetwork: [], note: reason },
-      commands: settings.mode === 'off' ? undefined : { plan: () => ({ refused }), explain: () => undefined },
+      commands: { plan: () => ({ refused }), explain: () => undefined }, // only reached when a sandbox was wanted: off never throws
       close: async () => undefined,
     };
   }
