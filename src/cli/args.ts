@@ -22,6 +22,8 @@ const COMMON: Record<string, OptionSpec> = {
   model: { type: 'string' },
   approval: { type: 'string' },
   'worktree-root': { type: 'string' },
+  sandbox: { type: 'string' },
+  'allow-network': { type: 'string' },
   prices: { type: 'string' },
   json: { type: 'boolean' },
   demo: { type: 'boolean' },
@@ -123,6 +125,9 @@ const COMMON_HELP = `common options:
   --store DIR          where sessions live (default: FORK_AGENTS_HOME or ~/.fork-agents)
   --model NAME         the model for new sessions (fork: the fork's model, default the session's)
   --approval MODE      ask (default: the terminal asks; a background fork asks a connected editor) | auto-edit | auto
+  --sandbox MODE       auto (default: the OS sandbox where bubblewrap / macOS can, else as without) | required | off;
+                       for the forks this command starts or continues
+  --allow-network H,H  hosts (or *.suffix) the sandboxed forks may reach through their filtering proxy; default none
   --demo               use the local scripted demo model: no key, no network
   --prices FILE        model prices, JSON: { "model-id": { "input": 2, "output": 10 } } in $ per million tokens
                        (default: FORK_AGENTS_PRICES; without either, the built-in table)

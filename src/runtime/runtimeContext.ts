@@ -27,7 +27,7 @@ export interface RuntimeContext {
 
 /** The model access a client configured, for the turns and forks it starts. */
 export function accessOf(client: ClientConnection): ModelAccess | undefined {
-  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, worktree, contextWindow, autoCompactAt, restricted, budgetPerFork, budgetPerChat, maxForksPerTurn, proxy, provider, bedrock, vertex } = client.config;
+  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, worktree, contextWindow, autoCompactAt, restricted, budgetPerFork, budgetPerChat, maxForksPerTurn, proxy, provider, bedrock, vertex, sandbox } = client.config;
   const compaction = {
     // Unset: each session measures against its model's window (model table, see compact.ts contextWindowFor).
     ...(contextWindow && contextWindow > 0 ? { contextWindow } : {}),
@@ -48,6 +48,7 @@ export function accessOf(client: ClientConnection): ModelAccess | undefined {
     ...(proxy?.url ? { proxy } : {}), ...(cloud ? { provider: cloud } : {}),
   };
   if (restricted === true) access.restricted = true;
+  if (sandbox) access.sandbox = sandbox;
   return access;
 }
 

@@ -6,6 +6,7 @@ import { forkEngineSection } from './forkEngine';
 import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
 import { panelLoadSection } from './panelLoad';
+import { sandboxSection } from './sandbox';
 import { sharedHistorySection } from './sharedHistory';
 import type { Section } from './types';
 import { worktreeSection } from './worktree';
@@ -21,4 +22,5 @@ export const SECTIONS: readonly Section[] = [
   worktreePrepSection,
   sharedHistorySection,
   checkpointsSection,
+  sandboxSection,
 ];

@@ -13,6 +13,7 @@ import { priceFor } from '../../common/pricing';
 import { cacheSteps } from '../cache/sessionCache';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
+import { sandboxNotice } from '../sandbox/notice';
 import { launchPolicy, revivalPolicy } from '../policy';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
@@ -90,7 +91,7 @@ export class ForkManager implements ForkLauncher {
       let session: Session;
       try {
         const policy = launchPolicy(access);
-        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy }, placement.worktree);
+        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy, sandboxNotice: policy.restricted ? undefined : sandboxNotice(policy.sandbox) }, placement.worktree);
       } catch (error) {
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
         throw error;
@@ -279,7 +280,7 @@ export class ForkManager implements ForkLauncher {
       // Issue 11: a fork launched with `ask` still asks when a client configured with `auto` revives it.
       const session = heldSession(run);
       const policy = revivalPolicy(session.bootstrap?.policy, launchPolicy(access));
-      run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted };
+      run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted, sandbox: policy.sandbox };
       closeInterruptedCalls(session);
       this.enqueue(run);
     }
@@ -435,7 +436,7 @@ export class ForkManager implements ForkLauncher {
     run.summary.announced = undefined;
     run.summary.pausedReason = undefined;
     try {
-      recordEnd(this.store, run, { state, time: run.summary.endedAt, report, error, budget: run.summary.budget });
+      recordEnd(this.store, run, { state, time: run.summary.endedAt, report, error, budget: run.summary.budget, sandbox: run.summary.sandbox });
     } catch (writeError) {
       // A full disk: the clients still learn how the run ended; on disk it stays unfinished and is revived.
       const message = writeError instanceof Error ? writeError.message : String(writeError);

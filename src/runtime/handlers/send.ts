@@ -29,6 +29,8 @@ import type { Session } from '../session/session';
 import { TranscriptWriteError } from '../session/jsonl';
 import { ALL_TOOLS } from '../tools/registry';
 import { mcpHub } from '../mcp/hub';
+import { createForkSandbox } from '../sandbox/forkSandbox';
+import { SANDBOXED_TOOLS } from '../sandbox/sandboxForRun';
 import { mcpToolsOf } from '../mcp/mcpTools';
 
 export const MISSING_KEY_MESSAGE =
@@ -96,6 +98,10 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };
   const billsBefore = session.bills.length;
+  // fork.sandbox.parent: the chat's own commands run sandboxed too, its folder writable, its .git not.
+  const sandbox = access.sandbox?.parent && !access.restricted
+    ? await createForkSandbox({ settings: access.sandbox, root: session.header.root, storeDir: ctx.store.storeDir, id: session.id })
+    : undefined;
   const outcome = await ctx.turns.run(session.id, async signal => {
     // The code as the prompt found it, before any tool changes it (checkpoint/codeAt.ts).
     const started = checkpointTurn(ctx.store.storeDir, session, 'turn-start');
@@ -104,7 +110,11 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
       session,
       model: createAnthropicClient(access),
       tools: toolsAfter(started, tools),
-      toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access) },
+      toolContext: {
+        root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access),
+        sandbox: sandbox?.commands, fileRules: sandbox?.fileRules,
+      },
+      sandboxedTools: sandbox?.commands ? SANDBOXED_TOOLS : undefined,
       approvalMode,
       compaction: access.compaction,
       beforeRequest: () => {
@@ -131,7 +141,7 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
     await started;
     await checkpointTurn(ctx.store.storeDir, session, 'turn-end', [...touched]);
     return ended;
-  });
+  }).finally(() => sandbox?.close());
   const lastEntryId = session.lastEntry()?.id;
   const error = outcome.stopReason === 'budget' ? { kind: 'budget', message: outcome.budgetReason ?? 'The chat reached its budget.' } : outcome.error;
   emit({ type: 'turn_end', stopReason: outcome.stopReason, error: outcome.error, lastEntryId });

@@ -2,6 +2,7 @@
 // fork status changes in commit order.
 import type { Budget } from '../../common/budget';
 import type { ForkSummary } from '../../common/forks';
+import type { SandboxState } from '../../common/sandbox';
 import type { LaunchPolicy } from '../policy';
 import type { Entry, SessionHeader, Usage } from '../../common/transcript';
 import type { ChainRange } from './segments';
@@ -82,6 +83,8 @@ export interface ForkStatus {
   /** The fork's budget as of this status (raised by a continue). */
   budget?: Budget;
   pausedReason?: string;
+  /** What its commands ran in on the run that ended here. */
+  sandbox?: SandboxState;
 }
 
 /** A file kept by reference in a checkpoint (too large to copy): what it looked like then. */
