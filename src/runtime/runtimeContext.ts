@@ -5,6 +5,7 @@ import { parseBudget } from '../common/budget';
 import type { ApprovalRouter } from './approvals';
 import type { ClientConnection } from './clientConnection';
 import type { ForkManager } from './fork/forkManager';
+import type { TournamentManager } from './fork/tournament/tournamentManager';
 import type { ModelAccess } from './fork/forkContracts';
 import type { ProviderAccess } from './model/providers';
 import type { SessionStore } from './session/sessionStore';
@@ -14,6 +15,7 @@ export interface RuntimeContext {
   store: SessionStore;
   turns: TurnRegistry;
   forks: ForkManager;
+  tournaments: TournamentManager;
   approvals: ApprovalRouter;
   clients: Set<ClientConnection>;
   info: RuntimeInfo;

@@ -46,3 +46,15 @@ export interface ForkLauncher {
   wait(forkId: string): Promise<ForkSummary>;
   takeNotificationOf(forkId: string): void;
 }
+
+/**
+ * What a tournament (a group of attempts) adds to its forks' runs, so the manager does not import the
+ * tournament code: the verify command each runs when it ends, the group's one budget, and each end.
+ */
+export interface GroupHooks {
+  verifyCommandOf(fork: ForkSummary): string | undefined;
+  /** Why the attempt may not make another request because of its group's budget, if it may not. */
+  budgetStopOf(fork: ForkSummary): string | undefined;
+  /** The attempt ended, or paused at a budget. */
+  attemptEnded(fork: ForkSummary): void;
+}

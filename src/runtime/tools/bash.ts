@@ -128,7 +128,7 @@ function runCommand(command: string, timeoutMs: number, ctx: ToolContext): Promi
       else if (exitCode !== null) notes.push(`[Exit code: ${exitCode}]`);
       else notes.push(`[Killed by signal ${exitSignal ?? 'unknown'}]`);
       const body = text === '' ? '(no output)' : text.replace(/\n$/, '');
-      finish({ content: `${body}\n\n${notes.join('\n')}`, isError: stoppedBy !== undefined || exitCode !== 0 });
+      finish({ content: `${body}\n\n${notes.join('\n')}`, isError: stoppedBy !== undefined || exitCode !== 0, exitCode: stoppedBy ? null : exitCode });
     };
 
     const terminate = (why: 'timeout' | 'cancel') => {

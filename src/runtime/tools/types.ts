@@ -45,6 +45,8 @@ export interface ToolOutput {
   isError?: boolean;
   /** Root-relative paths the call read or changed, for file anchors in the chat. */
   files?: string[];
+  /** bash: the command's exit code; null when it was stopped (timeout, cancel) or killed by a signal. */
+  exitCode?: number | null;
 }
 
 export interface Tool {

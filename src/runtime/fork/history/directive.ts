@@ -44,6 +44,21 @@ export function renderDirective(directive: string, worktree?: WorktreeNotice): s
   return lines.join('\n');
 }
 
+/**
+ * What differs per tournament attempt. It rides in its own block after the directive, so the attempts'
+ * requests are byte-identical up to and including the directive (the shared, cached prefix) and differ
+ * only in this short tail.
+ */
+export function renderAttemptNote(attempt: number, of: number, hint?: string): string {
+  const lines = [
+    `<fork-attempt>Attempt ${attempt} of ${of}: other attempts carry out the same directive independently, each in its own worktree.`,
+    'Your result is compared with theirs: the verify command, then the scope, size and risk of the change.',
+  ];
+  if (hint) lines.push(`Approach for this attempt: ${hint}`);
+  lines.push('</fork-attempt>');
+  return lines.join('\n');
+}
+
 /** A session is a fork when any of its user messages carries the boilerplate. */
 export function isForkTranscript(entries: readonly Entry[]): boolean {
   return entries.some(entry => entry.message.role === 'user' && hasBoilerplate(entry.message));
