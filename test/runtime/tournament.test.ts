@@ -79,6 +79,10 @@ describe('runtime: fork tournaments', function () {
       assert.match(content.at(-2)!.text!, /DIRECTIVE: make result.txt good$/);
       assert.ok(content.at(-2)!.cache_control, 'the breakpoint sits on the directive, the end of the shared prefix');
     }
+    const directives = [1, 2, 3].map(n => JSON.stringify(h.fake.requests.find(r => isForkRequest(r) && attemptOf(r) === n)!.body.messages.at(-1).content.slice(0, -1)));
+    assert.equal(new Set(directives).size, 1, 'the attempts\' requests are identical up to their notes (no worktree path in the directive)');
+    const firstOfTwo = h.fake.requests.find(r => isForkRequest(r) && attemptOf(r) === 2)!;
+    assert.ok(firstOfTwo.rawBody.includes(`Your root: ${started.attempts[1].worktree!.path}`), 'its own root is in its note');
     // The verify command ran in the worktree, not the main tree: the record is on disk with the group.
     const record = fs.readFileSync(path.join(h.storeDir, 'tournaments', `${started.group.id}.jsonl`), 'utf8');
     assert.equal(record.split('\n').filter(l => l.includes('"type":"verify"')).length, 3);

@@ -66,13 +66,14 @@ export function createForkSession(store: SessionStore, spec: ForkSpec, worktree?
     const snapshot = current ? spec.parent.entries() : requestViewOf(snapshotUpTo(entries, spec.atEntryId));
     // Unanswered prompts go before the window is counted, so "1" keeps one real turn when there is one.
     const selected = selectSpans(snapshot, answeredEnd(snapshot, entries), spec.turns);
-    const notice = worktree && { parentRoot: spec.parent.header.root, forkRoot: root };
+    const attempt = spec.tournament;
+    // A tournament's attempts differ only after the directive: each one's own root goes in its note.
+    const notice = worktree && { parentRoot: spec.parent.header.root, ...(attempt ? {} : { forkRoot: root }) };
     const closed = closeSelection(selected, renderDirective(spec.directive, notice), entries);
     // DESIGN §4.3: a numeric window never carries the compaction summary; the UIs say so.
     const summaryExcluded = windowSkipsSummary(snapshot, spec.turns);
     const content = closed.closing.content;
-    const attempt = spec.tournament;
-    const closing = attempt ? [...content, { type: 'text' as const, text: renderAttemptNote(attempt.attempt, attempt.of, attempt.hint) }] : content;
+    const closing = attempt ? [...content, { type: 'text' as const, text: renderAttemptNote(attempt.attempt, attempt.of, attempt.hint, worktree && root) }] : content;
     return persist(store, spec, entries, { root, worktree, summaryExcluded }, closed.inherited, closing);
   }
   // Regular subagents see no conversation, only the environment facts and their own prompt.
