@@ -29,7 +29,7 @@ export interface RuntimeContext {
 
 /** The model access a client configured, for the turns and forks it starts. */
 export function accessOf(client: ClientConnection): ModelAccess | undefined {
-  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, worktree, contextWindow, autoCompactAt, restricted, budgetPerFork, budgetPerChat, maxForksPerTurn, proxy, provider, bedrock, vertex } = client.config;
+  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, worktree, contextWindow, autoCompactAt, restricted, budgetPerFork, budgetPerChat, maxForksPerTurn, proxy, provider, bedrock, vertex, tournamentVerify } = client.config;
   const compaction = {
     contextWindow: contextWindow && contextWindow > 0 ? contextWindow : DEFAULT_CONTEXT_WINDOW,
     autoCompactAt: autoCompactAt && autoCompactAt > 0 && autoCompactAt <= 1 ? autoCompactAt : DEFAULT_AUTO_COMPACT_AT,
@@ -47,6 +47,7 @@ export function accessOf(client: ClientConnection): ModelAccess | undefined {
   const access: ModelAccess = {
     apiKey: apiKey ?? '', baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath, worktreeRoot, worktree, compaction, budgets, maxForksPerTurn: perTurn,
     ...(proxy?.url ? { proxy } : {}), ...(cloud ? { provider: cloud } : {}),
+    ...(tournamentVerify?.trim() ? { tournamentVerify: tournamentVerify.trim() } : {}),
   };
   if (restricted === true) access.restricted = true;
   return access;

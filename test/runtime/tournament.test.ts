@@ -4,7 +4,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { onNotification, sendRequest } from '../../src/common/protocol/endpoint';
-import { forkEvent, tournamentApply, tournamentCancel, tournamentCompare, tournamentStart, tournamentWait } from '../../src/common/protocol/forks';
+import { forkEvent, tournamentApply, tournamentCancel, tournamentCompare, tournamentList, tournamentStart, tournamentWait } from '../../src/common/protocol/forks';
 import type { TournamentStartParams } from '../../src/common/protocol/forks';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { gitSync, initRepo, isForkRequest, read } from './gitRepo';
@@ -29,16 +29,18 @@ describe('runtime: fork tournaments', function () {
   /** Per attempt number: its scripted turns (then a report). */
   let scripts: Map<number, ScriptedTurn[]>;
   let judgeAnswer: string;
+  let parentTurns: ScriptedTurn[];
 
   beforeEach(async () => {
     h = await startHarness();
     repo = fs.realpathSync(h.root);
     initRepo(repo, { 'base.txt': BASE, 'result.txt': 'none\n' });
     scripts = new Map();
+    parentTurns = [];
     judgeAnswer = 'WINNER: 2\nREASON: attempt 2 is the smaller change.\nATTEMPT 1: correct but larger.\nATTEMPT 2: correct and minimal.';
     h.fake.setResponder(r => {
       if (isJudge(r)) return say(judgeAnswer);
-      if (!isForkRequest(r)) return say('parent: ok');
+      if (!isForkRequest(r)) return parentTurns.shift() ?? say('parent: ok');
       const attempt = attemptOf(r);
       return (attempt !== undefined && scripts.get(attempt)?.shift()) || say(`Scope: attempt ${attempt}.\nResult: done.`);
     });
@@ -181,5 +183,20 @@ describe('runtime: fork tournaments', function () {
     assert.equal(result.group.verdict?.winner, null);
     const compared = await sendRequest(h.client.endpoint, tournamentCompare, { groupId: group.id });
     assert.ok(compared.attempts.every(a => a.verify === undefined), 'a stopped attempt runs no verify command');
+  });
+
+  it('the Agent tool\'s attempts field starts a tournament of worktree attempts; its result names the group', async () => {
+    parentTurns.push(call(['Agent', { subagent_type: 'fork', description: 'two tries', prompt: 'make result.txt good', attempts: 2 }]), say('parent: started'));
+    scripts.set(1, [writes('good\n')]);
+    const sent = await h.send('try it twice', { sessionId });
+    assert.equal(sent.error, undefined);
+    const { groups } = await sendRequest(h.client.endpoint, tournamentList, { parentSessionId: sessionId });
+    assert.equal(groups.length, 1);
+    assert.equal(groups[0].forkIds.length, 2);
+    assert.equal(groups[0].verify, undefined, 'no test script in this repository: no verify command');
+    const result = await wait(groups[0].id);
+    assert.deepEqual(result.attempts.map(a => a.state), ['completed', 'completed']);
+    const toolResult = JSON.stringify((await h.transcript(sessionId)).entries.flatMap(e => e.message.content).filter(b => b.type === 'tool_result'));
+    assert.ok(toolResult.includes(`two tries\\" started: 2 attempts in their own git worktrees (group ${groups[0].id}`), toolResult);
   });
 });

@@ -8,6 +8,7 @@ import type { CompactionSettings } from '../agent/compact';
 import type { ProviderAccess } from '../model/providers';
 import type { ForkSummary, Isolation } from '../../common/forks';
 import type { ForkSpec } from './history/createFork';
+import type { TournamentSummary } from '../../common/tournament';
 
 export const MAX_FORK_REQUESTS = 200;
 
@@ -30,6 +31,8 @@ export interface ModelAccess {
   budgets?: { perFork?: Budget; perChat?: Budget };
   /** fork.maxForksPerTurn: Agent calls the model may make in one turn. */
   maxForksPerTurn?: number;
+  /** fork.tournament.verify: tournaments' default verify command (absent: the detected test script). */
+  tournamentVerify?: string;
 }
 
 export class ForkNotFoundError extends Error {}
@@ -57,4 +60,22 @@ export interface GroupHooks {
   budgetStopOf(fork: ForkSummary): string | undefined;
   /** The attempt ended, or paused at a budget. */
   attemptEnded(fork: ForkSummary): void;
+}
+
+/** What a tournament start asks for: N attempts of one fork spec. */
+export interface TournamentStart {
+  spec: Omit<StartSpec, 'model' | 'tournament' | 'isolation'>;
+  attempts: number;
+  models?: string[];
+  verify?: string;
+  differentApproaches?: boolean;
+  /** One budget for all attempts together. */
+  budget?: Budget;
+}
+
+/** The part of the tournament manager the Agent tool drives. */
+export interface TournamentLauncher {
+  start(request: TournamentStart, access: ModelAccess): Promise<{ group: TournamentSummary; attempts: ForkSummary[] }>;
+  /** fork.tournament.verify, else the project's test script under `root`, else none. */
+  defaultVerify(access: ModelAccess, root: string): string | undefined;
 }

@@ -93,7 +93,7 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
       session,
       model: createAnthropicClient(access),
       tools: new Map([...ALL_TOOLS, ...mcpToolsOf(session.header, { restricted: access.restricted === true })].map(tool => [tool.definition.name, tool])),
-      toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access) },
+      toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access, ctx.tournaments) },
       approvalMode,
       compaction: access.compaction,
       beforeRequest: () => {

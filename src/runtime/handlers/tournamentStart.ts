@@ -9,7 +9,7 @@ import { MAX_ATTEMPTS } from '../../common/tournament';
 import type { ClientConnection } from '../clientConnection';
 import { BudgetError } from '../fork/forkContracts';
 import { ForkPointError } from '../fork/history/select';
-import { detectTestCommand } from '../fork/tournament/detectVerify';
+import { defaultVerify } from '../fork/tournament/detectVerify';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { SessionNotFoundError } from '../session/sessionStore';
@@ -40,8 +40,7 @@ export function registerTournamentStart(ctx: RuntimeContext, client: ClientConne
     try {
       return await ctx.store.using(params.sessionId, parent => {
         if (parent.bootstrap) throw invalidParams('A fork cannot start a tournament; continue it with a message instead.');
-        const configured = client.config.tournamentVerify?.trim();
-        const verify = params.verify !== undefined ? params.verify.trim() : configured || detectTestCommand(parent.header.root);
+        const verify = params.verify !== undefined ? params.verify.trim() : defaultVerify(access, parent.header.root);
         return ctx.tournaments.start({
           spec: {
             parent, kind: 'fork', directive: checked.directive, turns: checked.turns, atEntryId: params.atEntryId,

@@ -31,6 +31,8 @@ export interface AgentToolInput {
   fork_turns?: ForkTurns;
   isolation?: 'worktree' | 'shared';
   run_in_background: boolean;
+  /** Forks only: more than 1 starts a tournament of that many attempts. */
+  attempts?: number;
 }
 
 export interface SubagentHost {

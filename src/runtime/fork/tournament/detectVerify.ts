@@ -3,6 +3,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+/** fork.tournament.verify, else the project's test script, else none. */
+export function defaultVerify(access: { tournamentVerify?: string }, root: string): string | undefined {
+  return access.tournamentVerify || detectTestCommand(root);
+}
+
 /** npm's placeholder for a package without tests: running it always fails. */
 const NPM_PLACEHOLDER = /no test specified/;
 

@@ -3,7 +3,6 @@
 // the verify command each attempt runs when it ends, one budget for all attempts, stopping them together,
 // and the verdict once every attempt has ended.
 import { randomUUID } from 'node:crypto';
-import type { Budget } from '../../../common/budget';
 import { allTokens, budgetText, limitOf } from '../../../common/budget';
 import type { ForkSummary } from '../../../common/forks';
 import { isTerminal } from '../../../common/forks';
@@ -13,9 +12,10 @@ import type { Usage } from '../../../common/transcript';
 import { log } from '../../log';
 import type { SessionStore } from '../../session/sessionStore';
 import type { ForkManager } from '../forkManager';
-import type { GroupHooks, ModelAccess, StartSpec } from '../forkContracts';
+import type { GroupHooks, ModelAccess, TournamentLauncher, TournamentStart } from '../forkContracts';
 import { compareGroup } from './compare';
 import { decideVerdict } from './decide';
+import { defaultVerify } from './detectVerify';
 import { TournamentLog } from './tournamentLog';
 import type { TournamentRecord } from './tournamentLog';
 
@@ -36,17 +36,7 @@ interface Group {
   started: boolean;
 }
 
-export interface TournamentStart {
-  spec: Omit<StartSpec, 'model' | 'tournament' | 'isolation'>;
-  attempts: number;
-  models?: string[];
-  verify?: string;
-  differentApproaches?: boolean;
-  /** One budget for all attempts together. */
-  budget?: Budget;
-}
-
-export class TournamentManager implements GroupHooks {
+export class TournamentManager implements GroupHooks, TournamentLauncher {
   private readonly groups = new Map<string, Group>();
   readonly log: TournamentLog;
 
@@ -99,6 +89,10 @@ export class TournamentManager implements GroupHooks {
     for (const record of group.early.splice(0)) this.log.append(id, record);
     this.maybeDecide(group);
     return { group: { ...summary }, attempts };
+  }
+
+  defaultVerify(access: ModelAccess, root: string): string | undefined {
+    return defaultVerify(access, root);
   }
 
   list(parentSessionId?: string): TournamentSummary[] {
