@@ -112,7 +112,12 @@ export const panelReady = notification<Record<string, never>>('panel/ready');
 export const pickerChanged = notification<{ forkTurns: string | null; isolation: Isolation }>('picker/changed');
 
 /** `model`: another model than the chat's (the fork starts with a cold cache); absent: the chat's. */
-export interface PanelForkStart { directive: string; forkTurns: string; isolation: Isolation; model?: string }
+export interface PanelForkStart {
+  directive: string; forkTurns: string; isolation: Isolation; model?: string;
+  /** 2–8: a tournament (worktree attempts); `models`: one per attempt, cycled. */
+  attempts?: number;
+  models?: string[];
+}
 export const panelForkStart = request<PanelForkStart, { forkId: string }>('fork/start');
 /** Fork from a transcript message: the host asks for the directive. */
 export const panelForkFromMessage = request<{ messageId: string; forkTurns: string }, { forkId?: string }>('fork/fromMessage');
