@@ -30,6 +30,8 @@ export interface RowContext {
   /** A short quote of the transcript message a fork started from, when it is shown. */
   messageSnippet(entryId: string | undefined): string | undefined;
   report(error: unknown): void;
+  /** Opens the Compare view of a tournament's attempts. */
+  compare(groupId: string): void;
 }
 
 export class ForkRow {
@@ -122,7 +124,9 @@ export class ForkRow {
     this.badge.className = `badge state-${fork.state}`;
     const origin = fork.origin === 'message' ? `from message${quote(this.ctx.messageSnippet(fork.parentEntryId))}` : originLabel(fork.origin);
     const model = fork.parentModel ? ` · ${fork.model} (cold cache)` : '';
-    this.meta.replaceChildren(`${origin} · ${turnsLabel(fork.forkTurns, fork.summaryExcluded)} · ${fork.isolation}${model} · `, this.elapsed);
+    const attempt = fork.tournament ? ` · attempt ${fork.tournament.attempt} of ${fork.tournament.of}` : '';
+    const verified = fork.verify ? ` · verify ${fork.verify.passed ? 'passed' : 'failed'}` : '';
+    this.meta.replaceChildren(`${origin} · ${turnsLabel(fork.forkTurns, fork.summaryExcluded)} · ${fork.isolation}${model}${attempt}${verified} · `, this.elapsed);
     this.tick(Date.now());
     const usage = usageLine(fork);
     setText(this.usage, usage.text);
@@ -201,6 +205,7 @@ export class ForkRow {
     const worktree = this.ctx.worktreeActions() && fork.isolation === 'worktree' && fork.worktree && !fork.worktree.discarded;
     this.actions.replaceChildren(
       ...(live ? [button('Stop', { icon: 'debug-stop', kind: 'toolbar', title: `Stop ${fork.name}`, onClick: stop })] : []),
+      ...(fork.tournament ? [button('Compare', { icon: 'split-horizontal', kind: 'toolbar', title: 'Compare the attempts side by side', onClick: () => this.ctx.compare(fork.tournament!.groupId) })] : []),
       button('Transcript', { icon: 'output', kind: 'toolbar', title: 'Open the transcript', onClick: act('transcript') }),
       button('Folder', { icon: 'folder-opened', kind: 'toolbar', title: `Reveal ${fork.root}`, onClick: act('root') }),
       ...(worktree ? [button('Review', { icon: 'diff', kind: 'toolbar', title: 'Review the changes', onClick: act('review') })] : []),

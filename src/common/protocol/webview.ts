@@ -1,6 +1,7 @@
 // The Forks panel's postMessage channel (DESIGN §2): the host ⇄ webview messages, named scope/verb like the
 // runtime protocol and typed by the same descriptors. The webview owns no state: the host sends a snapshot
 // on `panel/ready` and updates after it; the webview sends intents (requests with ids, answered once).
+import type { TournamentCompareResult } from './forks';
 import type { ToolCategory } from '../approval';
 import type { ForkSummary, Isolation } from '../forks';
 import type { EntryKind } from '../transcript';
@@ -126,6 +127,12 @@ export const panelForkSend = request<{ forkId: string; message: string }, Record
 /** Continues a fork paused at its budget with a new budget (dollars "0.50" or tokens "40000tokens"). */
 export const panelForkContinue = request<{ forkId: string; budget: string }, Record<string, never>>('fork/continue');
 export const approvalAnswer = request<{ callId: string; approved: boolean }, Record<string, never>>('approval/answer');
+/** A tournament's attempts side by side (the runtime's tournament/compare, passed through). */
+export const panelTournamentCompare = request<{ groupId: string }, TournamentCompareResult>('tournament/compare');
+/** The changes of attempt b against attempt a. */
+export const panelTournamentDiff = request<{ groupId: string; a: string; b: string }, { patch: string }>('tournament/diff');
+/** Applies one attempt to the main working tree; `discardRest`: then removes every attempt's worktree. */
+export const panelTournamentApply = request<{ groupId: string; forkId: string; discardRest?: boolean }, { message: string; applied: string[] }>('tournament/apply');
 export type ForkAction = 'transcript' | 'root' | 'review' | 'apply' | 'keep' | 'discard';
 export const panelForkAction = request<{ forkId: string; action: ForkAction }, Record<string, never>>('fork/action');
 /** A link in model output was clicked: the host asks before opening anything. */
