@@ -41,7 +41,8 @@ export class CompareView {
     const verdictLine = h('p', { class: `verdict ${winner ? 'has-winner' : 'no-winner'}`, role: 'status' },
       icon(winner ? 'star-full' : verdict ? 'circle-slash' : 'clock'), ' ',
       verdict ? verdict.reason : 'No verdict yet: the attempts are still running (or paused at the budget).');
-    const columns = h('div', { class: 'attempts', style: `grid-template-columns: repeat(${result.attempts.length}, minmax(12em, 1fr))` },
+    // Columns by CSS (the panel's CSP allows no inline styles): one per attempt, side by side.
+    const columns = h('div', { class: 'attempts' },
       ...result.attempts.map(a => this.column(a, a.forkId === winner, verdict?.ranking.find(r => r.forkId === a.forkId)?.reason)));
     const diffOut = h('pre', { class: 'attempt-diff', hidden: true });
     const pickA = this.picker('compare-a', result.attempts, 0);

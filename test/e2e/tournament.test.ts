@@ -63,8 +63,10 @@ describe('Fork tournament in the Forks panel (code-server + chromium)', function
     assert.equal(await attempts.count(), 3);
 
     const first = panel.locator('.fork', { hasText: 'attempt 1 of 3' });
-    await first.locator('.fork-toggle').click();
-    await first.getByRole('button', { name: 'Compare the attempts side by side' }).click();
+    const compareButton = first.getByRole('button', { name: 'Compare the attempts side by side' });
+    // The panel opens the first attempt it started; open it only when it is closed.
+    if (!(await compareButton.isVisible())) await first.locator('.fork-toggle').click();
+    await compareButton.click();
     const compare = panel.locator('.compare');
     await compare.locator('.verdict.has-winner').waitFor({ timeout: 60_000 });
     assert.equal(await compare.locator('.attempt').count(), 3);
@@ -74,7 +76,7 @@ describe('Fork tournament in the Forks panel (code-server + chromium)', function
     await compare.scrollIntoViewIfNeeded();
     await screenshot(page, 'tournament-compare');
 
-    await compare.getByRole('button', { name: 'Show diff' }).click();
+    await compare.getByRole('button', { name: 'What the second attempt changes against the first' }).click();
     await compare.locator('.attempt-diff', { hasText: '(another approach)' }).waitFor({ timeout: 30_000 });
     await compare.locator('.attempt.winner').getByRole('button', { name: 'Apply attempt 1 to the main working tree' }).click();
     await compare.locator('.compare-status', { hasText: 'Applied 1 file' }).waitFor({ timeout: 30_000 });

@@ -8,6 +8,7 @@ import type { EntryKind } from '../transcript';
 import { notification, request } from './descriptor';
 import type { CacheStep } from '../cacheExplorer';
 import { modelIdProblem } from '../modelChoice';
+import { MAX_ATTEMPTS } from '../tournament';
 import type { ModelOption } from '../modelChoice';
 import type { McpServerStatus } from './mcp';
 import type { NotificationDescriptor, RequestDescriptor } from './descriptor';
@@ -151,13 +152,26 @@ const str = (key: string, nonEmpty = false): Check => p =>
 const oneOf = (key: string, values: readonly string[]): Check => p => (values.includes(p[key] as string) ? undefined : `${key} must be one of ${values.join(', ')}`);
 const bool = (key: string): Check => p => (typeof p[key] === 'boolean' ? undefined : `${key} must be a boolean`);
 const optionalModel = (key: string): Check => p => (p[key] === undefined ? undefined : modelIdProblem(p[key]));
+const optionalAttempts = (key: string): Check => p =>
+  p[key] === undefined || (Number.isInteger(p[key]) && (p[key] as number) >= 1 && (p[key] as number) <= MAX_ATTEMPTS) ? undefined : `${key} must be a whole number from 1 to ${MAX_ATTEMPTS}`;
+const optionalModels = (key: string): Check => p => {
+  if (p[key] === undefined) return undefined;
+  if (!Array.isArray(p[key]) || (p[key] as unknown[]).length > MAX_ATTEMPTS) return `${key} must be a list of at most ${MAX_ATTEMPTS} model ids`;
+  return (p[key] as unknown[]).map(m => modelIdProblem(m)).find(Boolean);
+};
+const optionalBool = (key: string): Check => p => (p[key] === undefined || typeof p[key] === 'boolean' ? undefined : `${key} must be a boolean`);
 const strOrNull = (key: string): Check => p => (p[key] === null || typeof p[key] === 'string' ? undefined : `${key} must be a string or null`);
 
 /** What the host accepts from the webview: method → the checks its params must pass. */
 const TO_HOST: Record<string, { kind: 'request' | 'notification'; checks: Check[] }> = {
   [panelReady.method]: { kind: 'notification', checks: [] },
   [pickerChanged.method]: { kind: 'notification', checks: [strOrNull('forkTurns'), oneOf('isolation', ['shared', 'worktree'])] },
-  [panelForkStart.method]: { kind: 'request', checks: [str('directive', true), str('forkTurns'), oneOf('isolation', ['shared', 'worktree']), optionalModel('model')] },
+  [panelForkStart.method]: {
+    kind: 'request', checks: [str('directive', true), str('forkTurns'), oneOf('isolation', ['shared', 'worktree']), optionalModel('model'), optionalAttempts('attempts'), optionalModels('models')],
+  },
+  [panelTournamentCompare.method]: { kind: 'request', checks: [str('groupId', true)] },
+  [panelTournamentDiff.method]: { kind: 'request', checks: [str('groupId', true), str('a', true), str('b', true)] },
+  [panelTournamentApply.method]: { kind: 'request', checks: [str('groupId', true), str('forkId', true), optionalBool('discardRest')] },
   [panelForkFromMessage.method]: { kind: 'request', checks: [str('messageId', true), str('forkTurns')] },
   [panelForkCancel.method]: { kind: 'request', checks: [str('forkId', true)] },
   [panelForkSend.method]: { kind: 'request', checks: [str('forkId', true), str('message', true)] },
