@@ -6,6 +6,7 @@ import type { ForkTurns } from '../../common/forkTurns';
 import { parseForkTurns } from '../../common/forkTurns';
 import type { ForkStartParams } from '../../common/protocol/forks';
 import { checkTextSize } from './textLimits';
+import { shortText } from '../../common/forkDisplay';
 
 export interface CheckedStart {
   directive: string;
@@ -35,7 +36,7 @@ export function checkStartParams(method: string, params: Omit<ForkStartParams, '
   };
 }
 
+/** The directive itself when short, else cut at a word (never mid-phrase after six words); the full text stays the directive. */
 function defaultName(directive: string): string {
-  const words = directive.trim().split(/\s+/).slice(0, 6).join(' ');
-  return words.length > 48 ? words.slice(0, 47) + '…' : words;
+  return shortText(directive, 48);
 }
