@@ -11,6 +11,16 @@ import type { ForkSpec } from './history/createFork';
 
 export const MAX_FORK_REQUESTS = 200;
 
+/**
+ * The cap in force: MAX_FORK_REQUESTS, or FORK_AGENTS_MAX_FORK_REQUESTS (a positive whole number) so tests
+ * can reach the cap in a handful of requests instead of waiting out 200. Read per run, so the runtime's
+ * environment at start decides it.
+ */
+export function forkRequestCap(env: NodeJS.ProcessEnv = process.env): number {
+  const fromEnv = Number(env.FORK_AGENTS_MAX_FORK_REQUESTS);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : MAX_FORK_REQUESTS;
+}
+
 export interface ModelAccess {
   apiKey: string;
   baseUrl?: string;

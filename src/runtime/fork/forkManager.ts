@@ -32,7 +32,7 @@ import { claimAnnouncement, markDelivered, recordEnd, undelivered } from './fork
 import { outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { PrefixWriters } from './stagger';
-import { BudgetError, ForkBusyError, ForkNotFoundError, MAX_FORK_REQUESTS } from './forkContracts';
+import { BudgetError, ForkBusyError, ForkNotFoundError, forkRequestCap } from './forkContracts';
 import type { ForkLauncher, ModelAccess, StartSpec } from './forkContracts';
 
 
@@ -361,7 +361,7 @@ export class ForkManager implements ForkLauncher {
     if (outcome.stopReason === 'budget') return this.pause(run, outcome.budgetReason ?? 'Its budget is reached.');
     if (outcome.stopReason === 'error') return this.finish(run, 'failed', undefined, outcome.error?.message);
     if (outcome.stopReason === 'max_turns') {
-      return this.finish(run, 'failed', outcome.text || undefined, `Stopped at the cap of ${MAX_FORK_REQUESTS} model turns.`);
+      return this.finish(run, 'failed', outcome.text || undefined, `Stopped at the cap of ${forkRequestCap()} model turns.`);
     }
     this.finish(run, 'completed', outcome.text);
   }
