@@ -37,9 +37,11 @@ export interface CodeServerOptions {
   /** Needed for extension tests through the URL payload. */
   smokeTestDriver?: boolean;
   userSettings?: Record<string, unknown>;
+  /** More code-server flags (the shared server's short reconnection grace time). */
+  extraArgs?: string[];
 }
 
-const BASE_SETTINGS = {
+export const BASE_SETTINGS = {
   'workbench.startupEditor': 'none',
   'security.workspace.trust.enabled': false,
   'telemetry.telemetryLevel': 'off',
@@ -78,6 +80,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     '--extensions-dir', extensionsDir,
   ];
   if (options.smokeTestDriver) args.push('--vscode-option', 'enable-smoke-test-driver');
+  if (options.extraArgs) args.push(...options.extraArgs);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOME: home,

@@ -1,7 +1,7 @@
 // One connected client (an editor window or a CLI run) and the model access it configured.
 import type { MessageConnection } from 'vscode-languageserver/node';
 import type { NotificationDescriptor, RequestDescriptor } from '../common/protocol/descriptor';
-import { sendNotification, sendRequest } from '../common/protocol/endpoint';
+import { onRequest, sendNotification, sendRequest } from '../common/protocol/endpoint';
 import type { RpcEndpoint } from '../common/protocol/endpoint';
 import type { ConfigureParams } from '../common/protocol/runtime';
 
@@ -18,6 +18,14 @@ export class ClientConnection {
 
   private get endpoint(): RpcEndpoint {
     return this.rpc as unknown as RpcEndpoint;
+  }
+
+  /**
+   * Serves one request of the protocol: the descriptor types the handler's params and result, so a handler
+   * that expects other params, or answers another shape, fails the type-check.
+   */
+  handle<P, R>(descriptor: RequestDescriptor<P, R>, handler: (params: P) => R | Promise<R>): void {
+    onRequest(this.endpoint, descriptor, handler);
   }
 
   request<P, R>(descriptor: RequestDescriptor<P, R>, params: P): Promise<R> {

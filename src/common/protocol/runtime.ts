@@ -80,7 +80,8 @@ export interface ConfigureParams {
 export type ProviderName = 'anthropic' | 'bedrock' | 'vertex';
 
 export interface ProxySettings { url?: string; strictSSL?: boolean; noProxy?: string }
-export const runtimeConfigure = request<ConfigureParams, RuntimeInfo>('runtime/configure');
+export type ConfigureResult = RuntimeInfo;
+export const runtimeConfigure = request<ConfigureParams, ConfigureResult>('runtime/configure');
 
 export interface SendParams {
   /** Absent: start a new session rooted at `root`. */
@@ -124,7 +125,10 @@ export interface CompactResult { summaryEntryId: string; tokensBefore: number; u
 /** Summarises the session now (`/compact`); fails with a clear message and changes nothing on error. */
 export const sessionCompact = request<CompactParams, CompactResult>('session/compact');
 
-export const sessionCancel = request<{ sessionId: string }, { cancelled: boolean }>('session/cancel');
+/** The requests that name one session and nothing else. */
+export interface SessionIdParams { sessionId: string }
+export interface CancelResult { cancelled: boolean }
+export const sessionCancel = request<SessionIdParams, CancelResult>('session/cancel');
 
 export interface SessionSummary {
   id: string;
@@ -136,9 +140,12 @@ export interface SessionSummary {
   /** MCP servers whose tools the session's header holds, and their state now. */
   mcpServers?: McpServerStatus[];
 }
-export const sessionList = request<{ root?: string }, { sessions: SessionSummary[] }>('session/list');
+export interface SessionListParams { root?: string }
+export interface SessionListResult { sessions: SessionSummary[] }
+export const sessionList = request<SessionListParams | undefined, SessionListResult>('session/list');
 /** Runtime → every client: an MCP server's state changed (started, failed, stopped, restarted, tools listed). */
-export const mcpState = notification<{ server: McpServerStatus }>('mcp/state');
+export interface McpStateParams { server: McpServerStatus }
+export const mcpState = notification<McpStateParams>('mcp/state');
 
 export interface TranscriptResult {
   header: SessionHeader;
@@ -149,11 +156,13 @@ export interface TranscriptResult {
   /** Everything billed to this session (its own requests only). */
   spent?: Usage;
 }
-export const sessionTranscript = request<{ sessionId: string }, TranscriptResult>('session/transcript');
+export const sessionTranscript = request<SessionIdParams, TranscriptResult>('session/transcript');
 
 /** What the store takes on disk: session files plus the sealed history segments they share. */
 export interface StoreUsage { bytes: number; sessionBytes: number; segmentBytes: number; sessions: number; segments: number }
-export const storeInfo = request<Record<string, never> | undefined, StoreUsage>('store/info');
+export type StoreInfoParams = Record<string, never> | undefined;
+export type StoreInfoResult = StoreUsage;
+export const storeInfo = request<StoreInfoParams, StoreInfoResult>('store/info');
 
 /** Deletes one session (a chat) or one fork; forks of a deleted chat keep running and reviving. */
 /** `force`: discard changes a fork's worktree holds that were never applied or kept (else they refuse the delete). */
@@ -164,7 +173,8 @@ export interface DeleteResult { deleted: string; segmentsRemoved: number; freedB
 export const sessionDelete = request<DeleteParams, DeleteResult>('session/delete');
 
 /** The cache explorer of a chat or fork: one step per request that got a response (issue 14). */
-export const sessionCache = request<{ sessionId: string }, { steps: CacheStep[] }>('session/cache');
+export interface SessionCacheResult { steps: CacheStep[] }
+export const sessionCache = request<SessionIdParams, SessionCacheResult>('session/cache');
 
 /** Runtime → client: may this tool call run? The turn waits for the answer. */
 export interface PermissionParams {

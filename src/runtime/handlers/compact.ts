@@ -15,7 +15,7 @@ import type { Session } from '../session/session';
 import { MISSING_KEY_MESSAGE } from './send';
 
 export function registerCompact(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(sessionCompact.method, async (params: CompactParams): Promise<CompactResult> => {
+  client.handle(sessionCompact, async (params: CompactParams): Promise<CompactResult> => {
     const access = accessOf(client);
     if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
     let lease: SessionLease;

@@ -7,7 +7,7 @@ import type { RuntimeContext } from '../runtimeContext';
 import { mappingErrors, requireForkId } from './worktreeErrors';
 
 export function registerForkBaseFile(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkBaseFile.method, mappingErrors(async (params: { forkId: string; path: string }) => {
+  client.handle(forkBaseFile, mappingErrors(async params => {
     const forkId = requireForkId(params);
     if (typeof params.path !== 'string' || params.path === '') throw new ResponseError(ErrorCodes.InvalidParams, 'fork/baseFile needs a path.');
     return baseFileOfFork(ctx.forks, forkId, params.path);

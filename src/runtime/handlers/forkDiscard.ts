@@ -6,5 +6,5 @@ import type { RuntimeContext } from '../runtimeContext';
 import { mappingErrors, requireForkId } from './worktreeErrors';
 
 export function registerForkDiscard(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkDiscard.method, mappingErrors((params: { forkId: string }) => discardFork(ctx.forks, requireForkId(params))));
+  client.handle(forkDiscard, mappingErrors(params => discardFork(ctx.forks, requireForkId(params))));
 }

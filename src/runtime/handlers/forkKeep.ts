@@ -6,5 +6,5 @@ import type { RuntimeContext } from '../runtimeContext';
 import { mappingErrors, requireForkId } from './worktreeErrors';
 
 export function registerForkKeep(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkKeep.method, mappingErrors((params: { forkId: string }) => keepFork(ctx.forks, requireForkId(params))));
+  client.handle(forkKeep, mappingErrors(params => keepFork(ctx.forks, requireForkId(params))));
 }

@@ -6,5 +6,5 @@ import type { RuntimeContext } from '../runtimeContext';
 import { mappingErrors, requireForkId } from './worktreeErrors';
 
 export function registerForkReview(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkReview.method, mappingErrors((params: { forkId: string }) => reviewFork(ctx.forks, requireForkId(params))));
+  client.handle(forkReview, mappingErrors(params => reviewFork(ctx.forks, requireForkId(params))));
 }

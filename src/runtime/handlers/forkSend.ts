@@ -10,7 +10,7 @@ import type { RuntimeContext } from '../runtimeContext';
 import { checkTextSize } from './textLimits';
 
 export function registerForkSend(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkSend.method, async (params: { forkId: string; message?: string; budget?: string }) => {
+  client.handle(forkSend, async params => {
     const invalid = (message: string) => new ResponseError(ErrorCodes.InvalidParams, message);
     const message = params?.message;
     if (message !== undefined && (typeof message !== 'string' || message.trim() === '')) throw invalid('fork/send: the message must not be empty.');

@@ -19,7 +19,7 @@ import { checkTextSize } from './textLimits';
 import { asResponseError } from './worktreeErrors';
 
 export function registerForkStart(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkStart.method, async (params: ForkStartParams): Promise<ForkSummary> => {
+  client.handle(forkStart, async (params: ForkStartParams): Promise<ForkSummary> => {
     const invalid = (message: string) => new ResponseError(ErrorCodes.InvalidParams, message);
     if (typeof params?.directive !== 'string' || params.directive.trim() === '') throw invalid('fork/start needs a non-empty directive.');
     checkTextSize('directive', params.directive);

@@ -34,7 +34,7 @@ export const MISSING_KEY_MESSAGE =
   'No Anthropic API key is set. Run "Fork: Set Anthropic API Key" or set ANTHROPIC_API_KEY.';
 
 export function registerSend(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(sessionSend.method, (params: SendParams) => handleSend(ctx, client, params));
+  client.handle(sessionSend, (params: SendParams) => handleSend(ctx, client, params));
 }
 
 async function handleSend(ctx: RuntimeContext, client: ClientConnection, params: SendParams): Promise<SendResult> {

@@ -9,7 +9,7 @@ import type { RuntimeContext } from '../runtimeContext';
 import { SessionNotFoundError } from '../session/sessionStore';
 
 export function registerSessionDelete(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(sessionDelete.method, async (params: DeleteParams): Promise<DeleteResult> => {
+  client.handle(sessionDelete, async (params: DeleteParams): Promise<DeleteResult> => {
     const id = params?.forkId ?? params?.sessionId;
     if (typeof id !== 'string' || (params.forkId !== undefined && params.sessionId !== undefined)) {
       throw new ResponseError(ErrorCodes.InvalidParams, 'session/delete needs exactly one of sessionId or forkId.');

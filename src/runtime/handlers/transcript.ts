@@ -11,12 +11,12 @@ import type { Session } from '../session/session';
 import { SessionNotFoundError } from '../session/sessionStore';
 
 export function registerTranscript(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(sessionTranscript.method, async (params: { sessionId: string }): Promise<TranscriptResult> => {
+  client.handle(sessionTranscript, async (params): Promise<TranscriptResult> => {
     const session = await sessionOf(ctx, params?.sessionId);
     const entries = [...session.history()];
     return { header: session.header, entries, running: ctx.turns.isRunning(session.id), costs: costsOf(ctx, session), spent: session.spent };
   });
-  client.rpc.onRequest(sessionCache.method, async (params: { sessionId: string }) => ({ steps: ctx.forks.cacheStepsOf(await sessionOf(ctx, params?.sessionId)) }));
+  client.handle(sessionCache, async params => ({ steps: ctx.forks.cacheStepsOf(await sessionOf(ctx, params?.sessionId)) }));
 }
 
 async function sessionOf(ctx: RuntimeContext, id: string | undefined): Promise<Session> {
