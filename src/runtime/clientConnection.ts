@@ -4,6 +4,7 @@ import type { NotificationDescriptor, RequestDescriptor } from '../common/protoc
 import { onRequest, sendNotification, sendRequest } from '../common/protocol/endpoint';
 import type { RpcEndpoint } from '../common/protocol/endpoint';
 import type { ConfigureParams } from '../common/protocol/runtime';
+import { toResponseError } from './protocolErrors';
 
 export class ClientConnection {
   config: ConfigureParams = {};
@@ -22,10 +23,17 @@ export class ClientConnection {
 
   /**
    * Serves one request of the protocol: the descriptor types the handler's params and result, so a handler
-   * that expects other params, or answers another shape, fails the type-check.
+   * that expects other params, or answers another shape, fails the type-check. What it throws becomes a
+   * protocol error in one place (protocolErrors.ts).
    */
   handle<P, R>(descriptor: RequestDescriptor<P, R>, handler: (params: P) => R | Promise<R>): void {
-    onRequest(this.endpoint, descriptor, handler);
+    onRequest(this.endpoint, descriptor, async params => {
+      try {
+        return await handler(params);
+      } catch (error) {
+        throw toResponseError(error);
+      }
+    });
   }
 
   request<P, R>(descriptor: RequestDescriptor<P, R>, params: P): Promise<R> {

@@ -100,12 +100,14 @@ export const forkOutput = notification<{ forkId: string; ops: OutputOp[] }>('for
 export const approvalsState = notification<{ approvals: PendingApprovalView[] }>('approvals/state');
 export const sessionState = notification<{ session?: SessionView }>('session/state');
 /** The current chat's MCP servers, whenever one starts, fails, stops or comes back (the runtime's mcp/state). */
-export const mcpServersState = notification<{ servers: McpServerStatus[] }>('mcp/state');
+export const mcpServersState = notification<{ servers: McpServerStatus[] }>('mcpServers/state');
 export const modelsState = notification<{ models: ModelOption[] }>('models/state');
 /** Expand and scroll to a fork (one just started from the palette or a message). */
 export const forkReveal = notification<{ forkId: string }>('fork/reveal');
 
 // ── Webview → host ──────────────────────────────────────────────────────────────────────────────────
+// Names of their own (`panel/…`), not the runtime's `fork/start`, `fork/send`, … : these carry the panel's
+// shapes (a form's strings, no session id), and the host turns each into the runtime request it means.
 
 export const panelReady = notification<Record<string, never>>('panel/ready');
 /** The form's turn count (null while invalid) and isolation whenever they change: the context menu's Fork from here uses them. */
@@ -113,16 +115,16 @@ export const pickerChanged = notification<{ forkTurns: string | null; isolation:
 
 /** `model`: another model than the chat's (the fork starts with a cold cache); absent: the chat's. */
 export interface PanelForkStart { directive: string; forkTurns: string; isolation: Isolation; model?: string }
-export const panelForkStart = request<PanelForkStart, { forkId: string }>('fork/start');
+export const panelForkStart = request<PanelForkStart, { forkId: string }>('panel/forkStart');
 /** Fork from a transcript message: the host asks for the directive. */
-export const panelForkFromMessage = request<{ messageId: string; forkTurns: string }, { forkId?: string }>('fork/fromMessage');
-export const panelForkCancel = request<{ forkId: string }, { cancelled: boolean }>('fork/cancel');
-export const panelForkSend = request<{ forkId: string; message: string }, Record<string, never>>('fork/send');
+export const panelForkFromMessage = request<{ messageId: string; forkTurns: string }, { forkId?: string }>('panel/forkFromMessage');
+export const panelForkCancel = request<{ forkId: string }, { cancelled: boolean }>('panel/forkCancel');
+export const panelForkSend = request<{ forkId: string; message: string }, Record<string, never>>('panel/forkSend');
 /** Continues a fork paused at its budget with a new budget (dollars "0.50" or tokens "40000tokens"). */
-export const panelForkContinue = request<{ forkId: string; budget: string }, Record<string, never>>('fork/continue');
+export const panelForkContinue = request<{ forkId: string; budget: string }, Record<string, never>>('panel/forkContinue');
 export const approvalAnswer = request<{ callId: string; approved: boolean }, Record<string, never>>('approval/answer');
 export type ForkAction = 'transcript' | 'root' | 'review' | 'apply' | 'keep' | 'discard';
-export const panelForkAction = request<{ forkId: string; action: ForkAction }, Record<string, never>>('fork/action');
+export const panelForkAction = request<{ forkId: string; action: ForkAction }, Record<string, never>>('panel/forkAction');
 /** A link in model output was clicked: the host asks before opening anything. */
 export const openLink = request<{ href: string }, Record<string, never>>('open/link');
 

@@ -8,7 +8,6 @@ import type { ClientConnection } from '../clientConnection';
 import { createAnthropicClient } from '../model/anthropicClient';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
-import { SessionNotFoundError } from '../session/sessionStore';
 import type { SessionLease } from '../session/sessionStore';
 import type { ModelAccess } from '../fork/forkContracts';
 import type { Session } from '../session/session';
@@ -19,12 +18,7 @@ export function registerCompact(ctx: RuntimeContext, client: ClientConnection): 
     const access = accessOf(client);
     if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
     let lease: SessionLease;
-    try {
-      lease = await ctx.store.hold(params.sessionId);
-    } catch (error) {
-      if (error instanceof SessionNotFoundError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
-      throw error;
-    }
+    lease = await ctx.store.hold(params.sessionId);
     try {
       return await compactIn(ctx, lease.session, access, params);
     } finally {

@@ -4,13 +4,13 @@ import { forkApply } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import { applyFork } from '../fork/workspace/worktreeActions';
 import type { RuntimeContext } from '../runtimeContext';
-import { mappingErrors, requireForkId } from './worktreeErrors';
+import { requireForkId } from './requireForkId';
 
 export function registerForkApply(ctx: RuntimeContext, client: ClientConnection): void {
-  client.handle(forkApply, mappingErrors(async params => {
+  client.handle(forkApply, async params => {
     const forkId = requireForkId(params);
     const mode = params.onConflict ?? 'refuse';
     if (mode !== 'refuse' && mode !== 'markers') throw new ResponseError(ErrorCodes.InvalidParams, 'onConflict must be "refuse" or "markers".');
     return applyFork(ctx.forks, forkId, mode);
-  }));
+  });
 }

@@ -4,7 +4,6 @@ import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { parseBudget } from '../../common/budget';
 import { forkSend } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
-import { BudgetError, ForkBusyError, ForkNotFoundError } from '../fork/forkContracts';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { checkTextSize } from './textLimits';
@@ -18,12 +17,6 @@ export function registerForkSend(ctx: RuntimeContext, client: ClientConnection):
     if (message === undefined && params?.budget === undefined) throw invalid('fork/send needs a non-empty message (or, for a fork paused at its budget, a new budget).');
     const budget = params.budget === undefined ? undefined : parseBudget(params.budget);
     if (budget && !budget.ok) throw invalid(`budget: ${budget.error}`);
-    try {
-      return await ctx.forks.send(params.forkId, message, accessOf(client), budget?.ok ? budget.value : undefined);
-    } catch (error) {
-      if (error instanceof ForkNotFoundError || error instanceof BudgetError) throw invalid(error.message);
-      if (error instanceof ForkBusyError) throw new ResponseError(ErrorCodes.InvalidRequest, error.message);
-      throw error;
-    }
+    return ctx.forks.send(params.forkId, message, accessOf(client), budget?.ok ? budget.value : undefined);
   });
 }

@@ -22,10 +22,8 @@ import { closeInterruptedCalls } from '../fork/revive';
 import { parentSubagentHost } from '../fork/subagentHost';
 import type { RuntimeContext } from '../runtimeContext';
 import type { ModelAccess } from '../fork/forkContracts';
-import { BadRootError, createSession } from '../session/createSession';
-import { SessionNotFoundError } from '../session/sessionStore';
+import { createSession } from '../session/createSession';
 import type { Session } from '../session/session';
-import { TranscriptWriteError } from '../session/jsonl';
 import { ALL_TOOLS } from '../tools/registry';
 import { mcpHub } from '../mcp/hub';
 import { mcpToolsOf } from '../mcp/mcpTools';
@@ -78,13 +76,9 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
     }));
   const references = Array.isArray(params.references) ? referenceBlocks(params.references) : [];
   let prompt;
-  try {
-    prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }, ...references] });
-  } catch (error) {
-    // A full disk: the prompt is not saved, so no turn starts; the session stays as it was.
-    if (error instanceof TranscriptWriteError) throw new ResponseError(ErrorCodes.InternalError, error.message);
-    throw error;
-  }
+  // A full disk throws TranscriptWriteError: the prompt is not saved, so no turn starts and the session stays
+  // as it was (the client gets InternalError with its message, src/runtime/protocolErrors.ts).
+  prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }, ...references] });
   emit({ type: 'turn_start', promptEntryId: prompt.id });
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };
@@ -131,22 +125,15 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
 }
 
 async function openOrCreate(ctx: RuntimeContext, client: ClientConnection, params: SendParams): Promise<Session> {
-  try {
-    if (params.sessionId) return await ctx.store.get(params.sessionId);
-    // A new chat lists the MCP servers' tools now: they stay fixed in its header (DESIGN §5).
-    const mcp = await mcpHub.definitionsFor(client.config.mcpServers ?? []);
-    return await createSession(ctx.store, {
-      mcp,
-      root: params.root,
-      title: params.prompt.split('\n', 1)[0],
-      settings: sessionSettings(client, params.model),
-    });
-  } catch (error) {
-    if (error instanceof SessionNotFoundError || error instanceof BadRootError) {
-      throw new ResponseError(ErrorCodes.InvalidParams, error.message);
-    }
-    throw error;
-  }
+  if (params.sessionId) return ctx.store.get(params.sessionId);
+  // A new chat lists the MCP servers' tools now: they stay fixed in its header (DESIGN §5).
+  const mcp = await mcpHub.definitionsFor(client.config.mcpServers ?? []);
+  return createSession(ctx.store, {
+    mcp,
+    root: params.root,
+    title: params.prompt.split('\n', 1)[0],
+    settings: sessionSettings(client, params.model),
+  });
 }
 
 function emitEntry(client: ClientConnection, sessionId: string, turnId: string, entry: Entry): void {

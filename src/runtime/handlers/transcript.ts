@@ -1,6 +1,5 @@
 // session/transcript: the header and active history of one session, with what each response cost.
 // session/cache: the cache explorer of one session (issue 14).
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { costFigures, priceFor } from '../../common/pricing';
 import type { CostFigures } from '../../common/pricing';
 import { sessionCache, sessionTranscript } from '../../common/protocol/runtime';
@@ -8,7 +7,6 @@ import type { TranscriptResult } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';
 import type { Session } from '../session/session';
-import { SessionNotFoundError } from '../session/sessionStore';
 
 export function registerTranscript(ctx: RuntimeContext, client: ClientConnection): void {
   client.handle(sessionTranscript, async (params): Promise<TranscriptResult> => {
@@ -20,12 +18,7 @@ export function registerTranscript(ctx: RuntimeContext, client: ClientConnection
 }
 
 async function sessionOf(ctx: RuntimeContext, id: string | undefined): Promise<Session> {
-  try {
-    return await ctx.store.get(String(id));
-  } catch (error) {
-    if (error instanceof SessionNotFoundError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
-    throw error;
-  }
+  return ctx.store.get(String(id));
 }
 
 function costsOf(ctx: RuntimeContext, session: Session): TranscriptResult['costs'] {
