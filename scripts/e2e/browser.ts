@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 // Running as root in a container: no sandbox, no GPU, nothing that phones home (the flags live in shared.ts).
-import { CHROMIUM_ARGS, sharedBrowser, sharing, withStackEnvironment } from './shared';
+import { CHROMIUM_ARGS, sharedBrowser, sharing } from './shared';
 
 export interface Workbench {
   browser: Browser;
@@ -51,7 +51,7 @@ async function openInSharedBrowser(options: OpenOptions): Promise<Workbench> {
   try {
     const page = await context.newPage();
     if (options.beforeGoto) await options.beforeGoto(page);
-    await page.goto(await withStackEnvironment(options.url));
+    await page.goto(options.url);
     if (options.waitForWorkbench ?? true) {
       await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
     }

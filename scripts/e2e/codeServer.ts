@@ -37,11 +37,9 @@ export interface CodeServerOptions {
   /** Needed for extension tests through the URL payload. */
   smokeTestDriver?: boolean;
   userSettings?: Record<string, unknown>;
-  /** More code-server flags (the shared server's short reconnection grace time). */
-  extraArgs?: string[];
 }
 
-export const BASE_SETTINGS = {
+const BASE_SETTINGS = {
   'workbench.startupEditor': 'none',
   'security.workspace.trust.enabled': false,
   'telemetry.telemetryLevel': 'off',
@@ -80,7 +78,6 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     '--extensions-dir', extensionsDir,
   ];
   if (options.smokeTestDriver) args.push('--vscode-option', 'enable-smoke-test-driver');
-  if (options.extraArgs) args.push(...options.extraArgs);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOME: home,

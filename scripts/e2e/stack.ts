@@ -2,9 +2,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BASE_SETTINGS, startCodeServer } from './codeServer';
+import { startCodeServer } from './codeServer';
 import type { CodeServer } from './codeServer';
-import { enterStack, sharedCodeServer, sharing } from './shared';
 import { startFakeAnthropic } from './fakeAnthropic';
 import type { FakeAnthropic } from './fakeAnthropic';
 import { stopRuntimesFor } from './processes';
@@ -75,9 +74,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       extensionEnv.ANTHROPIC_API_KEY = options.apiKey ?? fake.apiKey;
     }
     const workspace = prepareWorkspace(path.join(root, 'test', 'sample-workspace'), runDir, options.workspaceSettings);
-    const codeServer = canShare(options)
-      ? await joinSharedCodeServer(options, extensionEnv, storeDir, cleanups)
-      : await startCodeServer({
+    const codeServer = await startCodeServer({
       tools: options.tools,
       runDir,
       userSettings: options.userSettings,
@@ -106,38 +103,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         fake = await startFakeAnthropic({ repoRoot: root, logDir: runDir, apiKey, port, streamDelayMs: options.streamDelayMs });
         return fake;
       },
-      collectLogs: dest => [...collectLogs(runDir, dest), ...(codeServer.home.startsWith(runDir) ? [] : collectLogs(path.dirname(codeServer.home), path.join(dest, 'shared')))],
+      collectLogs: dest => collectLogs(runDir, dest),
       stop,
     };
   } catch (error) {
     await stop();
     throw error;
   }
-}
-
-/**
- * The shared code-server (when the run shares one) serves stacks that install the built extension on the
- * default address; a packaged .vsix, a development host or a fixed port gets a server of its own.
- */
-function canShare(options: StackOptions): boolean {
-  return sharing() && options.extension === 'install' && options.port === undefined && options.host === undefined;
-}
-
-/**
- * This stack's view of the shared server: its user settings replace the last stack's, its windows get its
- * environment (shared.ts adds it to their URLs), and stopping it leaves the server running.
- */
-async function joinSharedCodeServer(
-  options: StackOptions,
-  extensionEnv: Record<string, string>,
-  storeDir: string,
-  cleanups: (() => Promise<void>)[],
-): Promise<CodeServer> {
-  const server = await sharedCodeServer(options.tools);
-  fs.writeFileSync(path.join(server.userDataDir, 'User', 'settings.json'), JSON.stringify({ ...BASE_SETTINGS, ...options.userSettings }, null, 2));
-  const leave = enterStack(extensionEnv, storeDir);
-  cleanups.push(async () => leave());
-  return { ...server, stop: async () => leave() };
 }
 
 const LOG_NAME = /\.log$/;

@@ -1,5 +1,5 @@
 // mocha root hook plugin (`--require out/test/e2e/sharedWorkbench.js`): the UI checks of one run share one
-// code-server and one chromium (scripts/e2e/shared.ts), closed after the last file.
+// chromium (scripts/e2e/shared.ts), closed after the last file.
 import { closeSharedWorkbench, shareWorkbench } from '../../scripts/e2e/shared';
 
 export const mochaHooks = {
