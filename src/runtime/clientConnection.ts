@@ -44,6 +44,7 @@ export class ClientConnection {
   /** Dropped silently once the client is gone: the work it started goes on. */
   notify<P>(descriptor: NotificationDescriptor<P>, params: P): void {
     if (this.closed) return;
+    // Safe to drop: a client that went away meanwhile: the notification had no one left to reach.
     sendNotification(this.endpoint, descriptor, params).catch(() => undefined);
   }
 }

@@ -57,6 +57,7 @@ async function handleRequest(
   const cancel = () => {
     if (cancelSent || !view.sessionId) return;
     cancelSent = true;
+    // Safe to drop: the turn may have ended or the runtime gone meanwhile: nothing left to cancel.
     deps.runtime.request(sessionCancel, { sessionId: view.sessionId }).catch(() => undefined);
   };
   const events = deps.runtime.onEvent(turnId, params => {

@@ -79,6 +79,7 @@ async function respond(
   deps.streams.set(requestId, part => {
     if (part.type === 'text' && !token.isCancellationRequested) progress.report(new vscode.LanguageModelTextPart(part.text));
   });
+  // Safe to drop: cancelling a request the runtime no longer has (ended, or the runtime is gone): nothing to stop.
   const cancellation = token.onCancellationRequested(() => void deps.runtime.request(modelCancel, { requestId }).catch(() => undefined));
   try {
     const result = await deps.runtime.request(modelChat, params);

@@ -88,6 +88,7 @@ export class ForkManager implements ForkLauncher {
         const policy = launchPolicy(access);
         session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy }, placement.worktree);
       } catch (error) {
+        // Safe to drop: cleanup after a failed start: the start's own error is what the caller gets; a leftover worktree is pruned later.
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
         throw error;
       }
@@ -259,6 +260,7 @@ export class ForkManager implements ForkLauncher {
       this.spending.refreshCost(run, session.header.settings.model);
       if (session.requests().length > 0) run.summary.cacheSteps = this.cacheStepsOf(session);
       // It runs on revival: its chat's spending must be known for fork.budget.perChat.
+      // Safe to drop: a parent that is gone or unreadable has no spending to count; the fork revives without it.
       if (run.summary.state === 'interrupted') await this.store.readSpent(run.summary.parentSessionId).catch(() => undefined);
     }
     return problems;

@@ -134,6 +134,7 @@ async function writePlan(top: string, plan: Plan): Promise<void> {
   }
   await fs.mkdir(path.dirname(abs), { recursive: true });
   // Never write through a symlink that sits where the new content goes: replace the link itself.
+  // Safe to drop: no stat: nothing there yet, so no link to replace.
   const existing = await fs.lstat(abs).catch(() => undefined);
   if (existing?.isSymbolicLink() || (plan.kind === 'symlink' && existing)) await fs.rm(abs, { force: true });
   if (plan.kind === 'symlink') {

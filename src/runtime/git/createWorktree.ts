@@ -55,6 +55,7 @@ export async function createForkWorktree(options: CreateWorktreeOptions): Promis
       base = await commitTree(top, state, head ? [head.commit] : [], message);
     }
   } catch (error) {
+    // Safe to drop: undoing a half-made worktree: the error rethrown below is the one that matters; leftovers are pruned.
     if (checkout && !(await checkout)) await discardForkWorktree({ repoRoot: top, path: dir, branch }).catch(() => undefined);
     throw error;
   }

@@ -82,6 +82,7 @@ export class DirHandle {
   }
 
   async close(): Promise<void> {
+    // Safe to drop: closing a handle whose folder is gone: nothing is left open either way.
     await this.handle?.close().catch(() => undefined);
   }
 }
@@ -128,6 +129,7 @@ export async function openParent(realRoot: string, rel: string, create: boolean)
 }
 
 async function assertInside(dir: DirHandle, realRoot: string, rel: string): Promise<void> {
+  // Safe to drop: a folder whose path cannot be read is treated as moved: the check below refuses it.
   const now = await dir.currentPath().catch(() => undefined);
   if (now === undefined || !isInside(realRoot, now)) throw changed(rel);
 }
@@ -204,6 +206,7 @@ export async function writeInsideRoot(realRoot: string, rel: string, content: st
       await assertInside(dir, realRoot, rel);
       await fsp.rename(tempPath, dir.child(name));
     } catch (error) {
+      // Safe to drop: removing the temp file after a failed write: the write's error is rethrown below.
       await fsp.unlink(tempPath).catch(() => undefined);
       throw walkError(error, rel);
     }

@@ -101,6 +101,7 @@ export class ForkWorkspace {
 
   /** Ends what the fork's processes left running and gives its ports back; returns how many processes ended. */
   async end(): Promise<number> {
+    // Safe to drop: its failure was reported to the fork when it happened; ending only waits for it to settle.
     await this.preparation?.catch(() => undefined);
     const ended = await this.groups.endAll();
     this.deps.ports.release(this.deps.summary.id);
