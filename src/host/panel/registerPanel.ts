@@ -18,6 +18,7 @@ import {
   approvalAnswer, openLink, panelForkAction, panelForkCancel, panelForkContinue, panelForkFromMessage, panelForkSend, panelForkStart,
 } from '../../common/protocol/webview';
 import { registerPanelCommands } from '../commands/forkPanelCommands';
+import { registerChatForkCommands } from '../commands/chatForkCommands';
 import { forkFromMessage } from '../commands/forkFromMessage';
 import type { ForkApprovalRoute } from '../approvals';
 import type { RuntimeApi } from '../runtimeApi';
@@ -144,6 +145,7 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
     chatSession.onDidChange(() => void refreshSession()),
   );
   registerPanelCommands(context, deps);
+  registerChatForkCommands(context, deps, openDoc);
   function refreshStore(): void {
     runtime.request(storeInfo, {}).then(({ bytes, sessions, segments }) => model.setStore({ bytes, sessions, segments }), () => undefined);
   }

@@ -13,6 +13,7 @@ import { MISSING_KEY_MESSAGE } from './send';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { checkTextSize } from './textLimits';
+import { shortText } from '../../common/forkDisplay';
 
 export function registerForkStart(ctx: RuntimeContext, client: ClientConnection): void {
   client.handle(forkStart, async (params: ForkStartParams): Promise<ForkSummary> => {
@@ -54,7 +55,7 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
   });
 }
 
+/** The directive itself when short, else cut at a word (never mid-phrase after six words); the full text stays the directive. */
 function defaultName(directive: string): string {
-  const words = directive.trim().split(/\s+/).slice(0, 6).join(' ');
-  return words.length > 48 ? words.slice(0, 47) + '…' : words;
+  return shortText(directive, 48);
 }
