@@ -1,4 +1,4 @@
-// What requests cost (issue 14): a dated price table per model, overridable by the `fork.prices` setting,
+// What requests cost: a dated price table per model, overridable by the `fork.prices` setting,
 // applied to the usage the provider reported for each request — never to an estimate. Pure.
 import type { Usage } from './transcript';
 import { inputTokens } from './transcript';

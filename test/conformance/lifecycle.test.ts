@@ -1,4 +1,4 @@
-// Conformance, what a fork is after it starts (DESIGN §4.5–§4.7): its prefix, its guard, its reports,
+// Conformance, what a fork is after it starts (docs/design.md §4.4–§4.6): its prefix, its guard, its reports,
 // continuing and reviving it, its cap and its approvals.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -64,7 +64,7 @@ describe('conformance: a fork after it starts', function () {
       verdict: 'deliberately different',
       title: 'a fork stays continuable, and its continued requests keep the parent\'s system prompt and tools byte for byte',
       sources: [dshNote('.agents/notes/implemented/architecture/2026-08-10-fork-children-stay-one-shot.md', 'Forked children stay one-shot')],
-      because: 'DESIGN §4.7 "Continue a fork": a message to a finished fork continues its own transcript. DeepSeek ships forks one-shot because its continuable children add a report tool ahead of the inherited history; ours add nothing child-only to the head (§4.6), so continuing costs no cache.',
+      because: 'docs/design.md §4.6: a message to a finished fork continues its own transcript. DeepSeek ships forks one-shot because its continuable children add a report tool ahead of the inherited history; ours add nothing child-only to the head (§4.6), so continuing costs no cache.',
     }, async () => {
       const parentFirst = parentRequests(h, `${t} q1`)[0];
       for (const key of ['system', 'tools', 'model']) {

@@ -1,4 +1,4 @@
-// Fork messages of the runtime protocol (DESIGN §2, §4.7).
+// Fork messages of the runtime protocol (docs/design.md §2, §4.6).
 import type { AgentEvent } from '../agentEvents';
 import type { ForkSummary } from '../forks';
 import { notification, request } from './descriptor';
@@ -66,7 +66,7 @@ export const forkEvent = notification<ForkEventParams>('fork/event');
 export interface ForkStateParams { fork: ForkSummary }
 export const forkState = notification<ForkStateParams>('fork/state');
 
-// Worktree forks (DESIGN §4.8). Each answers InvalidParams for an unknown fork or a fork without a
+// Worktree forks (docs/design.md §4.8). Each answers InvalidParams for an unknown fork or a fork without a
 // worktree, and InvalidRequest while the fork is still running (except review and discard).
 
 export type ForkFileStatus = 'added' | 'modified' | 'deleted' | 'type-changed';

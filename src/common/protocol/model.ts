@@ -1,4 +1,4 @@
-// model/*: a plain model request for the Chat view's language-model provider (DESIGN §5: "its requests go
+// model/*: a plain model request for the Chat view's language-model provider (docs/design.md §5: "its requests go
 // through the runtime's one client"). The runtime adds the cache breakpoints (request.ts), retries like a
 // turn does and uses the key the client configured; the host never holds a second API client.
 import type { ErrorInfo } from '../agentEvents';

@@ -1,4 +1,4 @@
-// The runtime protocol (DESIGN §2): every message between the runtime process and its clients
+// The runtime protocol (docs/design.md §2): every message between the runtime process and its clients
 // (extension host, CLI). Methods are named scope/verb; payloads are JSON only.
 import type { ApprovalMode, ToolCategory } from '../approval';
 import type { AgentEvent } from '../agentEvents';
@@ -19,7 +19,7 @@ export const RuntimeErrorCode = {
   protocolMismatch: -32002,
   busy: -32003,
   compactFailed: -32004,
-  /** `initialize` without the runtime's token (issue 11): nothing else is served on that connection. */
+  /** `initialize` without the runtime's token: nothing else is served on that connection. */
   unauthorized: -32005,
 } as const;
 
@@ -58,7 +58,7 @@ export interface ConfigureParams {
   retentionDays?: number;
   /** The editor's workspace is untrusted (Restricted Mode): tools may read, never write or run commands. */
   restricted?: boolean;
-  /** fork.prices: dollars per million tokens per model id, over the built-in table (issue 14). */
+  /** fork.prices: dollars per million tokens per model id, over the built-in table. */
   prices?: PriceOverrides;
   /** fork.budget.perFork / perChat: dollars ("0.25") or tokens ("20000tokens"); empty: none. */
   budgetPerFork?: string;
@@ -172,7 +172,7 @@ export interface RemovedWorktree { forkId: string; path: string; keptBranch?: st
 export interface DeleteResult { deleted: string; segmentsRemoved: number; freedBytes: number; store: StoreUsage; worktreesRemoved?: RemovedWorktree[] }
 export const sessionDelete = request<DeleteParams, DeleteResult>('session/delete');
 
-/** The cache explorer of a chat or fork: one step per request that got a response (issue 14). */
+/** The cache explorer of a chat or fork: one step per request that got a response. */
 export interface SessionCacheResult { steps: CacheStep[] }
 export const sessionCache = request<SessionIdParams, SessionCacheResult>('session/cache');
 

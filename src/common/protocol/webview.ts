@@ -1,4 +1,4 @@
-// The Forks panel's postMessage channel (DESIGN §2): the host ⇄ webview messages, named scope/verb like the
+// The Forks panel's postMessage channel (docs/design.md §2): the host ⇄ webview messages, named scope/verb like the
 // runtime protocol and typed by the same descriptors. The webview owns no state: the host sends a snapshot
 // on `panel/ready` and updates after it; the webview sends intents (requests with ids, answered once).
 import type { ToolCategory } from '../approval';
@@ -64,7 +64,7 @@ export interface SessionView {
   /** Real user turns a numeric window can reach: those after the latest compaction summary. */
   realTurns: number;
   messages: MessageView[];
-  /** The chat's own spending line (issue 14): its cost, or why there is none. */
+  /** The chat's own spending line: its cost, or why there is none. */
   costText?: string;
   /** The cache explorer of the chat's requests. */
   cacheSteps?: CacheStep[];

@@ -1,4 +1,4 @@
-// `@fork` in the Chat view (issue 2 §5): one chat request = one `session/send` turn in the runtime,
+// `@fork` in the Chat view: one chat request = one `session/send` turn in the runtime,
 // streamed back as text, tool progress and file anchors, ending with a Fork from here button.
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';

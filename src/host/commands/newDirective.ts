@@ -1,4 +1,4 @@
-// `Fork: New Directive` (issue 4 §4): directive, turn count (All, 1, 2, 3, …, Custom…), isolation and the
+// `Fork: New Directive`: directive, turn count (All, 1, 2, 3, …, Custom…), isolation and the
 // model (the chat's, preselected: it shares the prompt cache) through quick input, then a fork of the
 // current chat session.
 import * as vscode from 'vscode';

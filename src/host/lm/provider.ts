@@ -1,4 +1,4 @@
-// The `fork-agents` language model (DESIGN §5): without a tool-capable model the Chat view refuses every
+// The `fork-agents` language model (docs/design.md §5): without a tool-capable model the Chat view refuses every
 // request, @fork included. Its requests go through the runtime (`model/chat`): the runtime's one SDK
 // client, its cache breakpoints, its retries and the key it was configured with.
 import { randomUUID } from 'node:crypto';

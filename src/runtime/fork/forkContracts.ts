@@ -32,9 +32,9 @@ export interface ModelAccess {
   compaction?: CompactionSettings;
   /** Proxy for model requests (the configuring client's). */
   proxy?: ProxySettings;
-  /** Bedrock or Vertex instead of the Anthropic API (DESIGN §5); a fork keeps its starter's. */
+  /** Bedrock or Vertex instead of the Anthropic API (docs/design.md §5); a fork keeps its starter's. */
   provider?: ProviderAccess;
-  /** Ignored files, links, setup commands and ports of new worktrees (issue 13). */
+  /** Ignored files, links, setup commands and ports of new worktrees. */
   worktree?: WorktreeOptions;
   /** fork.budget.perFork (a fork's default budget) and fork.budget.perChat (a chat and its forks together). */
   budgets?: { perFork?: Budget; perChat?: Budget };
@@ -46,7 +46,7 @@ export class ForkNotFoundError extends Error {}
 export class BudgetError extends Error {}
 export class ForkBusyError extends Error {}
 
-/** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
+/** What callers ask for: isolation may be left to the default (docs/design.md §4.8), the id is chosen here. */
 export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot' | 'policy'> & { isolation?: Isolation };
 
 /** The part of the fork manager the Agent tool drives, so the tool's host does not import the manager. */

@@ -1,4 +1,4 @@
-// Runs forks and subagents in the background (DESIGN §4.7): detached start, a queue beyond the
+// Runs forks and subagents in the background (docs/design.md §4.6): detached start, a queue beyond the
 // concurrency limit, a 200-request cap, cancel, continue, reports to clients and to the parent.
 import type { AgentEvent } from '../../common/agentEvents';
 import type { ForkSummary, ForkState, ForkWorktree } from '../../common/forks';
@@ -45,7 +45,7 @@ export class ForkManager implements ForkLauncher {
   private readonly pending = new Set<string>();
   private readonly ports = new PortBlocks();
   readonly janitor: WorktreeJanitor;
-  /** First requests of sibling forks in flight, by shared prefix (the stagger, DESIGN §4.6). */
+  /** First requests of sibling forks in flight, by shared prefix (the stagger, docs/design.md §4.5). */
   private readonly prefixWriters = new PrefixWriters();
   maxConcurrent = 4;
   /** fork.prices of the client that configured last (the table covers the rest). */
@@ -274,7 +274,7 @@ export class ForkManager implements ForkLauncher {
         this.finish(run, 'failed', undefined, `Its worktree ${run.summary.worktree.path} no longer exists.`);
         continue;
       }
-      // Issue 11: a fork launched with `ask` still asks when a client configured with `auto` revives it.
+      // A fork launched with `ask` still asks when a client configured with `auto` revives it.
       const session = heldSession(run);
       const policy = revivalPolicy(session.bootstrap?.policy, launchPolicy(access));
       run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted };

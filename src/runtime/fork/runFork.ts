@@ -1,4 +1,4 @@
-// One run of a fork's agent loop (DESIGN §4.7): its policy and approvals, its workspace (worktree
+// One run of a fork's agent loop (docs/design.md §4.6): its policy and approvals, its workspace (worktree
 // preparation, environment, processes), the sibling stagger, the loop itself, and the workspace's end.
 // The fork manager decides what the outcome means for the fork's state.
 import type { AgentEvent } from '../../common/agentEvents';

@@ -1,5 +1,5 @@
-// Applies a fork's changes to the main working tree as uncommitted changes, three-way per file (DESIGN
-// §4.8). The main tree's index is never touched. Every file is planned before anything is written:
+// Applies a fork's changes to the main working tree as uncommitted changes, three-way per file
+// (docs/design.md §4.8). The main tree's index is never touched. Every file is planned before anything is written:
 // - the main file still matches the fork's base: it takes the fork's version (or is deleted);
 // - it already matches the fork's version: nothing to do;
 // - both changed it: `git merge-file`; a clean merge is written, overlapping edits are a conflict;

@@ -43,7 +43,7 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
         directive: params.directive.trim(),
         turns: turns.value,
         atEntryId: params.atEntryId,
-        // Absent: a worktree when the parent works in a git repository (DESIGN §4.8).
+        // Absent: a worktree when the parent works in a git repository (docs/design.md §4.8).
         isolation: params.isolation,
         origin: params.origin === 'message' ? 'message' : 'user',
         name: params.name?.trim() || defaultName(params.directive),

@@ -1,4 +1,4 @@
-// model/list, model/chat and model/cancel: the Chat view's models and language-model requests (DESIGN §5),
+// model/list, model/chat and model/cancel: the Chat view's models and language-model requests (docs/design.md §5),
 // sent through the runtime's one client. The body comes from request.ts like a session's (cache breakpoints included),
 // the retry loop is the turns' one, and the key is the one this client configured.
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';

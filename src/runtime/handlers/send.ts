@@ -43,7 +43,7 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
   const access = accessOf(client);
   if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
   const session = await openOrCreate(ctx, client, params);
-  // Held until the turn ends: idle eviction never makes a second copy of a session in use (issue 15).
+  // Held until the turn ends: idle eviction never makes a second copy of a session in use.
   const lease = ctx.store.holdLoaded(session.id)!;
   try {
     return await sendIn(ctx, client, params, access, session);
@@ -54,7 +54,7 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
 
 async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: SendParams, access: ModelAccess, session: Session): Promise<SendResult> {
   if (session.bootstrap || isForkTranscript(session.history())) {
-    // A fork runs only in the fork manager's loop, with the fork's tools and guard (DESIGN §4.5, §4.7).
+    // A fork runs only in the fork manager's loop, with the fork's tools and guard (docs/design.md §4.4, §4.6).
     throw new ResponseError(
       ErrorCodes.InvalidParams,
       `Session ${session.id} is a fork: continue it with fork/send (\`fork-agents send --fork ${session.id} "message"\`), not as a chat.`,
@@ -126,7 +126,7 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
 
 async function openOrCreate(ctx: RuntimeContext, client: ClientConnection, params: SendParams): Promise<Session> {
   if (params.sessionId) return ctx.store.get(params.sessionId);
-  // A new chat lists the MCP servers' tools now: they stay fixed in its header (DESIGN §5).
+  // A new chat lists the MCP servers' tools now: they stay fixed in its header (docs/design.md §5).
   const mcp = await mcpHub.definitionsFor(client.config.mcpServers ?? []);
   return createSession(ctx.store, {
     mcp,
@@ -142,7 +142,7 @@ function emitEntry(client: ClientConnection, sessionId: string, turnId: string, 
 
 /**
  * A new session's model settings, fixed in its header: forks copy them, so they keep the parent's
- * thinking config and cache TTL (DESIGN §4.6: a different TTL or thinking setting is a different cache entry).
+ * thinking config and cache TTL (docs/design.md §4.5: a different TTL or thinking setting is a different cache entry).
  */
 function sessionSettings(client: ClientConnection, picked: unknown): ModelSettings {
   const { model, maxTokens, thinkingBudgetTokens, cacheTtl } = client.config;

@@ -1,5 +1,5 @@
 // session/transcript: the header and active history of one session, with what each response cost.
-// session/cache: the cache explorer of one session (issue 14).
+// session/cache: the cache explorer of one session.
 import { costFigures, priceFor } from '../../common/pricing';
 import type { CostFigures } from '../../common/pricing';
 import { sessionCache, sessionTranscript } from '../../common/protocol/runtime';

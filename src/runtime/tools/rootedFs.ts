@@ -1,4 +1,4 @@
-// File access that cannot be redirected out of the session root between the check and the use (issue 11 §4).
+// File access that cannot be redirected out of the session root between the check and the use.
 //
 // pathGuard.ts decides what a path means: its real path inside the root, every in-root symlink resolved.
 // Checking that and then opening the path string would be racy: a folder swapped for a symlink in
@@ -16,7 +16,7 @@
 // write is committed (the rename) and after a read opens, the handle's current path is checked to be
 // inside the root.
 //
-// Writes go to a new temporary file in the same folder, then rename over the target (issue 11 §5): a
+// Writes go to a new temporary file in the same folder, then rename over the target: a
 // hard link to a file outside the root is replaced by a new file, never written through.
 //
 // Elsewhere (macOS, Windows) there is no /proc: the last name is still opened with O_NOFOLLOW and writes

@@ -1,4 +1,4 @@
-// Ignored files a new fork worktree gets on request (issue 13): what `.worktreeinclude` (gitignore syntax,
+// Ignored files a new fork worktree gets on request: what `.worktreeinclude` (gitignore syntax,
 // at the top of the repository) and the fork.worktree.include setting list is copied from the main
 // working tree; what fork.worktree.link lists is linked instead. Nothing ignored arrives unlisted, so
 // secrets never spread by default. Copies keep file modes; symlinks stay symlinks, and one that would
