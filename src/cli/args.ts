@@ -88,6 +88,14 @@ export const COMMANDS: Record<string, CommandSpec> = {
     summary: 'delete a chat (its forks keep their history) or a finished fork; history nothing references is removed',
     options: { session, fork, force: { type: 'boolean' } },
   },
+  rewind: {
+    usage: 'rewind --session ID --at ENTRY [--code | --conversation] [--yes] [--json]\n' +
+      '       rewind --session ID --undo [--yes] [--json]\n' +
+      '  (files and conversation back to ENTRY, its last kept entry — neither option: both; files that also\n' +
+      '   changed outside the agent are listed and left unless --yes; --undo takes back the latest rewind)',
+    summary: 'rewind a chat\'s files and conversation to an earlier entry, or undo the latest rewind',
+    options: { session, at: { type: 'string' }, code: { type: 'boolean' }, conversation: { type: 'boolean' }, undo: { type: 'boolean' }, yes: { type: 'boolean' } },
+  },
   review: {
     usage: 'review --fork ID [--json]',
     summary: 'a worktree fork\'s changed files (stderr) and patch (stdout)',

@@ -44,6 +44,8 @@ export interface ForksPanel {
   approvals: ForkApprovalRoute;
   /** The chat participant reports each response here. */
   chatSession: CurrentChatSession;
+  /** Reads the current chat's transcript again (after a rewind, which sends no entry events). */
+  refreshSession(): void;
 }
 
 export function registerForksPanel(context: vscode.ExtensionContext, runtime: RuntimeApi, settings: HostSettings, log: vscode.LogOutputChannel): ForksPanel {
@@ -165,5 +167,5 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
   void refreshSession();
   refreshStore();
   refreshModels();
-  return { approvals, chatSession };
+  return { approvals, chatSession, refreshSession: () => void refreshSession() };
 }

@@ -26,6 +26,7 @@ import { heldSession, mayContinue, newRun, runFromDisk } from './trackedFork';
 import type { ForkRun } from './trackedFork';
 import { runFork } from './runFork';
 import { placeFork } from './workspace/isolation';
+import { forkStateAt } from '../checkpoint/forkState';
 import { snapshotUpTo } from './history/select';
 import { WorktreeJanitor } from './workspace/worktreeJanitor';
 import { renderForkNotification } from './notification';
@@ -83,6 +84,8 @@ export class ForkManager implements ForkLauncher {
       const placement = await placeFork({
         kind: spec.kind, requested: spec.isolation, parentRoot: spec.parent.header.root, id, name: spec.name, worktreeRoot: access.worktreeRoot,
         owner: this.store.storeDir,
+        // Fork from here on an earlier message starts from that message's code (checkpoint/forkState.ts).
+        stateAt: () => forkStateAt(this.store.storeDir, spec.parent, spec.atEntryId),
       });
       let session: Session;
       try {

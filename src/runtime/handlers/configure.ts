@@ -7,6 +7,7 @@ import { runtimeConfigure } from '../../common/protocol/runtime';
 import type { ConfigureParams, RuntimeInfo } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
 import { applyRetention } from '../deletion';
+import { sweepCheckpoints } from '../checkpoint/sweepCheckpoints';
 import { log } from '../log';
 import { mcpHub } from '../mcp/hub';
 import { accessOf } from '../runtimeContext';
@@ -43,6 +44,8 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
     if (params.retentionDays !== undefined && params.retentionDays > 0) {
       // Before revival: an expired fork is deleted, or revived, never both.
       for (const id of await applyRetention(ctx, params.retentionDays)) log(`deleted ${id}: not written to for ${params.retentionDays} days`);
+      // Not awaited: checkpoints older than that are dropped in the background (rewinds before them say so).
+      void sweepCheckpoints(ctx.store.storeDir, params.retentionDays);
     }
     const access = accessOf(client);
     if (access) ctx.forks.reviveWith(access);
