@@ -1,4 +1,4 @@
-// The cache explorer in a fork's row (issue 14): one compact bar per request — read from the cache,
+// The cache explorer in a fork's row: one compact bar per request — read from the cache,
 // written to it, uncached — with the first point its prompt stopped matching the request it should have
 // extended named on the bar (tooltip) and, for misses, in a line below.
 import { CAUSE_LABELS, cacheBar, isMiss } from '../src/common/cacheExplorer';

@@ -1,4 +1,4 @@
-// The Forks panel page (issue 4): says `panel/ready`, rebuilds itself from the host's snapshot (after every
+// The Forks panel page: says `panel/ready`, rebuilds itself from the host's snapshot (after every
 // load — the view may have been hidden and its page discarded), then applies the host's updates. It owns
 // no data; only what the user is typing and which rows are open are remembered across reloads.
 import { isTerminal } from '../src/common/forks';
@@ -65,7 +65,7 @@ const showStore = (store: StoreSizeView | undefined) => {
   storeLine.hidden = !store;
   if (store) setText(storeLine, `Store on disk: ${(store.bytes / 1024 / 1024).toFixed(1)} MB (${counted(store.sessions, 'session')}, ${counted(store.segments, 'shared history segment')})`);
 };
-// The panel's header: what the forks spent in total (issue 14).
+// The panel's header: what the forks spent in total.
 const totals = h('div', { class: 'spend-totals', role: 'status', 'aria-label': 'Spending' });
 list.onChange = () => {
   const forks = list.forks();

@@ -1,4 +1,4 @@
-// The New fork form (issue 4 §2): directive, the turn-count picker — All, or the last N real turns, N
+// The New fork form: directive, the turn-count picker — All, or the last N real turns, N
 // checked by the one fork_turns parser with its message shown inline — isolation, the model (the chat's
 // preselected: it shares the prompt cache; another says the fork starts cold), and Start.
 import type { Isolation } from '../src/common/forks';

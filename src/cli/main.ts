@@ -1,4 +1,4 @@
-// fork-agents: the headless CLI (DESIGN §6), a second client of the runtime.
+// fork-agents: the headless CLI (docs/design.md §9), a second client of the runtime.
 import { UsageError, parseCommandLine } from './args';
 import type { ParsedArgs } from './args';
 import { chatCommand } from './commands/chat';

@@ -1,4 +1,4 @@
-// The extension's connection to the runtime process (DESIGN §2): a vscode-languageclient LanguageClient
+// The extension's connection to the runtime process (docs/design.md §2): a vscode-languageclient LanguageClient
 // over the socket of the detached runtime that serves this workspace's store, started if none runs.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -94,7 +94,7 @@ function createLanguageClient(options: ClientOptions): LanguageClient {
     options.onSocket(socket);
     return { reader: socket, writer: socket, detached: true };
   };
-  // Read at each initialize: the token of the runtime this socket reached (issue 11).
+  // Read at each initialize: the token of the runtime this socket reached.
   const initializationOptions = (): InitializationOptions => ({
     protocolVersion: PROTOCOL_VERSION, clientName: 'vscode', token: socket && runtimeTokenFor(socket),
   });

@@ -110,7 +110,7 @@ export class HostSettings {
     return config().get<string>('worktreeRoot')?.trim() ?? '';
   }
 
-  /** What new fork worktrees get (`fork.worktree.*`, issue 13); setup, timeout and ports are read at application scope only. */
+  /** What new fork worktrees get (`fork.worktree.*`); setup, timeout and ports are read at application scope only. */
   worktreeOptions(): WorktreeOptions {
     const cfg = config();
     const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '') : []);
@@ -167,7 +167,7 @@ export class HostSettings {
   }
 
   /**
-   * Restricted Mode (issue 11): in an untrusted workspace the agent may read, never write files or run
+   * Restricted Mode: in an untrusted workspace the agent may read, never write files or run
    * commands. Settings that send the key, loosen approvals or choose where code runs are application- or machine-scoped,
    * so a repository's .vscode/settings.json cannot set them at all.
    */

@@ -1,4 +1,4 @@
-// What a turn or fork may do without asking (issue 11): the approval mode, and Restricted Mode (an
+// What a turn or fork may do without asking: the approval mode, and Restricted Mode (an
 // untrusted workspace: reading only). A fork records both at launch; revival is never looser than that.
 import type { ApprovalMode } from '../common/approval';
 import type { WorktreeOptions } from '../common/worktreeOptions';

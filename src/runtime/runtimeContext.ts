@@ -19,7 +19,7 @@ export interface RuntimeContext {
   approvals: ApprovalRouter;
   clients: Set<ClientConnection>;
   info: RuntimeInfo;
-  /** This runtime's secret: what a client must present at `initialize` (issue 11). */
+  /** This runtime's secret: what a client must present at `initialize`. */
   token: string;
   /** A client presented the token: it gets every handler and counts as connected. */
   admit(client: ClientConnection): void;

@@ -1,4 +1,4 @@
-// Runtime process entry (DESIGN §2): serves one store on a local socket to any number of clients,
+// Runtime process entry (docs/design.md §2): serves one store on a local socket to any number of clients,
 // detached from the editor so turns survive a window reload. Never imports `vscode`.
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -92,7 +92,7 @@ function parseArgs(argv: string[]): ServerOptions {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  // Folders only this user can enter (issue 11): created 0700, or checked and tightened when they exist.
+  // Folders only this user can enter: created 0700, or checked and tightened when they exist.
   ensurePrivateDir(options.storeDir);
   const socketDir = separateSocketDir(options.storeDir);
   if (socketDir) ensurePrivateDir(socketDir, { followSymlink: false });
@@ -194,7 +194,7 @@ async function main(): Promise<void> {
   if (process.platform !== 'win32') fs.chmodSync(socketPath, 0o600);
   writePrivateFile(runtimeInfoPath(options.storeDir), JSON.stringify({ ...info, socket: socketPath, startedAt: new Date().toISOString() }));
   log(`runtime ${process.pid} serving ${options.storeDir} on ${socketPath}`);
-  // Worktrees of forks that no longer exist (DESIGN §4.8); in the background, so clients connect at once.
+  // Worktrees of forks that no longer exist (docs/design.md §4.8); in the background, so clients connect at once.
   void forks.janitor.pruneAtStartup();
   idle.update();
 }

@@ -1,4 +1,4 @@
-// fork-agents review / apply / keep / discard: what to do with a worktree fork's changes (DESIGN §4.8).
+// fork-agents review / apply / keep / discard: what to do with a worktree fork's changes (docs/design.md §4.8).
 import type { ApplyConflictMode } from '../../common/protocol/forks';
 import { sendRequest } from '../../common/protocol/endpoint';
 import { forkApply, forkDiscard, forkKeep, forkReview } from '../../common/protocol/forks';

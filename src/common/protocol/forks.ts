@@ -1,4 +1,4 @@
-// Fork messages of the runtime protocol (DESIGN §2, §4.7).
+// Fork messages of the runtime protocol (docs/design.md §2, §4.6).
 import type { AgentEvent } from '../agentEvents';
 import type { ForkState, ForkSummary } from '../forks';
 import type { CostFigures } from '../pricing';
@@ -25,37 +25,51 @@ export interface ForkStartParams {
    */
   model?: string;
 }
-export const forkStart = request<ForkStartParams, ForkSummary>('fork/start');
+export type ForkStartResult = ForkSummary;
+export const forkStart = request<ForkStartParams, ForkStartResult>('fork/start');
 
-export const forkList = request<{ parentSessionId?: string }, { forks: ForkSummary[] }>('fork/list');
-export const forkCancel = request<{ forkId: string }, { cancelled: boolean }>('fork/cancel');
+export interface ForkListParams { parentSessionId?: string }
+export interface ForkListResult { forks: ForkSummary[] }
+export const forkList = request<ForkListParams | undefined, ForkListResult>('fork/list');
+
+/** The requests that name one fork and nothing else. */
+export interface ForkIdParams { forkId: string }
+export interface ForkCancelResult { cancelled: boolean }
+export const forkCancel = request<ForkIdParams, ForkCancelResult>('fork/cancel');
 /**
  * Continues a finished fork's own transcript with a new message (never re-reads the parent). A fork
  * paused at its budget continues with or without a message once `budget` (its new budget) allows.
  */
-export const forkSend = request<{ forkId: string; message?: string; budget?: string }, ForkSummary>('fork/send');
+export interface ForkSendParams { forkId: string; message?: string; budget?: string }
+export type ForkSendResult = ForkSummary;
+export const forkSend = request<ForkSendParams, ForkSendResult>('fork/send');
 /** Resolves once the fork is completed, failed or cancelled. */
-export const forkWait = request<{ forkId: string }, ForkSummary>('fork/wait');
+export type ForkWaitResult = ForkSummary;
+export const forkWait = request<ForkIdParams, ForkWaitResult>('fork/wait');
 
 /**
  * Claims the announcement of a finished run: `first` is true for exactly one caller per run, whichever
  * window (or reload of one) asks first; false while the fork still runs. Recorded on disk.
  */
-export const forkAnnounce = request<{ forkId: string }, { first: boolean }>('fork/announce');
+export interface ForkAnnounceResult { first: boolean }
+export const forkAnnounce = request<ForkIdParams, ForkAnnounceResult>('fork/announce');
 
 /**
  * A fork's output so far, for a window that opens while forks run: its committed entries as the events
  * its run emitted (one text event per response), then what it emitted since its last commit. `seq` is
  * that of the latest `fork/event` included: later ones (seq > it) are not.
  */
-export const forkHistory = request<{ forkId: string }, { events: AgentEvent[]; seq: number }>('fork/history');
+export interface ForkHistoryResult { events: AgentEvent[]; seq: number }
+export const forkHistory = request<ForkIdParams, ForkHistoryResult>('fork/history');
 
 /** Streaming output of a fork, to every connected client; `seq` counts a fork's events in this runtime. */
-export const forkEvent = notification<{ forkId: string; event: AgentEvent; seq: number }>('fork/event');
+export interface ForkEventParams { forkId: string; event: AgentEvent; seq: number }
+export const forkEvent = notification<ForkEventParams>('fork/event');
 /** A fork's summary whenever its state, turns or usage change. */
-export const forkState = notification<{ fork: ForkSummary }>('fork/state');
+export interface ForkStateParams { fork: ForkSummary }
+export const forkState = notification<ForkStateParams>('fork/state');
 
-// Worktree forks (DESIGN §4.8). Each answers InvalidParams for an unknown fork or a fork without a
+// Worktree forks (docs/design.md §4.8). Each answers InvalidParams for an unknown fork or a fork without a
 // worktree, and InvalidRequest while the fork is still running (except review and discard).
 
 export type ForkFileStatus = 'added' | 'modified' | 'deleted' | 'type-changed';
@@ -73,11 +87,12 @@ export interface ForkReviewResult {
   /** The main working tree the fork applies to. */
   repoRoot: string;
 }
-export const forkReview = request<{ forkId: string }, ForkReviewResult>('fork/review');
+export const forkReview = request<ForkIdParams, ForkReviewResult>('fork/review');
 
 /** A file's content at the fork's base (the left side of its diff); `exists: false` for files the fork added. */
 export interface ForkBaseFileResult { exists: boolean; content?: string; binary?: boolean }
-export const forkBaseFile = request<{ forkId: string; path: string }, ForkBaseFileResult>('fork/baseFile');
+export interface ForkBaseFileParams { forkId: string; path: string }
+export const forkBaseFile = request<ForkBaseFileParams, ForkBaseFileResult>('fork/baseFile');
 
 /**
  * "refuse" (default): when any file conflicts, nothing is written. "markers": clean files are written,
@@ -93,16 +108,19 @@ export interface ForkApplyResult {
   withMarkers: string[];
   message: string;
 }
-export const forkApply = request<{ forkId: string; onConflict?: ApplyConflictMode }, ForkApplyResult>('fork/apply');
+export interface ForkApplyParams { forkId: string; onConflict?: ApplyConflictMode }
+export const forkApply = request<ForkApplyParams, ForkApplyResult>('fork/apply');
 
 /**
  * Cancels the fork if it runs, removes its worktree, branch and folder; the fork stays listed with
  * worktree.discarded. `endedProcesses`: what its commands had left running and the discard ended.
  */
-export const forkDiscard = request<{ forkId: string }, { endedProcesses?: number }>('fork/discard');
+export interface ForkDiscardResult { endedProcesses?: number }
+export const forkDiscard = request<ForkIdParams, ForkDiscardResult>('fork/discard');
 
 /** Commits the worktree's current state to the fork's branch (when it changed) and removes nothing. */
-export const forkKeep = request<{ forkId: string }, { branch: string; commit: string }>('fork/keep');
+export interface ForkKeepResult { branch: string; commit: string }
+export const forkKeep = request<ForkIdParams, ForkKeepResult>('fork/keep');
 
 /** A fork worktree whose fork no longer exists. */
 export interface WorktreeListing {
@@ -117,7 +135,9 @@ export interface WorktreeListing {
  * Worktrees pruned since the runtime started (fork gone, nothing unapplied) and those kept because they
  * hold unapplied changes. Waits for the start-up prune; with `root`, prunes that repository first.
  */
-export const worktreeList = request<{ root?: string }, { pruned: WorktreeListing[]; kept: WorktreeListing[] }>('worktree/list');
+export interface WorktreeListParams { root?: string }
+export interface WorktreeListResult { pruned: WorktreeListing[]; kept: WorktreeListing[] }
+export const worktreeList = request<WorktreeListParams | undefined, WorktreeListResult>('worktree/list');
 
 // Tournaments: N attempts of one directive, each a worktree fork of the same point, verified, judged,
 // compared; the winner applied or chosen hunks merged.

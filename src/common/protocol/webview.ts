@@ -1,4 +1,4 @@
-// The Forks panel's postMessage channel (DESIGN §2): the host ⇄ webview messages, named scope/verb like the
+// The Forks panel's postMessage channel (docs/design.md §2): the host ⇄ webview messages, named scope/verb like the
 // runtime protocol and typed by the same descriptors. The webview owns no state: the host sends a snapshot
 // on `panel/ready` and updates after it; the webview sends intents (requests with ids, answered once).
 import type { TournamentCompareResult } from './forks';
@@ -66,7 +66,7 @@ export interface SessionView {
   /** Real user turns a numeric window can reach: those after the latest compaction summary. */
   realTurns: number;
   messages: MessageView[];
-  /** The chat's own spending line (issue 14): its cost, or why there is none. */
+  /** The chat's own spending line: its cost, or why there is none. */
   costText?: string;
   /** The cache explorer of the chat's requests. */
   cacheSteps?: CacheStep[];
@@ -102,12 +102,14 @@ export const forkOutput = notification<{ forkId: string; ops: OutputOp[] }>('for
 export const approvalsState = notification<{ approvals: PendingApprovalView[] }>('approvals/state');
 export const sessionState = notification<{ session?: SessionView }>('session/state');
 /** The current chat's MCP servers, whenever one starts, fails, stops or comes back (the runtime's mcp/state). */
-export const mcpServersState = notification<{ servers: McpServerStatus[] }>('mcp/state');
+export const mcpServersState = notification<{ servers: McpServerStatus[] }>('mcpServers/state');
 export const modelsState = notification<{ models: ModelOption[] }>('models/state');
 /** Expand and scroll to a fork (one just started from the palette or a message). */
 export const forkReveal = notification<{ forkId: string }>('fork/reveal');
 
 // ── Webview → host ──────────────────────────────────────────────────────────────────────────────────
+// Names of their own (`panel/…`), not the runtime's `fork/start`, `fork/send`, … : these carry the panel's
+// shapes (a form's strings, no session id), and the host turns each into the runtime request it means.
 
 export const panelReady = notification<Record<string, never>>('panel/ready');
 /** The form's turn count (null while invalid) and isolation whenever they change: the context menu's Fork from here uses them. */
@@ -120,13 +122,13 @@ export interface PanelForkStart {
   attempts?: number;
   models?: string[];
 }
-export const panelForkStart = request<PanelForkStart, { forkId: string }>('fork/start');
+export const panelForkStart = request<PanelForkStart, { forkId: string }>('panel/forkStart');
 /** Fork from a transcript message: the host asks for the directive. */
-export const panelForkFromMessage = request<{ messageId: string; forkTurns: string }, { forkId?: string }>('fork/fromMessage');
-export const panelForkCancel = request<{ forkId: string }, { cancelled: boolean }>('fork/cancel');
-export const panelForkSend = request<{ forkId: string; message: string }, Record<string, never>>('fork/send');
+export const panelForkFromMessage = request<{ messageId: string; forkTurns: string }, { forkId?: string }>('panel/forkFromMessage');
+export const panelForkCancel = request<{ forkId: string }, { cancelled: boolean }>('panel/forkCancel');
+export const panelForkSend = request<{ forkId: string; message: string }, Record<string, never>>('panel/forkSend');
 /** Continues a fork paused at its budget with a new budget (dollars "0.50" or tokens "40000tokens"). */
-export const panelForkContinue = request<{ forkId: string; budget: string }, Record<string, never>>('fork/continue');
+export const panelForkContinue = request<{ forkId: string; budget: string }, Record<string, never>>('panel/forkContinue');
 export const approvalAnswer = request<{ callId: string; approved: boolean }, Record<string, never>>('approval/answer');
 /** A tournament's attempts side by side (the runtime's tournament/compare, passed through). */
 export const panelTournamentCompare = request<{ groupId: string }, TournamentCompareResult>('tournament/compare');
@@ -135,7 +137,7 @@ export const panelTournamentDiff = request<{ groupId: string; a: string; b: stri
 /** Applies one attempt to the main working tree; `discardRest`: then removes every attempt's worktree. */
 export const panelTournamentApply = request<{ groupId: string; forkId: string; discardRest?: boolean }, { message: string; applied: string[] }>('tournament/apply');
 export type ForkAction = 'transcript' | 'root' | 'review' | 'apply' | 'keep' | 'discard';
-export const panelForkAction = request<{ forkId: string; action: ForkAction }, Record<string, never>>('fork/action');
+export const panelForkAction = request<{ forkId: string; action: ForkAction }, Record<string, never>>('panel/forkAction');
 /** A link in model output was clicked: the host asks before opening anything. */
 export const openLink = request<{ href: string }, Record<string, never>>('open/link');
 

@@ -52,7 +52,7 @@ export class ForkStarter {
   }
 }
 
-/** DESIGN §4.8: worktree in a git repository, shared elsewhere. */
+/** docs/design.md §4.8: worktree in a git repository, shared elsewhere. */
 export function defaultIsolation(): Isolation {
   const root = vscode.workspace.workspaceFolders?.[0]?.uri;
   if (!root || root.scheme !== 'file') return 'shared';

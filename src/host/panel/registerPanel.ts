@@ -1,4 +1,4 @@
-// Wires the Forks panel (issue 4): the host-side model fed by the runtime's fork notifications, the
+// Wires the Forks panel: the host-side model fed by the runtime's fork notifications, the
 // webview view, its request handlers, fork approvals, read-only documents and the Fork commands.
 import * as vscode from 'vscode';
 import { isTerminal } from '../../common/forks';

@@ -1,6 +1,6 @@
-// Each worktree fork's folder becomes a workspace root named after the fork (DESIGN §4.8, issue 5), once
+// Each worktree fork's folder becomes a workspace root named after the fork (docs/design.md §4.8), once
 // per fork. A single-folder window reloads when it gains its first extra root, so the user is asked once
-// how to handle that; forks keep running through the reload because the runtime is detached (§2).
+// how to handle that; forks keep running through the reload because the runtime is detached (docs/design.md §2).
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { ForkSummary } from '../../common/forks';

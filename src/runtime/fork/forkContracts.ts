@@ -13,6 +13,16 @@ import type { TournamentSummary } from '../../common/tournament';
 
 export const MAX_FORK_REQUESTS = 200;
 
+/**
+ * The cap in force: MAX_FORK_REQUESTS, or FORK_AGENTS_MAX_FORK_REQUESTS (a positive whole number) so tests
+ * can reach the cap in a handful of requests instead of waiting out 200. Read per run, so the runtime's
+ * environment at start decides it.
+ */
+export function forkRequestCap(env: NodeJS.ProcessEnv = process.env): number {
+  const fromEnv = Number(env.FORK_AGENTS_MAX_FORK_REQUESTS);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : MAX_FORK_REQUESTS;
+}
+
 export interface ModelAccess {
   apiKey: string;
   baseUrl?: string;
@@ -26,9 +36,9 @@ export interface ModelAccess {
   compaction?: CompactionSettings;
   /** Proxy for model requests (the configuring client's). */
   proxy?: ProxySettings;
-  /** Bedrock or Vertex instead of the Anthropic API (DESIGN §5); a fork keeps its starter's. */
+  /** Bedrock or Vertex instead of the Anthropic API (docs/design.md §5); a fork keeps its starter's. */
   provider?: ProviderAccess;
-  /** Ignored files, links, setup commands and ports of new worktrees (issue 13). */
+  /** Ignored files, links, setup commands and ports of new worktrees. */
   worktree?: WorktreeOptions;
   /** fork.budget.perFork (a fork's default budget) and fork.budget.perChat (a chat and its forks together). */
   budgets?: { perFork?: Budget; perChat?: Budget };
@@ -42,7 +52,7 @@ export class ForkNotFoundError extends Error {}
 export class BudgetError extends Error {}
 export class ForkBusyError extends Error {}
 
-/** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
+/** What callers ask for: isolation may be left to the default (docs/design.md §4.8), the id is chosen here. */
 export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot' | 'policy' | 'sandboxNotice'> & { isolation?: Isolation };
 
 /** The part of the fork manager the Agent tool drives, so the tool's host does not import the manager. */

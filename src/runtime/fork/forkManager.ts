@@ -1,4 +1,4 @@
-// Runs forks and subagents in the background (DESIGN §4.7): detached start, a queue beyond the
+// Runs forks and subagents in the background (docs/design.md §4.6): detached start, a queue beyond the
 // concurrency limit, a 200-request cap, cancel, continue, reports to clients and to the parent.
 import type { AgentEvent } from '../../common/agentEvents';
 import type { ForkSummary, ForkState, ForkWorktree } from '../../common/forks';
@@ -35,7 +35,7 @@ import { claimAnnouncement, markDelivered, recordEnd, undelivered } from './fork
 import { outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { PrefixWriters } from './stagger';
-import { BudgetError, ForkBusyError, ForkNotFoundError, MAX_FORK_REQUESTS } from './forkContracts';
+import { BudgetError, ForkBusyError, ForkNotFoundError, forkRequestCap } from './forkContracts';
 import type { ForkLauncher, GroupHooks, ModelAccess, StartSpec } from './forkContracts';
 import type { VerifyResult } from '../../common/tournament';
 
@@ -49,7 +49,7 @@ export class ForkManager implements ForkLauncher {
   private readonly pending = new Set<string>();
   private readonly ports = new PortBlocks();
   readonly janitor: WorktreeJanitor;
-  /** First requests of sibling forks in flight, by shared prefix (the stagger, DESIGN §4.6). */
+  /** First requests of sibling forks in flight, by shared prefix (the stagger, docs/design.md §4.5). */
   private readonly prefixWriters = new PrefixWriters();
   maxConcurrent = 4;
   /** fork.prices of the client that configured last (the table covers the rest). */
@@ -96,6 +96,7 @@ export class ForkManager implements ForkLauncher {
         const policy = launchPolicy(access);
         session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy, sandboxNotice: policy.restricted ? undefined : sandboxNotice(policy.sandbox) }, placement.worktree);
       } catch (error) {
+        // Safe to drop: cleanup after a failed start: the start's own error is what the caller gets; a leftover worktree is pruned later.
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
         throw error;
       }
@@ -267,6 +268,7 @@ export class ForkManager implements ForkLauncher {
       this.spending.refreshCost(run, session.header.settings.model);
       if (session.requests().length > 0) run.summary.cacheSteps = this.cacheStepsOf(session);
       // It runs on revival: its chat's spending must be known for fork.budget.perChat.
+      // Safe to drop: a parent that is gone or unreadable has no spending to count; the fork revives without it.
       if (run.summary.state === 'interrupted') await this.store.readSpent(run.summary.parentSessionId).catch(() => undefined);
     }
     return problems;
@@ -280,7 +282,7 @@ export class ForkManager implements ForkLauncher {
         this.finish(run, 'failed', undefined, `Its worktree ${run.summary.worktree.path} no longer exists.`);
         continue;
       }
-      // Issue 11: a fork launched with `ask` still asks when a client configured with `auto` revives it.
+      // A fork launched with `ask` still asks when a client configured with `auto` revives it.
       const session = heldSession(run);
       const policy = revivalPolicy(session.bootstrap?.policy, launchPolicy(access));
       run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted, sandbox: policy.sandbox };
@@ -388,7 +390,7 @@ export class ForkManager implements ForkLauncher {
     if (outcome.stopReason === 'budget') return this.pause(run, outcome.budgetReason ?? 'Its budget is reached.');
     if (outcome.stopReason === 'error') return this.finish(run, 'failed', undefined, outcome.error?.message);
     if (outcome.stopReason === 'max_turns') {
-      return this.finish(run, 'failed', outcome.text || undefined, `Stopped at the cap of ${MAX_FORK_REQUESTS} model turns.`);
+      return this.finish(run, 'failed', outcome.text || undefined, `Stopped at the cap of ${forkRequestCap()} model turns.`);
     }
     this.finish(run, 'completed', outcome.text);
   }

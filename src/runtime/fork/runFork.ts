@@ -1,4 +1,4 @@
-// One run of a fork's agent loop (DESIGN §4.7): its policy and approvals, its workspace (worktree
+// One run of a fork's agent loop (docs/design.md §4.6): its policy and approvals, its workspace (worktree
 // preparation, environment, processes), the sibling stagger, the loop itself, and the workspace's end.
 // The fork manager decides what the outcome means for the fork's state.
 import type { AgentEvent } from '../../common/agentEvents';
@@ -15,7 +15,7 @@ import type { SessionStore } from '../session/sessionStore';
 import { ALL_TOOLS } from '../tools/registry';
 import type { Tool } from '../tools/types';
 import type { ModelAccess } from './forkContracts';
-import { MAX_FORK_REQUESTS } from './forkContracts';
+import { forkRequestCap } from './forkContracts';
 import type { PortBlocks } from './workspace/forkPorts';
 import type { ForkRun } from './trackedFork';
 import { workspaceForRun } from './workspace/workspaceForRun';
@@ -84,7 +84,7 @@ export async function runFork(run: ForkRun, session: Session, access: ModelAcces
     approve,
     signal,
     emit,
-    maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
+    maxRequests: Math.max(0, forkRequestCap() - run.summary.modelTurns),
     mayRequest: deps.mayRequest,
     beforeSend: stagger.beforeSend,
     onResponseStart: stagger.onResponseStart,

@@ -1,5 +1,5 @@
 // The Agent tool's behaviour per session: a parent starts forks and subagents; a child refuses
-// (DESIGN §4.5: the tool stays declared for cache parity, but a fork does not fork).
+// (docs/design.md §4.4: the tool stays declared for cache parity, but a fork does not fork).
 import type { Session } from '../session/session';
 import type { AgentToolInput, SubagentHost, ToolOutput } from '../tools/types';
 import { NESTED_FORK_ERROR, isForkTranscript } from './history/directive';

@@ -15,7 +15,7 @@ import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 
 export function registerConfigure(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(runtimeConfigure.method, async (params: ConfigureParams): Promise<RuntimeInfo> => {
+  client.handle(runtimeConfigure, async (params: ConfigureParams): Promise<RuntimeInfo> => {
     if (params.approvalMode !== undefined && !isApprovalMode(params.approvalMode)) {
       throw new ResponseError(ErrorCodes.InvalidParams, `approvalMode must be ask, auto-edit or auto (got ${JSON.stringify(params.approvalMode)}).`);
     }

@@ -6,18 +6,14 @@ import type { ForkStartParams } from '../../common/protocol/forks';
 import type { ForkSummary } from '../../common/forks';
 import { RuntimeErrorCode } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
-import { ForkPointError } from '../fork/history/select';
-import { BudgetError } from '../fork/forkContracts';
 import { modelIdProblem } from '../../common/modelChoice';
 import { MISSING_KEY_MESSAGE } from './send';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
-import { SessionNotFoundError } from '../session/sessionStore';
 import { checkStartParams, invalidParams } from './startParams';
-import { asResponseError } from './worktreeErrors';
 
 export function registerForkStart(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkStart.method, async (params: ForkStartParams): Promise<ForkSummary> => {
+  client.handle(forkStart, async (params: ForkStartParams): Promise<ForkSummary> => {
     const invalid = invalidParams;
     const checked = checkStartParams('fork/start', params);
     if (params.isolation !== undefined && params.isolation !== 'shared' && params.isolation !== 'worktree') throw invalid(`isolation must be "worktree" or "shared".`);
@@ -25,28 +21,23 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
     if (modelProblem) throw invalid(modelProblem);
     const access = accessOf(client);
     if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
-    try {
-      // Held while its fork's worktree is made: idle eviction must not reload a second copy meanwhile.
-      return await ctx.store.using(params.sessionId, parent => {
-        if (parent.bootstrap) throw invalid('A fork cannot be forked; continue it with a message instead.');
-        return ctx.forks.start({
-          parent,
-          kind: 'fork',
-          directive: checked.directive,
-          turns: checked.turns,
-          atEntryId: params.atEntryId,
-          // Absent: a worktree when the parent works in a git repository (DESIGN §4.8).
-          isolation: params.isolation,
-          origin: checked.origin,
-          name: checked.name,
-          budget: checked.budget,
-          // The parent's model unless another is asked for (then the fork starts with a cold cache).
-          ...(params.model && params.model !== parent.header.settings.model ? { model: params.model } : {}),
-        }, access);
-      });
-    } catch (error) {
-      if (error instanceof SessionNotFoundError || error instanceof ForkPointError || error instanceof BudgetError) throw invalid(error.message);
-      throw asResponseError(error);
-    }
+    // Held while its fork's worktree is made: idle eviction must not reload a second copy meanwhile.
+    return await ctx.store.using(params.sessionId, parent => {
+      if (parent.bootstrap) throw invalid('A fork cannot be forked; continue it with a message instead.');
+      return ctx.forks.start({
+        parent,
+        kind: 'fork',
+        directive: checked.directive,
+        turns: checked.turns,
+        atEntryId: params.atEntryId,
+        // Absent: a worktree when the parent works in a git repository (docs/design.md §4.8).
+        isolation: params.isolation,
+        origin: checked.origin,
+        name: checked.name,
+        budget: checked.budget,
+        // The parent's model unless another is asked for (then the fork starts with a cold cache).
+        ...(params.model && params.model !== parent.header.settings.model ? { model: params.model } : {}),
+      }, access);
+    });
   });
 }

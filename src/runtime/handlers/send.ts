@@ -23,10 +23,8 @@ import { closeInterruptedCalls } from '../fork/revive';
 import { parentSubagentHost } from '../fork/subagentHost';
 import type { RuntimeContext } from '../runtimeContext';
 import type { ModelAccess } from '../fork/forkContracts';
-import { BadRootError, createSession } from '../session/createSession';
-import { SessionNotFoundError } from '../session/sessionStore';
+import { createSession } from '../session/createSession';
 import type { Session } from '../session/session';
-import { TranscriptWriteError } from '../session/jsonl';
 import { ALL_TOOLS } from '../tools/registry';
 import { mcpHub } from '../mcp/hub';
 import { createForkSandbox } from '../sandbox/forkSandbox';
@@ -37,7 +35,7 @@ export const MISSING_KEY_MESSAGE =
   'No Anthropic API key is set. Run "Fork: Set Anthropic API Key" or set ANTHROPIC_API_KEY.';
 
 export function registerSend(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(sessionSend.method, (params: SendParams) => handleSend(ctx, client, params));
+  client.handle(sessionSend, (params: SendParams) => handleSend(ctx, client, params));
 }
 
 async function handleSend(ctx: RuntimeContext, client: ClientConnection, params: SendParams): Promise<SendResult> {
@@ -48,7 +46,7 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
   const access = accessOf(client);
   if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
   const session = await openOrCreate(ctx, client, params);
-  // Held until the turn ends: idle eviction never makes a second copy of a session in use (issue 15).
+  // Held until the turn ends: idle eviction never makes a second copy of a session in use.
   const lease = ctx.store.holdLoaded(session.id)!;
   try {
     return await sendIn(ctx, client, params, access, session);
@@ -59,7 +57,7 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
 
 async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: SendParams, access: ModelAccess, session: Session): Promise<SendResult> {
   if (session.bootstrap || isForkTranscript(session.history())) {
-    // A fork runs only in the fork manager's loop, with the fork's tools and guard (DESIGN §4.5, §4.7).
+    // A fork runs only in the fork manager's loop, with the fork's tools and guard (docs/design.md §4.4, §4.6).
     throw new ResponseError(
       ErrorCodes.InvalidParams,
       `Session ${session.id} is a fork: continue it with fork/send (\`fork-agents send --fork ${session.id} "message"\`), not as a chat.`,
@@ -87,13 +85,9 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
     }));
   const references = Array.isArray(params.references) ? referenceBlocks(params.references) : [];
   let prompt;
-  try {
-    prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }, ...references] });
-  } catch (error) {
-    // A full disk: the prompt is not saved, so no turn starts; the session stays as it was.
-    if (error instanceof TranscriptWriteError) throw new ResponseError(ErrorCodes.InternalError, error.message);
-    throw error;
-  }
+  // A full disk throws TranscriptWriteError: the prompt is not saved, so no turn starts and the session stays
+  // as it was (the client gets InternalError with its message, src/runtime/protocolErrors.ts).
+  prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }, ...references] });
   emit({ type: 'turn_start', promptEntryId: prompt.id });
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };
@@ -158,22 +152,15 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
 }
 
 async function openOrCreate(ctx: RuntimeContext, client: ClientConnection, params: SendParams): Promise<Session> {
-  try {
-    if (params.sessionId) return await ctx.store.get(params.sessionId);
-    // A new chat lists the MCP servers' tools now: they stay fixed in its header (DESIGN §5).
-    const mcp = await mcpHub.definitionsFor(client.config.mcpServers ?? []);
-    return await createSession(ctx.store, {
-      mcp,
-      root: params.root,
-      title: params.prompt.split('\n', 1)[0],
-      settings: sessionSettings(client, params.model),
-    });
-  } catch (error) {
-    if (error instanceof SessionNotFoundError || error instanceof BadRootError) {
-      throw new ResponseError(ErrorCodes.InvalidParams, error.message);
-    }
-    throw error;
-  }
+  if (params.sessionId) return ctx.store.get(params.sessionId);
+  // A new chat lists the MCP servers' tools now: they stay fixed in its header (docs/design.md §5).
+  const mcp = await mcpHub.definitionsFor(client.config.mcpServers ?? []);
+  return createSession(ctx.store, {
+    mcp,
+    root: params.root,
+    title: params.prompt.split('\n', 1)[0],
+    settings: sessionSettings(client, params.model),
+  });
 }
 
 function emitEntry(client: ClientConnection, sessionId: string, turnId: string, entry: Entry): void {
@@ -182,7 +169,7 @@ function emitEntry(client: ClientConnection, sessionId: string, turnId: string, 
 
 /**
  * A new session's model settings, fixed in its header: forks copy them, so they keep the parent's
- * thinking config and cache TTL (DESIGN §4.6: a different TTL or thinking setting is a different cache entry).
+ * thinking config and cache TTL (docs/design.md §4.5: a different TTL or thinking setting is a different cache entry).
  */
 function sessionSettings(client: ClientConnection, picked: unknown): ModelSettings {
   const { model, maxTokens, thinkingBudgetTokens, cacheTtl } = client.config;

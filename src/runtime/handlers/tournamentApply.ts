@@ -5,10 +5,10 @@ import type { ClientConnection } from '../clientConnection';
 import { applyTournament } from '../fork/tournament/applyChoice';
 import type { RuntimeContext } from '../runtimeContext';
 import { invalidParams } from './startParams';
-import { mappingTournamentErrors, requireGroupId } from './tournamentErrors';
+import { requireGroupId } from './tournamentErrors';
 
 export function registerTournamentApply(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(tournamentApply.method, mappingTournamentErrors(async (params: TournamentApplyParams) => {
+  client.handle(tournamentApply, (async (params: TournamentApplyParams) => {
     const groupId = requireGroupId(params);
     if (params.onConflict !== undefined && params.onConflict !== 'refuse' && params.onConflict !== 'markers') throw invalidParams('onConflict must be "refuse" or "markers".');
     if (params.hunks !== undefined && (!Array.isArray(params.hunks) || params.hunks.some(h => !validChoice(h)))) {

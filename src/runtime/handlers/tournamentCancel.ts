@@ -3,9 +3,9 @@ import { tournamentCancel } from '../../common/protocol/forks';
 import type { TournamentCancelParams } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';
-import { mappingTournamentErrors, requireGroupId } from './tournamentErrors';
+import { requireGroupId } from './tournamentErrors';
 
 export function registerTournamentCancel(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(tournamentCancel.method, mappingTournamentErrors(async (params: TournamentCancelParams) =>
+  client.handle(tournamentCancel, (async (params: TournamentCancelParams) =>
     ({ cancelled: ctx.tournaments.cancel(requireGroupId(params)) })));
 }

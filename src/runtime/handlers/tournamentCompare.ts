@@ -3,8 +3,8 @@ import { tournamentCompare } from '../../common/protocol/forks';
 import type { TournamentCompareParams } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';
-import { mappingTournamentErrors, requireGroupId } from './tournamentErrors';
+import { requireGroupId } from './tournamentErrors';
 
 export function registerTournamentCompare(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(tournamentCompare.method, mappingTournamentErrors((params: TournamentCompareParams) => ctx.tournaments.compare(requireGroupId(params))));
+  client.handle(tournamentCompare, ((params: TournamentCompareParams) => ctx.tournaments.compare(requireGroupId(params))));
 }

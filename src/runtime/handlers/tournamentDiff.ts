@@ -4,9 +4,9 @@ import type { TournamentDiffParams } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import { attemptsDiff } from '../fork/tournament/attemptsDiff';
 import type { RuntimeContext } from '../runtimeContext';
-import { mappingTournamentErrors, requireGroupId } from './tournamentErrors';
+import { requireGroupId } from './tournamentErrors';
 
 export function registerTournamentDiff(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(tournamentDiff.method, mappingTournamentErrors(async (params: TournamentDiffParams) =>
+  client.handle(tournamentDiff, (async (params: TournamentDiffParams) =>
     ({ patch: await attemptsDiff(ctx.forks, ctx.tournaments.get(requireGroupId(params)).forkIds, params.a, params.b) })));
 }

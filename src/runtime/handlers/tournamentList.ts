@@ -5,5 +5,5 @@ import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';
 
 export function registerTournamentList(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(tournamentList.method, (params: TournamentListParams) => ({ groups: ctx.tournaments.list(params?.parentSessionId) }));
+  client.handle(tournamentList, (params: TournamentListParams) => ({ groups: ctx.tournaments.list(params?.parentSessionId) }));
 }

@@ -4,9 +4,9 @@ import type { TournamentWaitParams } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
-import { mappingTournamentErrors, requireGroupId } from './tournamentErrors';
+import { requireGroupId } from './tournamentErrors';
 
 export function registerTournamentWait(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(tournamentWait.method, mappingTournamentErrors((params: TournamentWaitParams) =>
+  client.handle(tournamentWait, ((params: TournamentWaitParams) =>
     ctx.tournaments.wait(requireGroupId(params), accessOf(client))));
 }

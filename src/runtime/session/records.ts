@@ -42,17 +42,17 @@ export type SessionRecord =
   | { type: 'seal'; hash: string; count: number }
   /** Usage the provider billed for attempts that left no entry: cut, failed or cancelled after they started. */
   | { type: 'spend'; usage: Usage; time: string; why: string }
-  /** What a request that got a response looked like to the prompt cache (issue 14's explorer). */
+  /** What a request that got a response looked like to the prompt cache (the cache explorer). */
   | { type: 'request'; request: RequestRecord };
 
 /** A bootstrap's inherited entries, in order: ranges of the parent's sealed chain, or entries written here. */
 export type HistoryPart = ChainRange | { entries: Entry[] };
 
-/** Inherited history by reference (DESIGN §4.7 "Storage"): the chain's head segment and the parts taken. */
+/** Inherited history by reference (docs/design.md §3): the chain's head segment and the parts taken. */
 export interface HistoryRefs { head: string | null; parts: HistoryPart[] }
 
 /**
- * Everything a fork was launched with, written before its first request (DESIGN §4.7): revival resumes
+ * Everything a fork was launched with, written before its first request (docs/design.md §4.7): revival resumes
  * from this and the fork's own entries, never from the parent.
  */
 export interface ForkBootstrap {

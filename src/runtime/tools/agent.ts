@@ -10,7 +10,7 @@ const NAME = 'Agent';
 const TYPES = ['fork', 'general-purpose', 'explore'] as const;
 const FIELDS = ['subagent_type', 'description', 'prompt', 'fork_turns', 'isolation', 'run_in_background', 'attempts'];
 
-/** One validation for the tool (DESIGN §4.2, §4.5); every rejection names the accepted forms. */
+/** One validation for the tool (docs/design.md §4.1, §4.4); every rejection names the accepted forms. */
 export function parseAgentInput(input: unknown): AgentToolInput {
   const fields = expectObject(NAME, input, FIELDS);
   const type = fields.subagent_type;

@@ -30,7 +30,7 @@ export interface ForkSpec {
   origin: ForkOrigin;
   name: string;
   callId?: string;
-  /** Spending limit (issue 14). */
+  /** Spending limit. */
   budget?: Budget;
   /** Chosen by the caller when it needs the id first (a worktree's branch carries it). */
   id?: string;
@@ -56,13 +56,13 @@ export function newForkId(): string {
 /** With a worktree (already created), the fork's root and tools move into it and the directive says so. */
 export function createForkSession(store: SessionStore, spec: ForkSpec, worktree?: ForkWorktree): Session {
   // The committed history, compacted parts included (Fork from here may pick a message from before a
-  // compaction, DESIGN §4.3); what a fork inherits is the request view of the snapshot up to that point.
+  // compaction, docs/design.md §4.2); what a fork inherits is the request view of the snapshot up to that point.
   const taken = spec.snapshot ?? spec.parent.snapshot();
   // The parent's array only grows in place (a rewind replaces it): cut it back when it grew meanwhile.
   const entries = taken.length === taken.entries.length ? taken.entries : taken.entries.slice(0, taken.length);
   const root = worktree ? forkRootIn(worktree, spec.parent.header.root) : spec.parent.header.root;
   if (spec.kind === 'fork') {
-    // Selection and closing name spans of the request view, never copying it (issue 15); the parent's
+    // Selection and closing name spans of the request view, never copying it; the parent's
     // own request view is cached, so forking its current history does not rebuild it.
     const current = spec.atEntryId === undefined && entries === spec.parent.history();
     const snapshot = current ? spec.parent.entries() : requestViewOf(snapshotUpTo(entries, spec.atEntryId));
@@ -72,7 +72,7 @@ export function createForkSession(store: SessionStore, spec: ForkSpec, worktree?
     // A tournament's attempts differ only after the directive: each one's own root goes in its note.
     const notice = worktree && { parentRoot: spec.parent.header.root, ...(attempt ? {} : { forkRoot: root }) };
     const closed = closeSelection(selected, renderDirective(spec.directive, notice, spec.sandboxNotice), entries);
-    // DESIGN §4.3: a numeric window never carries the compaction summary; the UIs say so.
+    // docs/design.md §4.2: a numeric window never carries the compaction summary; the UIs say so.
     const summaryExcluded = windowSkipsSummary(snapshot, spec.turns);
     const content = closed.closing.content;
     const closing = attempt ? [...content, { type: 'text' as const, text: renderAttemptNote(attempt.attempt, attempt.of, attempt.hint, worktree && root) }] : content;
@@ -131,10 +131,10 @@ function persist(
     ...(spec.tournament ? { tournament: spec.tournament } : {}),
   };
   const closing: Entry = { id: newEntryId(), kind: 'prompt', time: now, message: { role: 'user', content: closingContent } };
-  // By reference to the parent's sealed segments (DESIGN §4.7 "Storage"): the bootstrap stays small.
+  // By reference to the parent's sealed segments (docs/design.md §3): the bootstrap stays small.
   const history = spec.parent.historyRefs(inherited);
   const bootstrap = { fork, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId, policy: spec.policy };
-  // Written before the first request, with the header, in one flush (DESIGN §4.7 "Bootstrap record").
+  // Written before the first request, with the header, in one flush (docs/design.md §4.7).
   const session = store.create(header, [Session.bootstrapRecord(bootstrap, history ? [] : inherited.toArray(), history)]);
   session.applyBootstrap(bootstrap, inherited);
   return session;

@@ -1,4 +1,4 @@
-// The fork directive and its boilerplate (DESIGN §4.5). Constant texts: no ids, no times, so sibling
+// The fork directive and its boilerplate (docs/design.md §4.4). Constant texts: no ids, no times, so sibling
 // forks from one point share their whole prompt prefix up to the directive itself.
 import type { Entry, Message } from '../../../common/transcript';
 

@@ -1,4 +1,4 @@
-// What one run of a fork needs around its agent loop (issue 13): the per-fork environment of its tool
+// What one run of a fork needs around its agent loop: the per-fork environment of its tool
 // processes (ids, roots, a block of ports), the preparation of a new worktree (ignored files, links,
 // setup commands) that its first tool call waits for, and the end of whatever those processes left
 // running. The fork manager creates one per run.
@@ -103,6 +103,7 @@ export class ForkWorkspace {
 
   /** Ends what the fork's processes left running and gives its ports back; returns how many processes ended. */
   async end(): Promise<number> {
+    // Safe to drop: its failure was reported to the fork when it happened; ending only waits for it to settle.
     await this.preparation?.catch(() => undefined);
     const ended = await this.groups.endAll();
     this.deps.ports.release(this.deps.summary.id);

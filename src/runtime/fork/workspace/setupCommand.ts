@@ -1,4 +1,4 @@
-// One setup command of a fork's worktree (issue 13): `bash -lc` in the worktree, with the fork's
+// One setup command of a fork's worktree: `bash -lc` in the worktree, with the fork's
 // environment, in its own process group (recorded, so whatever it leaves running ends with the fork),
 // output streamed as it comes and its tail kept for the transcript and for a failure's reason.
 import { spawn } from 'node:child_process';
