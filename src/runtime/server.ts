@@ -42,6 +42,7 @@ import { log } from './log';
 import { mcpHub } from './mcp/hub';
 import type { RuntimeContext } from './runtimeContext';
 import { SessionStore } from './session/sessionStore';
+import { lockStore } from './storeLock';
 import { TurnRegistry } from './turns';
 import { killAllCommands } from './tools/bash';
 
@@ -83,9 +84,13 @@ async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   // Folders only this user can enter (issue 11): created 0700, or checked and tightened when they exist.
   ensurePrivateDir(options.storeDir);
+  // Own the store before reading or cleaning it: a runtime that loses the start race must not touch it.
+  if (!lockStore(options.storeDir)) exitBecauseServed();
   const socketDir = separateSocketDir(options.storeDir);
   if (socketDir) ensurePrivateDir(socketDir, { followSymlink: false });
   const socketPath = socketPathFor(options.storeDir);
+  // A runtime of a version before the lock may still serve the store: it owns it too.
+  if (await isAlive(socketPath)) exitBecauseServed();
   const token = randomBytes(32).toString('hex');
   const info: RuntimeInfo = { protocolVersion: PROTOCOL_VERSION, pid: process.pid, storeDir: options.storeDir, version: VERSION };
   const store = new SessionStore(options.storeDir);
@@ -188,13 +193,15 @@ async function listenExclusive(server: net.Server, socketPath: string): Promise<
     await listen(server, socketPath);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    if (await isAlive(socketPath)) {
-      log('another runtime already serves this store; exiting');
-      process.exit(0);
-    }
+    if (await isAlive(socketPath)) exitBecauseServed();
     fs.rmSync(socketPath, { force: true });
     await listen(server, socketPath);
   }
+}
+
+function exitBecauseServed(): never {
+  log('another runtime already serves this store; exiting');
+  process.exit(0);
 }
 
 function listen(server: net.Server, socketPath: string): Promise<void> {
