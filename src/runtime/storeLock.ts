@@ -78,7 +78,7 @@ function readClaim(dir: string, n: number): Claim | undefined {
     if (typeof parsed.pid !== 'number') return { pid: -1 };
     return { pid: parsed.pid, start: typeof parsed.start === 'string' ? parsed.start : undefined };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     return { pid: -1 }; // a damaged claim names nobody alive
   }
 }
@@ -103,6 +103,6 @@ function startTimeOf(pid: number): string | undefined {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return fields[19];
   } catch {
-    return false;
+    return undefined;
   }
 }

@@ -19,6 +19,7 @@ import { accessOf } from '../runtimeContext';
 import { stripsEarlierThinking } from '../agent/cacheMinimums';
 import { isForkTranscript } from '../fork/history/directive';
 import { closeInterruptedCalls } from '../fork/revive';
+import { describeDamage } from '../session/damage';
 import { parentSubagentHost } from '../fork/subagentHost';
 import type { RuntimeContext } from '../runtimeContext';
 import type { ModelAccess } from '../fork/forkContracts';
@@ -54,6 +55,8 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
   }
 }
 
+const damageShown = new WeakSet<Session>();
+
 async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: SendParams, access: ModelAccess, session: Session): Promise<SendResult> {
   if (session.bootstrap || isForkTranscript(session.history())) {
     // A fork runs only in the fork manager's loop, with the fork's tools and guard (DESIGN §4.5, §4.7).
@@ -70,6 +73,12 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   }
   // A runtime that died mid-tool-call left calls without results: close them, or every request is refused.
   for (const entry of closeInterruptedCalls(session)) emitEntry(client, session.id, params.turnId, entry);
+  // Said in the chat once per load of a damaged file (the log and `transcript` say it too).
+  if (session.damage.length > 0 && !damageShown.has(session)) {
+    damageShown.add(session);
+    const text = session.damage.map(d => `Warning: ${describeDamage(d)}.`).join('\n');
+    client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event: { type: 'text_delta', text: `${text}\n\n` } });
+  }
   const emit = (event: AgentEvent) => client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event });
   const { approvalMode, approve } = applyPolicy(access, ({ callId, tool, input, description, category }: ApprovalRequest) =>
     client.request(permissionRequest, {

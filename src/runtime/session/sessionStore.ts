@@ -12,6 +12,8 @@ import { SegmentError, SegmentStore, writeWhole } from './segments';
 import type { ChainRange } from './segments';
 import { Session } from './session';
 import { streamJsonl } from './streamJsonl';
+import { describeDamage } from './damage';
+import { log } from '../log';
 
 export class SessionNotFoundError extends Error {}
 
@@ -176,9 +178,14 @@ export class SessionStore {
       if (record.type === 'bootstrap') byValue = true;
       session.replay(record);
       return undefined;
+    }, line => {
+      if (!session) throw new Error(`session file ${file} has no header (line ${line} is damaged)`);
+      session.noteDamagedLine(line);
     });
     if (!session) throw new Error(`session file ${file} has no header`);
     dropTornTail(file, tornBytes);
+    session.closeDamage();
+    for (const d of session.damage) log(`session ${id}: ${describeDamage(d)}`);
     session.measureTail();
     // Only 0.1.0 bootstraps repeat their history; forks by reference share their parent's entries already.
     if (byValue) session.internInherited(entry => this.intern(entry));
