@@ -2,8 +2,9 @@
 // Loading skips it; this decides what the history becomes: mended from the sealed segment that holds the
 // same entries where there is one, else closed so that no request carries half a tool exchange (a
 // tool_use without its tool_result is a 400 for every later request), the way a crash mid-tool is closed.
-import type { ContentBlock, Entry, ToolResultBlock, ToolUseBlock } from '../../common/transcript';
-import { deepFreeze } from '../../common/transcript';
+import type { ContentBlock, Entry, SessionHeader, ToolResultBlock, ToolUseBlock } from '../../common/transcript';
+import { deepFreeze, zeroUsage } from '../../common/transcript';
+import type { ForkBootstrap } from './records';
 
 /** One damaged line of a session file and what loading did about it. */
 export interface LineDamage {
@@ -86,4 +87,25 @@ export function describeDamage(damage: LineDamage): string {
   if (damage.recoveredFrom) return `${what}; its entry was recovered from sealed segment ${damage.recoveredFrom.slice(0, 12)}`;
   if (damage.closed) return `${what} and its record is lost; ${damage.closed} so requests stay valid`;
   return `${what} and its record is lost (it left no tool call open)`;
+}
+
+/** Why a fork's file holds no launch record (line 2, written with the header in one append). */
+export function launchRecordProblem(tornBytes: number, damage: readonly LineDamage[]): string {
+  if (damage.some(d => d.line === 2)) return 'its launch record (line 2 of its transcript) is damaged';
+  if (tornBytes > 0) return 'its launch record (line 2 of its transcript) is torn: the runtime stopped while starting it';
+  return 'its transcript has no launch record';
+}
+
+/** What the header tells of a fork whose launch record is lost, so it can be listed (as failed, with why). */
+export function standInBootstrap(header: SessionHeader): ForkBootstrap {
+  const closing: Entry = { id: `${header.id}-lost-launch`, kind: 'prompt', time: header.createdAt, message: { role: 'user', content: [{ type: 'text', text: '(launch record lost)' }] } };
+  return {
+    fork: {
+      id: header.id, kind: 'fork', name: header.title, parentSessionId: header.parent?.sessionId ?? '', parentEntryId: header.parent?.entryId,
+      origin: 'user', forkTurns: 'unknown', isolation: 'shared', root: header.root, directive: '', state: 'failed',
+      createdAt: header.createdAt, modelTurns: 0, usage: zeroUsage(), model: header.settings.model,
+    },
+    closing,
+    parentRequestEnd: -1,
+  };
 }
