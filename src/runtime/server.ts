@@ -43,6 +43,7 @@ import { mcpHub } from './mcp/hub';
 import type { RuntimeContext } from './runtimeContext';
 import { SessionStore } from './session/sessionStore';
 import { lockStore } from './storeLock';
+import { limitFrames } from './frameLimit';
 import { TurnRegistry } from './turns';
 import { killAllCommands } from './tools/bash';
 
@@ -130,6 +131,8 @@ async function main(): Promise<void> {
   let nextId = 1;
 
   const server = net.createServer(socket => {
+    // First on the socket, so an oversized frame ends the connection before the reader buffers it.
+    limitFrames(socket, () => client.admitted, why => log(`closed a connection that sent ${why}`));
     const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
     const client = new ClientConnection(nextId++, rpc);
     client.drop = () => socket.end();
