@@ -44,6 +44,7 @@ import type { RuntimeContext } from './runtimeContext';
 import { SessionStore } from './session/sessionStore';
 import { lockStore } from './storeLock';
 import { limitFrames } from './frameLimit';
+import { removeScratchLeftovers } from './git/snapshot';
 import { TurnRegistry } from './turns';
 import { killAllCommands } from './tools/bash';
 
@@ -124,6 +125,7 @@ async function main(): Promise<void> {
   store.segments.removeUnfinished();
   const sweep = collectGarbage(store);
   if (sweep.removed.length > 0) log(`removed ${sweep.removed.length} unreferenced history segment(s)`);
+  void removeScratchLeftovers().then(n => n > 0 && log(`removed ${n} scratch index folder(s) a killed runtime left`));
   const evictTimer = setInterval(() => {
     for (const id of store.evictIdle(options.evictIdleMs)) log(`session ${id} left memory (idle)`);
   }, Math.max(1_000, Math.min(60_000, options.evictIdleMs / 2)));

@@ -16,8 +16,8 @@ import { say } from './script';
 
 const isForkRequest = (body: string) => body.includes('<fork-boilerplate>');
 
-function startRuntime(storeDir: string): { child: ChildProcess; exited: Promise<number | null>; stderr: () => string } {
-  const child = spawn(process.execPath, [RUNTIME_SCRIPT, '--store', storeDir, '--idle-exit-ms', '60000'], { stdio: ['ignore', 'ignore', 'pipe'] });
+function startRuntime(storeDir: string, env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; exited: Promise<number | null>; stderr: () => string } {
+  const child = spawn(process.execPath, [RUNTIME_SCRIPT, '--store', storeDir, '--idle-exit-ms', '60000'], { stdio: ['ignore', 'ignore', 'pipe'], env });
   let stderr = '';
   child.stderr!.on('data', chunk => (stderr += chunk));
   const exited = new Promise<number | null>(resolve => child.on('exit', code => resolve(code)));
@@ -102,5 +102,27 @@ describe('runtime: one owner per store', function () {
     }
     assert.deepEqual(failures, []);
     assert.equal(oneServed, rounds);
+  });
+
+  it('scratch index folders a killed runtime left in the temporary folder are removed at start; live ones and old bare files stay or go by age', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-scratch-'));
+    const dead = path.join(tmp, 'fork-agents-index-999999-abcdef');
+    const live = path.join(tmp, `fork-agents-index-${process.pid}-abcdef`);
+    const oldFile = path.join(tmp, 'fork-agents-index-0b6f7e2a-1c1d-4a3e-9f00-5d7a1b2c3d4e');
+    const recentFile = path.join(tmp, 'fork-agents-index-1f6f7e2a-1c1d-4a3e-9f00-5d7a1b2c3d4e');
+    for (const dir of [dead, live]) fs.mkdirSync(dir, { mode: 0o700 });
+    fs.writeFileSync(path.join(dead, 'index'), 'paths and blobs');
+    for (const file of [oldFile, recentFile]) fs.writeFileSync(file, 'an old runtime\'s scratch index');
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(oldFile, hourAgo, hourAgo);
+    const storeDir = path.join(tmp, 'store');
+    const runtime = startRuntime(storeDir, { ...process.env, TMPDIR: tmp });
+    assert.equal(await serving(runtime), true);
+    // The cleanup runs at start, before or just after the socket opens: wait for its log line.
+    while (!/removed 2 scratch index folder/.test(runtime.stderr())) await new Promise(resolve => runtime.child.stderr!.once('data', resolve));
+    assert.equal(fs.existsSync(dead), false, 'the dead runtime\'s folder went');
+    assert.equal(fs.existsSync(oldFile), false, 'the old bare file went');
+    assert.ok(fs.existsSync(live) && fs.existsSync(recentFile), 'a live runtime\'s folder and a recent file stayed');
+    await killRuntime(runtime.child.pid!);
   });
 });
