@@ -29,8 +29,10 @@ export const forkCancel = request<{ forkId: string }, { cancelled: boolean }>('f
 /**
  * Continues a finished fork's own transcript with a new message (never re-reads the parent). A fork
  * paused at its budget continues with or without a message once `budget` (its new budget) allows.
+ * The fork's launch approval mode is a ceiling: a looser client mode applies only with `loosenApproval`
+ * (the user confirmed it). Restricted Mode is never lifted.
  */
-export const forkSend = request<{ forkId: string; message?: string; budget?: string }, ForkSummary>('fork/send');
+export const forkSend = request<{ forkId: string; message?: string; budget?: string; loosenApproval?: boolean }, ForkSummary>('fork/send');
 /** Resolves once the fork is completed, failed or cancelled. */
 export const forkWait = request<{ forkId: string }, ForkSummary>('fork/wait');
 

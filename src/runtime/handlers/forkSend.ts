@@ -10,7 +10,7 @@ import type { RuntimeContext } from '../runtimeContext';
 import { checkTextSize } from './textLimits';
 
 export function registerForkSend(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkSend.method, async (params: { forkId: string; message?: string; budget?: string }) => {
+  client.rpc.onRequest(forkSend.method, async (params: { forkId: string; message?: string; budget?: string; loosenApproval?: boolean }) => {
     const invalid = (message: string) => new ResponseError(ErrorCodes.InvalidParams, message);
     const message = params?.message;
     if (message !== undefined && (typeof message !== 'string' || message.trim() === '')) throw invalid('fork/send: the message must not be empty.');
@@ -19,7 +19,7 @@ export function registerForkSend(ctx: RuntimeContext, client: ClientConnection):
     const budget = params.budget === undefined ? undefined : parseBudget(params.budget);
     if (budget && !budget.ok) throw invalid(`budget: ${budget.error}`);
     try {
-      return await ctx.forks.send(params.forkId, message, accessOf(client), budget?.ok ? budget.value : undefined);
+      return await ctx.forks.send(params.forkId, message, accessOf(client), budget?.ok ? budget.value : undefined, params.loosenApproval === true);
     } catch (error) {
       if (error instanceof ForkNotFoundError || error instanceof BudgetError) throw invalid(error.message);
       if (error instanceof ForkBusyError) throw new ResponseError(ErrorCodes.InvalidRequest, error.message);
