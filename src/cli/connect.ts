@@ -9,6 +9,8 @@ import { isApprovalMode } from '../common/approval';
 import type { ApprovalMode } from '../common/approval';
 import { sendRequest } from '../common/protocol/endpoint';
 import { setupCommands } from '../common/worktreeOptions';
+import { isSandboxMode, parseSandboxSettings } from '../common/sandbox';
+import type { SandboxSettings } from '../common/sandbox';
 import { runtimeConfigure } from '../common/protocol/runtime';
 import type { ConfigureParams, ProxySettings } from '../common/protocol/runtime';
 import type { McpServerConfig } from '../common/protocol/mcp';
@@ -16,6 +18,7 @@ import { UsageError } from './args';
 import { ensureDemoModel } from './demoModel';
 import { cliMcpServers, userMcpPath } from './mcpServers';
 import { cliProxy } from './proxy';
+import { cliPrices } from './pricesFile';
 import { chatRootOf, warnUnconfigured } from './sessionMcp';
 import type { ParsedArgs } from './args';
 
@@ -37,6 +40,17 @@ export function approvalOf(args: ParsedArgs): ApprovalMode {
   return mode;
 }
 
+/** --sandbox and --allow-network; absent: the runtime's default (auto, no network). */
+function sandboxOf(args: ParsedArgs): SandboxSettings | undefined {
+  if (!args.flags.has('sandbox') && !args.flags.has('allow-network')) return undefined;
+  const mode = args.flags.get('sandbox') ?? 'auto';
+  if (!isSandboxMode(mode)) throw new UsageError(`--sandbox must be auto, required or off (got ${JSON.stringify(mode)})`);
+  const allowNetwork = (args.flags.get('allow-network') ?? '').split(',').map(h => h.trim()).filter(Boolean);
+  const { settings, problems } = parseSandboxSettings({ mode, allowNetwork });
+  if (problems.length) throw new UsageError(problems.join('; ').replace('fork.sandbox.allowNetwork', '--allow-network'));
+  return settings;
+}
+
 export function cwdOf(args: ParsedArgs, required: boolean): string | undefined {
   const cwd = args.flags.get('cwd');
   if (cwd === undefined) {
@@ -54,6 +68,7 @@ export function cwdOf(args: ParsedArgs, required: boolean): string | undefined {
  */
 export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: string }): Promise<RuntimeClient> {
   const storeDir = storeDirOf(args);
+  const prices = cliPrices(args, process.env); // a bad file exits 2 before a runtime starts
   const runtimeScript = process.env.FORK_AGENTS_RUNTIME_SCRIPT ?? path.join(__dirname, 'runtime.js');
   const socket = await connectOrStart({ storeDir, runtimeScript });
   const demo = args.switches.has('demo') ? await ensureDemoModel(storeDir) : undefined;
@@ -73,6 +88,7 @@ export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: s
     baseUrl: demo?.url ?? (process.env.ANTHROPIC_BASE_URL || undefined),
     model: args.flags.get('model'),
     approvalMode: args.flags.has('approval') ? approvalOf(args) : undefined,
+    sandbox: sandboxOf(args),
     worktreeRoot: args.flags.has('worktree-root') ? path.resolve(args.flags.get('worktree-root')!) : undefined,
     mcpServers,
     proxy: demo ? bypassFor(cliProxy(process.env), demo.url) : cliProxy(process.env),
@@ -82,6 +98,7 @@ export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: s
     worktree: args.flags.has('worktree-setup') ? { setup: setupCommands(args.flags.get('worktree-setup')) } : undefined,
     thinkingBudgetTokens: args.flags.has('thinking-budget') ? wholeNumber(args, 'thinking-budget') : undefined,
     cacheTtl: args.flags.has('cache-ttl') ? cacheTtlOf(args) : undefined,
+    prices,
   });
   if (forSession) await warnUnconfigured(client, forSession);
   return client;

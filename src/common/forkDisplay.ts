@@ -3,7 +3,7 @@ import type { ForkState, ForkSummary } from './forks';
 import { cacheReadShare, inputTokens } from './transcript';
 import type { Usage } from './transcript';
 import { allTokens } from './budget';
-import { NO_PRICE_TEXT, usdText } from './pricing';
+import { NO_PRICE_TEXT, noPriceText, usdText } from './pricing';
 
 export function stateLabel(state: ForkState): string {
   if (state === 'paused-budget') return 'paused (budget)';
@@ -64,7 +64,7 @@ export function spendingText(forks: Iterable<Pick<ForkSummary, 'cost' | 'modelTu
     }
   }
   const parts = any ? [`Forks spent ${usdText(usd)} (the cache saved ${usdText(uncached - usd)})`] : [];
-  if (unpriced > 0) parts.push(`${unpriced} fork(s): ${NO_PRICE_TEXT}`);
+  if (unpriced > 0) parts.push(`${unpriced} fork(s): ${NO_PRICE_TEXT} (set the fork.prices setting)`);
   return parts.join('; ');
 }
 
@@ -79,8 +79,8 @@ export function costLine(fork: Pick<ForkSummary, 'cost' | 'model' | 'budget' | '
     parts.push(usdText(fork.cost.usd), `saved ${usdText(saved)} vs uncached`);
     title.push(`Cost of the usage the provider reported, at ${fork.model ?? 'the model'}'s price; the same tokens uncached would have cost ${usdText(fork.cost.uncachedUsd)}.`);
   } else if (fork.modelTurns > 0) {
-    parts.push(`${NO_PRICE_TEXT} for ${fork.model ?? 'this model'}`);
-    title.push('Set fork.prices to price this model.');
+    parts.push(noPriceText(fork.model, 'editor'));
+    title.push('Give this model a price in the fork.prices setting (dollars per million tokens).');
   }
   if (fork.budget) {
     const spent = 'usd' in fork.budget ? (fork.cost ? usdText(fork.cost.usd) : '?') : tokenText(allTokens(fork.usage));
@@ -126,4 +126,55 @@ export function workspaceLine(fork: Pick<ForkSummary, 'setup' | 'portBase' | 'en
 export function commandLabel(command: string): string {
   const line = command.trim().split('\n', 1)[0];
   return line.length > 60 || command.trim().includes('\n') ? `${line.slice(0, 59).trimEnd()}…` : line;
+}
+
+/** Lines added and removed in a unified patch (file headers `+++` / `---` are not lines of the change). */
+export function diffStat(patch: string): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  for (const line of patch.split('\n')) {
+    if (line.startsWith('+++ ') || line.startsWith('--- ')) continue;
+    if (line.startsWith('+')) added++;
+    else if (line.startsWith('-')) removed++;
+  }
+  return { added, removed };
+}
+
+/**
+ * A name or directive cut to `max` characters at a word boundary, with "…" when cut: "create NOTES.md
+ * with notes from a" never ends mid-phrase's word. Show the full text on hover beside it.
+ */
+export function shortText(text: string, max = 48): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  // One long word (a path, say) is cut where it must be.
+  const head = space >= max / 2 ? cut.slice(0, space) : cut;
+  return `${head.replace(/[\s,;:.–—-]+$/, '')}…`;
+}
+
+/**
+ * How a fork reads in the chat answer that started it: "“fix the tests” completed · 3 model turns ·
+ * +12 −3 · $0.004". No ids, no paths: those are for the model and the Forks view.
+ */
+export function chatForkLine(
+  fork: Pick<ForkSummary, 'name' | 'state' | 'modelTurns' | 'cost' | 'worktree' | 'isolation'> & Partial<Pick<ForkSummary, 'model'>>,
+  stat?: { added: number; removed: number },
+): string {
+  const parts = [`${worktreeState(fork) ?? stateLabel(fork.state)}`, `${fork.modelTurns} model turn${fork.modelTurns === 1 ? '' : 's'}`];
+  if (stat) parts.push(stat.added === 0 && stat.removed === 0 ? 'no changes' : `+${stat.added} −${stat.removed}`);
+  if (fork.cost) parts.push(usdText(fork.cost.usd));
+  else if (fork.modelTurns > 0) parts.push(noPriceText(fork.model, 'editor'));
+  return `“${shortText(fork.name)}” ${parts.join(' · ')}`;
+}
+
+/** After the user acted on a worktree fork's changes: applied / kept / discarded; undefined before. */
+export function worktreeState(fork: Pick<ForkSummary, 'worktree'>): string | undefined {
+  const worktree = fork.worktree;
+  if (!worktree) return undefined;
+  if (worktree.discarded) return 'discarded';
+  if (worktree.appliedAt) return 'applied';
+  if (worktree.keptAt) return 'kept';
+  return undefined;
 }

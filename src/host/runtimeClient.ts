@@ -54,6 +54,7 @@ export function createRuntimeConnection(
         contextWindow: settings.contextWindow(), autoCompactAt: settings.autoCompactAt(), worktreeRoot: settings.worktreeRoot(),
         retentionDays: settings.retentionDays(),
         worktree: settings.worktreeOptions(),
+        sandbox: settings.sandbox(),
         restricted: settings.restricted(),
         thinkingBudgetTokens: settings.thinkingBudgetTokens(), cacheTtl: settings.cacheTtl(),
         proxy: settings.proxy(), mcpServers: await mcp.servers(), ...settings.provider(),

@@ -7,6 +7,7 @@
 import { isPureReminderText } from '../../src/common/transcript';
 import type { Responder, ScriptedTurn } from './anthropicServer';
 import { DEMO_VERBS, planFor } from './demoPlan';
+import { shortText } from '../../src/common/forkDisplay';
 import type { Step } from './demoPlan';
 
 interface Block { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown; is_error?: boolean }
@@ -71,7 +72,8 @@ function notificationsBefore(messages: Msg[], promptAt: number): string[] {
     .flatMap(blocksOf)
     .map(b => (b.type === 'text' ? b.text ?? '' : ''))
     .join('\n');
-  return [...text.matchAll(NOTIFICATION)].map(m => `fork “${m[1]}” (${m[2]}) ${m[3]}`);
+  // The user reads names; ids are for the model.
+  return [...text.matchAll(NOTIFICATION)].map(m => `“${m[1]}” ${m[3] === 'completed' ? 'finished' : m[3]}`);
 }
 
 function say(text: string): ScriptedTurn {
@@ -103,7 +105,7 @@ export function demoTurn(body: { messages: Msg[]; tools?: { name: string }[] }):
       const intro = plan.directives.length === 1 ? 'Starting a fork for that in the background.' : `Starting ${plan.directives.length} forks in parallel.`;
       return { content: [{ type: 'text', text: intro }, ...calls], stop_reason: 'tool_use' };
     }
-    return say(withFooter(forksStarted(outcomes), reports));
+    return say(withFooter(forksStarted(plan.directives, outcomes), reports));
   }
 
   if (plan.kind === 'steps') {
@@ -169,9 +171,12 @@ function describeOutcome(outcome: Outcome): string {
   }
 }
 
-function forksStarted(outcomes: Outcome[]): string {
-  const lines = outcomes.map(o => (o.isError ? `- could not start a fork: ${o.text.split('\n')[0]}` : `- ${o.text.split('\n')[0]}`));
-  return [`Started ${outcomes.length === 1 ? 'a fork' : `${outcomes.length} forks`}:`, '', ...lines, '', 'Their reports arrive in the Forks panel and in my next request.'].join('\n');
+/** What the user reads about the forks it started: their names, not the tool results' ids and paths. */
+function forksStarted(directives: string[], outcomes: Outcome[]): string {
+  const started = outcomes.flatMap((o, i) => (o.isError ? [] : [`“${shortName(directives[i] ?? '')}”`]));
+  const failed = outcomes.filter(o => o.isError).map(o => `- Could not start one: ${o.text.split('\n')[0].replace(/^Agent:\s*/, '')}`);
+  const lines = started.length === 0 ? [] : [`Started ${started.length === 1 ? `a fork, ${started[0]}` : `${started.length} forks: ${started.join(', ')}`}. They work in the background; I will read their reports when they arrive.`];
+  return [...lines, ...(failed.length > 0 ? ['', ...failed] : [])].join('\n');
 }
 
 /** The report a forked worker gives, in the form its boilerplate asks for. */
@@ -191,10 +196,11 @@ function forkReport(directive: string, outcomes: Outcome[], result: string): str
 }
 
 function withFooter(text: string, reports: string[]): string {
-  const heard = reports.length > 0 ? `\n\nReports that arrived meanwhile: ${reports.join('; ')}.` : '';
+  const heard = reports.length > 0 ? `\n\nMeanwhile ${reports.length === 1 ? 'a fork' : `${reports.length} forks`} reported: ${reports.join('; ')}.` : '';
   return `${text}${heard}\n\n_(the local demo model: scripted, not a real AI)_`;
 }
 
+/** The short description a model gives a fork: its directive, cut at a word when long. */
 function shortName(directive: string): string {
-  return directive.split(/\s+/).slice(0, 5).join(' ');
+  return shortText(directive, 48);
 }

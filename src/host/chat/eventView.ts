@@ -3,15 +3,18 @@
 import type { AgentEvent, ErrorInfo, TurnStopReason } from '../../common/agentEvents';
 import type { ToolCategory } from '../../common/approval';
 import type { SendResult, SessionEventParams } from '../../common/protocol/runtime';
-import { NO_PRICE_TEXT, usdText } from '../../common/pricing';
-import type { Usage } from '../../common/transcript';
+import { noPriceText, usdText } from '../../common/pricing';
+import type { Entry, Usage } from '../../common/transcript';
+import { forkIdsInNotification } from '../../common/forkNotification';
 
 export type RenderOp =
   | { kind: 'markdown'; text: string }
   | { kind: 'progress'; text: string }
   /** A root-relative path: changed files as inline anchors, read ones as references. */
   | { kind: 'anchor'; path: string }
-  | { kind: 'reference'; path: string };
+  | { kind: 'reference'; path: string }
+  /** Reports of these forks rode into this turn for the model: the user is told in a sentence. */
+  | { kind: 'reports'; forkIds: string[] };
 
 export class TurnView {
   sessionId?: string;
@@ -36,9 +39,12 @@ export class TurnView {
         this.promptEntryId = event.promptEntryId;
         this.lastEntryId = event.promptEntryId;
         return [];
-      case 'entry':
+      case 'entry': {
         this.lastEntryId = event.entry.id;
-        return [];
+        if (event.entry.kind !== 'notification') return [];
+        const forkIds = forkIdsInNotification(messageText(event.entry));
+        return forkIds.length > 0 ? [{ kind: 'reports', forkIds }] : [];
+      }
       case 'text_delta':
         return event.text === '' ? [] : [{ kind: 'markdown', text: event.text }];
       case 'tool_call':
@@ -84,6 +90,10 @@ export class TurnView {
   }
 }
 
+function messageText(entry: Entry): string {
+  return entry.message.content.map(block => (block.type === 'text' ? block.text : '')).join('\n');
+}
+
 /** A short line when the context is more than half full (issue 6), e.g. "Context: 62% of 200k tokens". */
 export function contextNote(context: { tokens: number; window: number } | undefined): string | undefined {
   if (!context || context.window <= 0 || context.tokens / context.window <= 0.5) return undefined;
@@ -96,9 +106,9 @@ export function contextNote(context: { tokens: number; window: number } | undefi
  * chat with its forks. Without a price for the model it says so rather than guess.
  */
 export function costNote(cost: SendResult['cost'], model: string): string {
-  if (!cost) return `\n\n_Cost: ${NO_PRICE_TEXT} for ${model} (set \`fork.prices\`)._`;
+  if (!cost) return `\n\n_Cost: ${noPriceText(model, 'editor')}._`;
   const saved = cost.chat.uncachedUsd - cost.chat.usd;
-  return `\n\n_Cost: ${usdText(cost.turn.usd)} this turn · ${usdText(cost.chat.usd)} this chat with its forks · the prompt cache saved ${usdText(saved)}._`;
+  return `\n\n_Cost on ${model}: ${usdText(cost.turn.usd)} this turn · ${usdText(cost.chat.usd)} this chat with its forks · the prompt cache saved ${usdText(saved)}._`;
 }
 
 function formatTokens(tokens: number): string {

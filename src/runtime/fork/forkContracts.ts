@@ -4,6 +4,7 @@ import type { ApprovalMode } from '../../common/approval';
 import type { Budget } from '../../common/budget';
 import type { ProxySettings } from '../../common/protocol/runtime';
 import type { WorktreeOptions } from '../../common/worktreeOptions';
+import type { SandboxSettings } from '../../common/sandbox';
 import type { CompactionSettings } from '../agent/compact';
 import type { ProviderAccess } from '../model/providers';
 import type { ForkSummary, Isolation } from '../../common/forks';
@@ -17,6 +18,8 @@ export interface ModelAccess {
   approvalMode: ApprovalMode;
   /** Restricted Mode (an untrusted workspace): read tools only. */
   restricted?: boolean;
+  /** The OS sandbox around commands (fork.sandbox*); absent: auto. */
+  sandbox?: SandboxSettings;
   ripgrepPath?: string;
   worktreeRoot?: string;
   compaction?: CompactionSettings;
@@ -37,7 +40,7 @@ export class BudgetError extends Error {}
 export class ForkBusyError extends Error {}
 
 /** What callers ask for: isolation may be left to the default (DESIGN §4.8), the id is chosen here. */
-export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot' | 'policy'> & { isolation?: Isolation };
+export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot' | 'policy' | 'sandboxNotice'> & { isolation?: Isolation };
 
 /** The part of the fork manager the Agent tool drives, so the tool's host does not import the manager. */
 export interface ForkLauncher {

@@ -22,6 +22,7 @@ import { workspaceForRun } from './workspace/workspaceForRun';
 import type { PrefixWriters } from './stagger';
 import { StaggerGate } from './stagger';
 import { refusingSubagentHost } from './subagentHost';
+import { sandboxForRun, SANDBOXED_TOOLS } from '../sandbox/sandboxForRun';
 
 export interface RunForkDeps {
   store: SessionStore;
@@ -52,8 +53,12 @@ export async function runFork(run: ForkRun, session: Session, access: ModelAcces
       if (!signal.aborted) deps.setState('running');
     }
   });
+  const sandbox = await sandboxForRun(run, session, access, deps.store.storeDir);
+  run.summary.sandbox = sandbox.state;
+  deps.changed();
   const workspace = workspaceForRun(run, session, {
     store: deps.store, ports: deps.ports, policy: launchPolicy(access), options: access.worktree, emit, controller, changed: deps.changed,
+    sandbox: sandbox.commands,
   });
   await workspace.begin();
   const stagger = new StaggerGate(deps.prefixWriters, session, signal);
@@ -63,8 +68,9 @@ export async function runFork(run: ForkRun, session: Session, access: ModelAcces
     tools: workspace.gatedTools(toolsFor(run.summary.kind, session.header, access.restricted === true)),
     toolContext: {
       root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost,
-      env: workspace.env, onProcessGroup: pgid => workspace.groups.add(pgid),
+      env: workspace.env, onProcessGroup: pgid => workspace.groups.add(pgid), sandbox: sandbox.commands, fileRules: sandbox.fileRules,
     },
+    sandboxedTools: sandbox.commands ? SANDBOXED_TOOLS : undefined,
     beforeRequest: () => workspace.beforeRequest(),
     approvalMode,
     compaction: access.compaction,
@@ -82,6 +88,7 @@ export async function runFork(run: ForkRun, session: Session, access: ModelAcces
   if (!signal.aborted || workspace.failureReason) await workspace.settle();
   // Servers and watchers its commands left running end with the run (stopped, failed or finished).
   const ended = await workspace.end();
+  await sandbox.close();
   if (ended > 0) run.summary.endedProcesses = ended;
   return { outcome, setupFailure: workspace.failureReason };
 }

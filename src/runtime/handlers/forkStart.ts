@@ -17,6 +17,7 @@ import type { RuntimeContext } from '../runtimeContext';
 import { SessionNotFoundError } from '../session/sessionStore';
 import { checkTextSize } from './textLimits';
 import { asResponseError } from './worktreeErrors';
+import { shortText } from '../../common/forkDisplay';
 
 export function registerForkStart(ctx: RuntimeContext, client: ClientConnection): void {
   client.rpc.onRequest(forkStart.method, async (params: ForkStartParams): Promise<ForkSummary> => {
@@ -63,7 +64,7 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
   });
 }
 
+/** The directive itself when short, else cut at a word (never mid-phrase after six words); the full text stays the directive. */
 function defaultName(directive: string): string {
-  const words = directive.trim().split(/\s+/).slice(0, 6).join(' ');
-  return words.length > 48 ? words.slice(0, 47) + '…' : words;
+  return shortText(directive, 48);
 }

@@ -40,6 +40,8 @@ export interface ForkSpec {
   snapshot?: HistorySnapshot;
   /** What the launching client allowed; recorded in the bootstrap (absent: revival assumes ask). */
   policy?: LaunchPolicy;
+  /** The sandbox notice of its directive (sandbox/notice.ts), when its commands run sandboxed. */
+  sandboxNotice?: string[];
   /** Another model than the parent's: in the fork's header (its requests, revival) and its summary. */
   model?: string;
 }
@@ -64,7 +66,7 @@ export function createForkSession(store: SessionStore, spec: ForkSpec, worktree?
     // Unanswered prompts go before the window is counted, so "1" keeps one real turn when there is one.
     const selected = selectSpans(snapshot, answeredEnd(snapshot, entries), spec.turns);
     const notice = worktree && { parentRoot: spec.parent.header.root, forkRoot: root };
-    const closed = closeSelection(selected, renderDirective(spec.directive, notice), entries);
+    const closed = closeSelection(selected, renderDirective(spec.directive, notice, spec.sandboxNotice), entries);
     // DESIGN §4.3: a numeric window never carries the compaction summary; the UIs say so.
     const summaryExcluded = windowSkipsSummary(snapshot, spec.turns);
     return persist(store, spec, entries, { root, worktree, summaryExcluded }, closed.inherited, closed.closing.content);

@@ -10,7 +10,7 @@ export const NESTED_FORK_ERROR =
 
 export interface WorktreeNotice { parentRoot: string; forkRoot: string }
 
-export function renderDirective(directive: string, worktree?: WorktreeNotice): string {
+export function renderDirective(directive: string, worktree?: WorktreeNotice, sandbox?: string[]): string {
   const lines = [
     `<${FORK_BOILERPLATE_TAG}>`,
     'You are a forked worker, not the main agent. The conversation above is inherited from the parent agent.',
@@ -40,6 +40,7 @@ export function renderDirective(directive: string, worktree?: WorktreeNotice): s
       '  $FORK_AGENTS_PORT_BASE (environment variables of your commands). What your commands leave running ends with you.',
     );
   }
+  if (sandbox) lines.push('', ...sandbox);
   lines.push(`</${FORK_BOILERPLATE_TAG}>`, '', `DIRECTIVE: ${directive}`);
   return lines.join('\n');
 }
