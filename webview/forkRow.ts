@@ -31,6 +31,8 @@ export interface RowContext {
   /** A short quote of the transcript message a fork started from, when it is shown. */
   messageSnippet(entryId: string | undefined): string | undefined;
   report(error: unknown): void;
+  /** Opens the Compare view of a tournament's attempts. */
+  compare(groupId: string): void;
 }
 
 export class ForkRow {
@@ -129,7 +131,9 @@ export class ForkRow {
     this.badge.className = `badge state-${fork.state}`;
     const origin = fork.origin === 'message' ? `from message${quote(this.ctx.messageSnippet(fork.parentEntryId))}` : originLabel(fork.origin);
     const model = fork.parentModel ? ` · ${fork.model} (cold cache)` : '';
-    this.meta.replaceChildren(`${origin} · ${turnsLabel(fork.forkTurns, fork.summaryExcluded)} · ${fork.isolation}${model} · `, this.elapsed);
+    const attempt = fork.tournament ? ` · attempt ${fork.tournament.attempt} of ${fork.tournament.of}` : '';
+    const verified = fork.verify ? ` · verify ${fork.verify.passed ? 'passed' : 'failed'}` : '';
+    this.meta.replaceChildren(`${origin} · ${turnsLabel(fork.forkTurns, fork.summaryExcluded)} · ${fork.isolation}${model}${attempt}${verified} · `, this.elapsed);
     this.tick(Date.now());
     const usage = usageLine(fork);
     setText(this.usage, usage.text);
@@ -216,6 +220,7 @@ export class ForkRow {
     this.actions.replaceChildren(
       // A paused row has its own Stop beside Continue.
       ...(live && fork.state !== 'paused-budget' ? [button('Stop', { icon: 'debug-stop', kind: 'toolbar', title: `Stop ${fork.name}`, onClick: stop })] : []),
+      ...(fork.tournament ? [button('Compare', { icon: 'split-horizontal', kind: 'toolbar', title: 'Compare the attempts side by side', onClick: () => this.ctx.compare(fork.tournament!.groupId) })] : []),
       button('Transcript', { icon: 'output', kind: 'toolbar', title: 'Open the transcript', onClick: act('transcript') }),
       // A discarded worktree has no folder left to show.
       ...(fork.worktree?.discarded ? [] : [button('Folder', { icon: 'folder-opened', kind: 'toolbar', title: `Reveal ${fork.root}`, onClick: act('root') })]),

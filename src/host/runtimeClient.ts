@@ -53,6 +53,7 @@ export function createRuntimeConnection(
         maxConcurrentForks: settings.maxConcurrentForks(), answersForkApprovals: true,
         contextWindow: settings.contextWindow(), autoCompactAt: settings.autoCompactAt(), worktreeRoot: settings.worktreeRoot(),
         retentionDays: settings.retentionDays(),
+        tournamentVerify: settings.tournamentVerify(),
         worktree: settings.worktreeOptions(),
         sandbox: settings.sandbox(),
         restricted: settings.restricted(),

@@ -211,6 +211,11 @@ export class HostSettings {
     };
   }
 
+  /** fork.tournament.verify: '' means the runtime detects the project's test script. */
+  tournamentVerify(): string {
+    return config().get<string>('tournament.verify')?.trim() ?? '';
+  }
+
   approvalMode(): ApprovalMode {
     const value = config().get<string>('approvalMode');
     return isApprovalMode(value) ? value : 'ask';

@@ -8,6 +8,7 @@ import { forkStartSection } from './forkStart';
 import { panelLoadSection } from './panelLoad';
 import { sandboxSection } from './sandbox';
 import { sharedHistorySection } from './sharedHistory';
+import { tournamentSection } from './tournament';
 import type { Section } from './types';
 import { worktreeSection } from './worktree';
 import { worktreePrepSection } from './worktreePrep';
@@ -23,4 +24,5 @@ export const SECTIONS: readonly Section[] = [
   sharedHistorySection,
   checkpointsSection,
   sandboxSection,
+  tournamentSection,
 ];

@@ -66,6 +66,8 @@ export interface ConfigureParams {
   budgetPerChat?: string;
   /** fork.maxForksPerTurn: Agent calls the model may make in one turn; 0 or absent: no limit. */
   maxForksPerTurn?: number;
+  /** fork.tournament.verify: the command each tournament attempt runs when it ends; absent: the detected test script. */
+  tournamentVerify?: string;
   /** MCP servers this client trusts (repository servers only after the user said so); tools of new sessions. */
   mcpServers?: McpServerConfig[];
   /** Proxy for model and MCP HTTP traffic (VS Code's http.proxy, or HTTPS_PROXY/NO_PROXY in the CLI); url '' is direct. */

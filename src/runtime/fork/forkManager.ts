@@ -36,7 +36,8 @@ import { outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { PrefixWriters } from './stagger';
 import { BudgetError, ForkBusyError, ForkNotFoundError, MAX_FORK_REQUESTS } from './forkContracts';
-import type { ForkLauncher, ModelAccess, StartSpec } from './forkContracts';
+import type { ForkLauncher, GroupHooks, ModelAccess, StartSpec } from './forkContracts';
+import type { VerifyResult } from '../../common/tournament';
 
 
 export class ForkManager implements ForkLauncher {
@@ -54,6 +55,8 @@ export class ForkManager implements ForkLauncher {
   /** fork.prices of the client that configured last (the table covers the rest). */
   prices: PriceOverrides = {};
   private readonly spending: ForkSpending;
+  /** Tournaments: set by the tournament manager. */
+  groups?: GroupHooks;
 
   constructor(
     private readonly store: SessionStore,
@@ -325,7 +328,13 @@ export class ForkManager implements ForkLauncher {
 
   /** Why the fork may not make another request (its budget, or its chat's), if it may not. */
   private budgetStop(run: ForkRun): string | undefined {
-    return this.spending.stopOf(run, heldSession(run).header.settings.model);
+    return this.spending.stopOf(run, heldSession(run).header.settings.model) ?? this.groups?.budgetStopOf(run.summary);
+  }
+
+  /** A verify result read back from its tournament's record (the runtime restarted). */
+  restoreVerify(forkId: string, verify: VerifyResult): void {
+    const run = this.forks.get(forkId);
+    if (run) run.summary.verify = verify;
   }
 
   /** Lets an ended or paused fork's session leave memory when idle. */
@@ -365,13 +374,15 @@ export class ForkManager implements ForkLauncher {
     const signal = controller.signal;
     run.summary.endedProcesses = undefined;
     this.setState(run, 'running');
-    const { outcome, setupFailure } = await runFork(run, session, access, {
+    const { outcome, setupFailure, verify } = await runFork(run, session, access, {
       store: this.store, ports: this.ports, prefixWriters: this.prefixWriters, approvals: this.approvals, controller,
       emit: event => this.onEvent(run, event),
       setState: state => this.setState(run, state),
       changed: () => this.broadcastState(run),
       mayRequest: () => this.budgetStop(run),
+      verifyCommand: this.groups?.verifyCommandOf(run.summary),
     });
+    if (verify) run.summary.verify = verify;
     if (setupFailure) return this.finish(run, 'failed', undefined, setupFailure);
     if (outcome.stopReason === 'cancelled') return this.finish(run, 'cancelled');
     if (outcome.stopReason === 'budget') return this.pause(run, outcome.budgetReason ?? 'Its budget is reached.');
@@ -410,6 +421,7 @@ export class ForkManager implements ForkLauncher {
     this.unhold(run);
     this.setState(run, 'paused-budget');
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
+    this.groups?.attemptEnded({ ...run.summary });
   }
 
   /** A session in memory (the explorer compares a fork's first request with its parent's, when loaded). */
@@ -447,6 +459,7 @@ export class ForkManager implements ForkLauncher {
     this.unhold(run);
     this.setState(run, state);
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
+    this.groups?.attemptEnded({ ...run.summary });
   }
 
   private setState(run: ForkRun, state: ForkState): void {

@@ -120,7 +120,7 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
       model: createAnthropicClient(access),
       tools: toolsAfter(started, tools),
       toolContext: {
-        root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access),
+        root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access, ctx.tournaments),
         sandbox: sandbox?.commands, fileRules: sandbox?.fileRules,
       },
       sandboxedTools: sandbox?.commands ? SANDBOXED_TOOLS : undefined,

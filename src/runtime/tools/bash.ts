@@ -143,7 +143,7 @@ function runCommand(command: string, timeoutMs: number, ctx: ToolContext): Promi
         if (why) notes.push(why);
       }
       const body = text === '' ? '(no output)' : text.replace(/\n$/, '');
-      finish({ content: `${body}\n\n${notes.join('\n')}`, isError: stoppedBy !== undefined || exitCode !== 0 });
+      finish({ content: `${body}\n\n${notes.join('\n')}`, isError: stoppedBy !== undefined || exitCode !== 0, exitCode: stoppedBy ? null : exitCode });
     };
 
     const terminate = (why: 'timeout' | 'cancel') => {

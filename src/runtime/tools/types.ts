@@ -59,6 +59,8 @@ export interface AgentToolInput {
   fork_turns?: ForkTurns;
   isolation?: 'worktree' | 'shared';
   run_in_background: boolean;
+  /** Forks only: more than 1 starts a tournament of that many attempts. */
+  attempts?: number;
 }
 
 export interface SubagentHost {
@@ -73,6 +75,8 @@ export interface ToolOutput {
   isError?: boolean;
   /** Root-relative paths the call read or changed, for file anchors in the chat. */
   files?: string[];
+  /** bash: the command's exit code; null when it was stopped (timeout, cancel) or killed by a signal. */
+  exitCode?: number | null;
 }
 
 export interface Tool {
