@@ -74,10 +74,11 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { group: { type: 'string' } },
   },
   send: {
-    usage: 'send --fork ID [--budget 0.25|20000tokens] [--trust-mcp] [--wait] [--json] ["message"]\n' +
-      '  (--budget raises the fork\'s budget; --budget alone continues a paused fork; MCP servers as for fork)',
+    usage: 'send --fork ID [--approval ask|auto-edit|auto] [--loosen-approval] [--budget 0.25|20000tokens] [--trust-mcp] [--wait] [--json] ["message"]\n' +
+      '  (--approval is capped by the mode the fork was launched with unless --loosen-approval confirms a looser one;\n' +
+      '   --budget raises the fork\'s budget; --budget alone continues a paused fork; MCP servers as for fork)',
     summary: 'continue a fork with a message',
-    options: { fork, budget, wait, 'trust-mcp': trustMcp },
+    options: { fork, budget, wait, 'trust-mcp': trustMcp, 'loosen-approval': { type: 'boolean' } },
   },
   compact: {
     usage: 'compact --session ID [--json] ["focus"]',

@@ -16,7 +16,7 @@ import type { ConfigureParams, ProxySettings } from '../common/protocol/runtime'
 import type { McpServerConfig } from '../common/protocol/mcp';
 import { UsageError } from './args';
 import { ensureDemoModel } from './demoModel';
-import { cliMcpServers } from './mcpServers';
+import { cliMcpServers, userMcpPath } from './mcpServers';
 import { cliProxy } from './proxy';
 import { cliPrices } from './pricesFile';
 import { chatRootOf, warnUnconfigured } from './sessionMcp';
@@ -79,7 +79,8 @@ export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: s
   if (mcpRoot) {
     const found = await cliMcpServers(mcpRoot, args.switches.has('trust-mcp'));
     for (const problem of found.problems) process.stderr.write(`fork-agents: ${problem}\n`);
-    for (const skipped of found.skipped) process.stderr.write(`fork-agents: MCP server ${skipped} from .vscode/mcp.json not started (pass --trust-mcp to run it)\n`);
+    found.skipped.forEach((skipped, i) => process.stderr.write(
+      `fork-agents: MCP server ${skipped} from .vscode/mcp.json not started (pass --trust-mcp to run it, or trust exactly this entry: add ${JSON.stringify(found.skippedFingerprints[i])} to "trustedWorkspaceServers" in ${userMcpPath()})\n`));
     mcpServers = found.servers;
   }
   await sendRequest(client.endpoint, runtimeConfigure, {

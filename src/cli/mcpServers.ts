@@ -1,19 +1,21 @@
 // The CLI's MCP servers (docs/design.md §5): the user's own from ~/.config/fork-agents/mcp.json (`servers`, VS
 // Code's format), and the repository's .vscode/mcp.json — code a clone can run, so those start only with
-// --trust-mcp or when their exact command line / URL is in that file's `trustedWorkspaceServers`.
+// --trust-mcp or when the whole entry (its fingerprint: command, args, env, envFile, cwd, url, headers) is in
+// that file's `trustedWorkspaceServers`; any change to the entry needs trusting again. A bare command line
+// there still trusts an entry that is only that command line.
 // `${input:id}` values come from the environment: FORK_MCP_INPUT_<ID>.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
-import { describeEntry, parseMcpConfig, readWorkspaceMcp, resolveEntry } from '../client/mcpConfig';
+import { describeEntry, fingerprint, isPlainEntry, parseMcpConfig, readWorkspaceMcp, resolveEntry } from '../client/mcpConfig';
 import type { McpEntry, McpFile } from '../client/mcpConfig';
 import type { McpServerConfig } from '../common/protocol/mcp';
 
 export interface UserMcpFile extends McpFile {
   /** Servers whose tools run without approval (like `fork.mcp.trusted`). */
   trusted: string[];
-  /** Repository servers allowed to start, by their exact command line or URL. */
+  /** Repository servers allowed to start, by fingerprint (or, for an entry that is only a command line or URL, that). */
   trustedWorkspaceServers: string[];
 }
 
@@ -45,18 +47,25 @@ function fromJsonText(text: string): unknown {
   return parseJsonc(text, [], { allowTrailingComma: true });
 }
 
-export interface CliMcp { servers: McpServerConfig[]; problems: string[]; skipped: string[] }
+/** `skipped`: repository servers not started; `skippedFingerprints`: what trusting each exactly takes. */
+export interface CliMcp { servers: McpServerConfig[]; problems: string[]; skipped: string[]; skippedFingerprints: string[] }
 
 export async function cliMcpServers(root: string, trustRepo: boolean, env: NodeJS.ProcessEnv = process.env): Promise<CliMcp> {
   const user = readUserMcp(userMcpPath(env));
   const repo = readWorkspaceMcp(root);
   const problems = [...user.problems, ...repo.problems];
   const skipped: string[] = [];
+  const skippedFingerprints: string[] = [];
+  const trusts = (entry: McpEntry) =>
+    user.trustedWorkspaceServers.includes(fingerprint(entry)) || (isPlainEntry(entry) && user.trustedWorkspaceServers.includes(describeEntry(entry)));
   const chosen: { entry: McpEntry; file: McpFile }[] = user.servers.map(entry => ({ entry, file: user }));
   for (const entry of repo.servers) {
     if (chosen.some(c => c.entry.name === entry.name)) continue;
-    if (trustRepo || user.trustedWorkspaceServers.includes(describeEntry(entry))) chosen.push({ entry, file: repo });
-    else skipped.push(`${entry.name} (${describeEntry(entry)})`);
+    if (trustRepo || trusts(entry)) chosen.push({ entry, file: repo });
+    else {
+      skipped.push(`${entry.name} (${describeEntry(entry)}${isPlainEntry(entry) ? '' : ', with env/cwd/headers'})`);
+      skippedFingerprints.push(fingerprint(entry));
+    }
   }
   const servers: McpServerConfig[] = [];
   for (const { entry, file } of chosen) {
@@ -69,5 +78,5 @@ export async function cliMcpServers(root: string, trustRepo: boolean, env: NodeJ
       problems.push(`MCP server "${entry.name}" left out: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  return { servers, problems, skipped };
+  return { servers, problems, skipped, skippedFingerprints };
 }

@@ -96,6 +96,17 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * Environment variables `${env:…}` never expands: the model provider's credentials. A repository's server
+ * entry naming one would otherwise receive the key the moment the chat starts.
+ */
+const PROVIDER_CREDENTIALS = /^(ANTHROPIC_API_KEY|ANTHROPIC_AUTH_TOKEN|AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN|AWS_BEARER_TOKEN_BEDROCK|GOOGLE_APPLICATION_CREDENTIALS|CLAUDE_CODE_OAUTH_TOKEN)$/i;
+
+/** Whether an entry is its command line (or URL) and nothing else, so the command line alone names all of it. */
+export function isPlainEntry(entry: McpEntry): boolean {
+  return entry.env === undefined && entry.envFile === undefined && entry.cwd === undefined && entry.headers === undefined;
+}
+
 export interface ResolveContext {
   workspaceFolder?: string;
   env: NodeJS.ProcessEnv;
@@ -113,7 +124,10 @@ export async function resolveEntry(entry: McpEntry, ctx: ResolveContext, trusted
       out += text.slice(last, match.index);
       last = (match.index ?? 0) + match[0].length;
       if (match[1] === 'workspaceFolder') out += ctx.workspaceFolder ?? '';
-      else if (match[2] !== undefined) out += ctx.env[match[2]] ?? '';
+      else if (match[2] !== undefined) {
+        if (PROVIDER_CREDENTIALS.test(match[2].trim())) throw new Error(`\${env:${match[2]}} is a model provider credential; it is never handed to an MCP server`);
+        out += ctx.env[match[2]] ?? '';
+      }
       else {
         const id = match[3];
         const value = await ctx.input(ctx.inputs.find(i => i.id === id), id);
@@ -154,12 +168,28 @@ export async function resolveEntry(entry: McpEntry, ctx: ResolveContext, trusted
 export function readWorkspaceMcp(folder: string): McpFile {
   const file = path.join(folder, '.vscode', 'mcp.json');
   let text: string;
+  let fd: number;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    fd = fs.openSync(file, 'r');
   } catch {
     return { servers: [], inputs: [], problems: [] };
   }
+  try {
+    // Read through the handle that was checked: a link swapped after the check cannot redirect the read.
+    const inside = isInside(fs.realpathSync(folder), fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'utf8' }));
+    if (!inside) return { servers: [], inputs: [], problems: [`${file}: reached through a symbolic link that leaves the repository; its MCP servers are ignored.`] };
+    text = fs.readFileSync(fd, 'utf8');
+  } catch {
+    return { servers: [], inputs: [], problems: [] };
+  } finally {
+    fs.closeSync(fd);
+  }
   return parseMcpConfig(text, file);
+}
+
+function isInside(root: string, target: string): boolean {
+  const relative = path.relative(root, target);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }
 
 function quoteArg(arg: string): string {

@@ -2,6 +2,7 @@
 // store; clients find it by this path. The socket lives in a folder only this user can enter: the store
 // itself when the path fits, else $XDG_RUNTIME_DIR, else a per-user folder in the temp folder.
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { currentUid } from './privateFs';
@@ -16,11 +17,25 @@ export function socketPathFor(storeDir: string): string {
   const inStore = path.join(resolved, 'runtime.sock');
   if (Buffer.byteLength(inStore) <= MAX_SOCKET_PATH) return inStore;
   const xdg = process.env.XDG_RUNTIME_DIR;
-  if (xdg && path.isAbsolute(xdg)) {
+  if (xdg && path.isAbsolute(xdg) && isOwnPrivateDir(xdg)) {
     const candidate = path.join(xdg, 'fork-agents', `${digest}.sock`);
     if (Buffer.byteLength(candidate) <= MAX_SOCKET_PATH) return candidate;
   }
   return path.join(os.tmpdir(), `fork-agents-${currentUid() ?? 'user'}`, `${digest}.sock`);
+}
+
+/**
+ * `$XDG_RUNTIME_DIR` counts only when it is a real folder (no symlink) of this user's with mode 0700, as the
+ * specification requires: in a folder another user can write, they could swap our folder for theirs.
+ */
+function isOwnPrivateDir(dir: string): boolean {
+  try {
+    const stat = fs.lstatSync(dir);
+    const uid = currentUid();
+    return stat.isDirectory() && (uid === undefined || stat.uid === uid) && (stat.mode & 0o777) === 0o700;
+  } catch {
+    return false;
+  }
 }
 
 /** The folder the socket is in, when it is not the store (it must be private too, and no symlink). */

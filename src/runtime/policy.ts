@@ -34,6 +34,15 @@ export function revivalPolicy(recorded: LaunchPolicy | undefined, current: Launc
   return restricted ? { approvalMode, restricted, sandbox } : { approvalMode, sandbox };
 }
 
+/**
+ * A continued fork (fork/send) runs with the sender's access, its approval mode capped by the launch record
+ * unless the user explicitly confirmed loosening it; Restricted Mode, recorded or current, always holds.
+ */
+export function sendPolicy<A extends { approvalMode: ApprovalMode; restricted?: boolean }>(recorded: LaunchPolicy | undefined, access: A, loosen: boolean): A {
+  const capped = revivalPolicy(recorded, launchPolicy(access));
+  return { ...access, approvalMode: loosen ? access.approvalMode : capped.approvalMode, restricted: capped.restricted };
+}
+
 export const RESTRICTED_REASON =
   'the workspace is in Restricted Mode: trust it to let the agent write files or run commands';
 

@@ -51,6 +51,9 @@ import { log } from './log';
 import { mcpHub } from './mcp/hub';
 import type { RuntimeContext } from './runtimeContext';
 import { SessionStore } from './session/sessionStore';
+import { lockStore } from './storeLock';
+import { limitFrames } from './frameLimit';
+import { removeScratchLeftovers } from './git/snapshot';
 import { TurnRegistry } from './turns';
 import { killAllCommands } from './tools/bash';
 
@@ -94,9 +97,13 @@ async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   // Folders only this user can enter: created 0700, or checked and tightened when they exist.
   ensurePrivateDir(options.storeDir);
+  // Own the store before reading or cleaning it: a runtime that loses the start race must not touch it.
+  if (!lockStore(options.storeDir)) exitBecauseServed();
   const socketDir = separateSocketDir(options.storeDir);
   if (socketDir) ensurePrivateDir(socketDir, { followSymlink: false });
   const socketPath = socketPathFor(options.storeDir);
+  // A runtime of a version before the lock may still serve the store: it owns it too.
+  if (await isAlive(socketPath)) exitBecauseServed();
   const token = randomBytes(32).toString('hex');
   const info: RuntimeInfo = { protocolVersion: PROTOCOL_VERSION, pid: process.pid, storeDir: options.storeDir, version: VERSION };
   const store = new SessionStore(options.storeDir);
@@ -135,6 +142,7 @@ async function main(): Promise<void> {
   store.segments.removeUnfinished();
   const sweep = collectGarbage(store);
   if (sweep.removed.length > 0) log(`removed ${sweep.removed.length} unreferenced history segment(s)`);
+  void removeScratchLeftovers().then(n => n > 0 && log(`removed ${n} scratch index folder(s) a killed runtime left`));
   const evictTimer = setInterval(() => {
     for (const id of store.evictIdle(options.evictIdleMs)) log(`session ${id} left memory (idle)`);
   }, Math.max(1_000, Math.min(60_000, options.evictIdleMs / 2)));
@@ -142,6 +150,8 @@ async function main(): Promise<void> {
   let nextId = 1;
 
   const server = net.createServer(socket => {
+    // First on the socket, so an oversized frame ends the connection before the reader buffers it.
+    limitFrames(socket, () => client.admitted, why => log(`closed a connection that sent ${why}`));
     const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
     const client = new ClientConnection(nextId++, rpc);
     client.drop = () => socket.end();
@@ -205,13 +215,15 @@ async function listenExclusive(server: net.Server, socketPath: string): Promise<
     await listen(server, socketPath);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    if (await isAlive(socketPath)) {
-      log('another runtime already serves this store; exiting');
-      process.exit(0);
-    }
+    if (await isAlive(socketPath)) exitBecauseServed();
     fs.rmSync(socketPath, { force: true });
     await listen(server, socketPath);
   }
+}
+
+function exitBecauseServed(): never {
+  log('another runtime already serves this store; exiting');
+  process.exit(0);
 }
 
 function listen(server: net.Server, socketPath: string): Promise<void> {

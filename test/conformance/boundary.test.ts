@@ -126,7 +126,8 @@ describe('conformance: fork point and closing', function () {
       sources: [claudeFork('buildForkedMessages: identical FORK_PLACEHOLDER_RESULT for every tool_use')],
       because: 'docs/design.md §4.3: the Agent fork call(s) get "Fork started — processing in background", any other call a fixed "not executed in this fork — the parent owns this call; do not retry it" (both constants, so siblings still share the prefix).',
     }, async () => {
-      assert.notEqual(results()[0].content, FORK_STARTED_RESULT);
+      assert.equal(results()[0].content, NOT_EXECUTED_RESULT);
+      assert.equal(results()[1].content, FORK_STARTED_RESULT);
     });
   });
 

@@ -56,7 +56,7 @@ describe('runtime: another local user', function () {
     };
     modes.push(`. ${(fs.statSync(h.storeDir).mode & 0o777).toString(8)}`);
     walk(h.storeDir);
-    const expected = (line: string) => line.startsWith('.') || line.startsWith('sessions ') || line.startsWith('segments ') ? '700' : '600';
+    const expected = (line: string) => line.startsWith('.') || line.startsWith('sessions ') || line.startsWith('segments ') || line.startsWith('lock ') ? '700' : '600';
     assert.deepEqual(modes.filter(line => !line.endsWith(' ' + expected(line))), [], `modes: ${modes.join(', ')}`);
     assert.ok(modes.some(line => line.startsWith(`sessions/${sessionId}.jsonl 600`)), modes.join(', '));
 

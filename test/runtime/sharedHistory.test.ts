@@ -63,7 +63,7 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
     const bootstrap = bootstrapOf(fork.id);
     assert.ok(bootstrap.history?.head, 'the bootstrap names its history by segment');
     assert.equal(bootstrap.inherited, undefined, 'and does not repeat it');
-    assert.deepEqual(bootstrap.policy, { approvalMode: 'auto' }, 'and records the launch policy, revival never looser (issue 11)');
+    assert.deepEqual(bootstrap.policy, { approvalMode: 'auto', sandbox: { mode: 'off' } }, 'and records the launch policy, revival never looser (issue 11)');
     // Segments repeat the chat's history: the user's alone, like the transcripts (issue 11).
     const segmentsDir = path.join(h.storeDir, 'segments');
     assert.equal(fs.statSync(segmentsDir).mode & 0o777, 0o700, 'segments folder 0700');

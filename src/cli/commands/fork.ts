@@ -71,7 +71,9 @@ export async function sendCommand(args: ParsedArgs): Promise<void> {
   if (message.trim() === '' && budget === undefined) throw new UsageError('send needs a message (or --budget to continue a fork paused at its budget)');
   const client = await connectCli(args, { sessionId: forkId });
   try {
-    await finish(client, await sendRequest(client.endpoint, forkSend, { forkId, message: message.trim() === '' ? undefined : message, budget }), args);
+    await finish(client, await sendRequest(client.endpoint, forkSend, {
+      forkId, message: message.trim() === '' ? undefined : message, budget, loosenApproval: args.switches.has('loosen-approval') || undefined,
+    }), args);
   } finally {
     await client.close();
   }

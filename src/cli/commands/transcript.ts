@@ -19,7 +19,8 @@ export async function transcriptCommand(args: ParsedArgs): Promise<void> {
   const client = await connectCli(args);
   try {
     if (args.switches.has('cache')) return printCache((await sendRequest(client.endpoint, sessionCache, { sessionId })).steps, args.switches.has('json'));
-    const { header, entries, costs, spent } = await sendRequest(client.endpoint, sessionTranscript, { sessionId });
+    const { header, entries, costs, spent, damage } = await sendRequest(client.endpoint, sessionTranscript, { sessionId });
+    for (const line of damage ?? []) process.stderr.write(`warning: ${line}\n`);
     if (args.switches.has('json')) {
       printJson({ type: 'header', header });
       for (const entry of entries) printJson({ type: 'entry', entry, ...(costs?.entries[entry.id] ? { cost: costs.entries[entry.id] } : {}) });

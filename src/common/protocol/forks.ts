@@ -39,8 +39,13 @@ export const forkCancel = request<ForkIdParams, ForkCancelResult>('fork/cancel')
 /**
  * Continues a finished fork's own transcript with a new message (never re-reads the parent). A fork
  * paused at its budget continues with or without a message once `budget` (its new budget) allows.
+ * The fork's launch approval mode is a ceiling: a looser client mode applies only with `loosenApproval`
+ * (the user confirmed it). Restricted Mode is never lifted.
  */
-export interface ForkSendParams { forkId: string; message?: string; budget?: string }
+export interface ForkSendParams { forkId: string; message?: string; budget?: string;
+  /** Allow a looser approval mode than the fork was launched with (the user confirmed it). */
+  loosenApproval?: boolean;
+}
 export type ForkSendResult = ForkSummary;
 export const forkSend = request<ForkSendParams, ForkSendResult>('fork/send');
 /** Resolves once the fork is completed, failed or cancelled. */

@@ -160,6 +160,8 @@ export interface TranscriptResult {
   costs?: { entries: Record<string, CostFigures>; total: CostFigures; model: string; priceFrom: 'setting' | 'table' };
   /** Everything billed to this session (its own requests only). */
   spent?: Usage;
+  /** Lines of the session's file that were damaged when it was loaded, each with what was done about it. */
+  damage?: string[];
 }
 export const sessionTranscript = request<SessionIdParams, TranscriptResult>('session/transcript');
 

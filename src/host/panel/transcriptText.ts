@@ -14,6 +14,7 @@ export function transcriptText(transcript: TranscriptResult): string {
   if (header.parent) lines.push(`Forked from session ${header.parent.sessionId}${header.parent.entryId ? ` at entry ${header.parent.entryId}` : ''}`);
   lines.push(`${entries.length} entries${transcript.running ? ' · running' : ''}`);
   const costs = transcript.costs;
+  for (const damage of transcript.damage ?? []) lines.push(`Damaged: ${damage}`);
   lines.push(costs ? `Cost: ${costText(costs.total)} (price from ${costs.priceFrom === 'setting' ? 'fork.prices' : 'the built-in table'})` : `Cost: ${noPriceText(header.settings.model, 'editor')}`, '');
   for (const entry of entries) lines.push(...entryText(entry, costs?.entries[entry.id]), '');
   return lines.join('\n');

@@ -14,7 +14,7 @@ import { cacheSteps } from '../cache/sessionCache';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import { sandboxNotice } from '../sandbox/notice';
-import { launchPolicy, revivalPolicy } from '../policy';
+import { launchPolicy, revivalPolicy, sendPolicy } from '../policy';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
 import { log } from '../log';
@@ -167,7 +167,7 @@ export class ForkManager implements ForkLauncher {
    * Continues a finished fork with a message: its own transcript only, never newer parent history. A fork
    * paused at its budget continues with or without one, once `budget` (its new budget) allows.
    */
-  async send(forkId: string, message: string | undefined, access: ModelAccess | undefined, budget?: Budget): Promise<ForkSummary> {
+  async send(forkId: string, message: string | undefined, access: ModelAccess | undefined, budget?: Budget, loosenApproval = false): Promise<ForkSummary> {
     const run = this.runOf(forkId);
     mayContinue(run, message);
     // The chat's budget counts the chat's own spending: read once if the chat was not since start-up.
@@ -181,7 +181,7 @@ export class ForkManager implements ForkLauncher {
     }
     try {
       mayContinue(run, message);
-      return this.continueRun(run, message, access, budget);
+      return this.continueRun(run, message, access && sendPolicy(heldSession(run).bootstrap?.policy, access, loosenApproval), budget);
     } catch (error) {
       if (run.summary.state !== 'queued') this.unhold(run);
       throw error;

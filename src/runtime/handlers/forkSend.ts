@@ -17,6 +17,6 @@ export function registerForkSend(ctx: RuntimeContext, client: ClientConnection):
     if (message === undefined && params?.budget === undefined) throw invalid('fork/send needs a non-empty message (or, for a fork paused at its budget, a new budget).');
     const budget = params.budget === undefined ? undefined : parseBudget(params.budget);
     if (budget && !budget.ok) throw invalid(`budget: ${budget.error}`);
-    return ctx.forks.send(params.forkId, message, accessOf(client), budget?.ok ? budget.value : undefined);
+    return ctx.forks.send(params.forkId, message, accessOf(client), budget?.ok ? budget.value : undefined, params.loosenApproval === true);
   });
 }

@@ -20,6 +20,7 @@ import { accessOf } from '../runtimeContext';
 import { stripsEarlierThinking } from '../agent/cacheMinimums';
 import { isForkTranscript } from '../fork/history/directive';
 import { closeInterruptedCalls } from '../fork/revive';
+import { describeDamage } from '../session/damage';
 import { parentSubagentHost } from '../fork/subagentHost';
 import type { RuntimeContext } from '../runtimeContext';
 import type { ModelAccess } from '../fork/forkContracts';
@@ -55,6 +56,8 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
   }
 }
 
+const damageShown = new WeakSet<Session>();
+
 async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: SendParams, access: ModelAccess, session: Session): Promise<SendResult> {
   if (session.bootstrap || isForkTranscript(session.history())) {
     // A fork runs only in the fork manager's loop, with the fork's tools and guard (docs/design.md §4.4, §4.6).
@@ -73,6 +76,12 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   }
   // A runtime that died mid-tool-call left calls without results: close them, or every request is refused.
   for (const entry of closeInterruptedCalls(session)) emitEntry(client, session.id, params.turnId, entry);
+  // Said in the chat once per load of a damaged file (the log and `transcript` say it too).
+  if (session.damage.length > 0 && !damageShown.has(session)) {
+    damageShown.add(session);
+    const text = session.damage.map(d => `Warning: ${describeDamage(d)}.`).join('\n');
+    client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event: { type: 'text_delta', text: `${text}\n\n` } });
+  }
   const touched = new Set<string>();
   const emit = (event: AgentEvent) => {
     if (event.type === 'tool_result') for (const file of event.files) touched.add(file);

@@ -124,6 +124,24 @@ export class SegmentStore {
     return hashes;
   }
 
+  /**
+   * A segment read now and checked against its hash, for mending a damaged transcript on load (the one
+   * synchronous read of a whole segment: only a session with a damaged line pays it). Undefined when missing or damaged.
+   */
+  readVerifiedSync(hash: string): { header: SegmentHeader; entries: readonly Entry[] } | undefined {
+    if (!HASH.test(hash)) return undefined;
+    try {
+      const bytes = fs.readFileSync(this.fileOf(hash));
+      if (createHash('sha256').update(bytes).digest('hex') !== hash) return undefined;
+      const lines = bytes.toString('utf8').split('\n');
+      const header = JSON.parse(lines[0]) as SegmentHeader;
+      const entries = lines.slice(1, 1 + header.count).map(line => deepFreeze(JSON.parse(line) as Entry));
+      return entries.length === header.count ? { header, entries } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Header of a segment on disk (first line only), or undefined when it is missing or unreadable. */
   headerOf(hash: string): SegmentHeader | undefined {
     const known = this.known.get(hash);

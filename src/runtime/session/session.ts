@@ -9,6 +9,8 @@ import type { JsonlWriter } from './jsonl';
 import type { CheckpointRecord, ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, RewoundCode, SessionRecord } from './records';
 import type { SegmentStore } from './segments';
 import { Picked } from './picked';
+import { closeOpenExchanges, mendFromSegment } from './damage';
+import type { LineDamage } from './damage';
 import { RewindStack } from './rewindStack';
 import type { Span } from './picked';
 
@@ -62,6 +64,10 @@ export class Session {
   status?: ForkStatus;
   /** Forks whose inherited history could not be read back (a missing or damaged segment): why. */
   unavailable?: string;
+  /** Lines of its file that did not parse when it was loaded, and what was done about each. */
+  readonly damage: LineDamage[] = [];
+  /** A damaged line put the replayed seals out of step with the view: later seal records are not trusted. */
+  private sealsUntrusted = false;
   private ownResponses = 0;
   private closed = false;
   // Sealed history (segments.ts), parents only: view[0..sealed) is in the chain ending at `head`;
@@ -320,7 +326,36 @@ export class Session {
     this.tailBytes = 0;
   }
 
+  /** Loading met a line that does not parse; `line` is its number in the file. */
+  noteDamagedLine(line: number): void {
+    this.damage.push({ line });
+  }
+
+  /** After loading: an exchange a damaged line left half closed is closed in memory (the file is not rewritten). */
+  closeDamage(): void {
+    const open = this.damage.filter(d => !d.recoveredFrom);
+    if (open.length === 0) return;
+    const closed = closeOpenExchanges(this.view, open[0].line);
+    if (!closed) return;
+    this.view = closed.view;
+    this.requestView = undefined;
+    for (const d of open) d.closed = closed.closed;
+  }
+
   private replaySeal(hash: string, count: number): void {
+    if (this.sealsUntrusted) return;
+    // Since the last seal a line was lost: the segment holds the span whole, so it mends the view.
+    const pending = this.damage.filter(d => !d.recoveredFrom);
+    if (pending.length > 0) {
+      const segment = this.segments?.readVerifiedSync(hash);
+      const mended = segment && segment.header.base === this.chainEntries.length && mendFromSegment(this.view.slice(this.sealed), segment.entries);
+      if (!mended) {
+        this.sealsUntrusted = true;
+        return;
+      }
+      this.view = this.view.slice(0, this.sealed).concat(mended);
+      for (const d of pending) d.recoveredFrom = hash;
+    }
     const entries = this.view.slice(this.sealed, this.sealed + count);
     if (entries.length !== count) return;
     this.segments?.remember(hash, { v: 1, prev: this.head, base: this.chainEntries.length, count, owner: this.id }, entries);

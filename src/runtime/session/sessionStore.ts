@@ -13,6 +13,8 @@ import { SegmentError, SegmentStore, writeWhole } from './segments';
 import type { ChainRange } from './segments';
 import { Session } from './session';
 import { streamJsonl } from './streamJsonl';
+import { describeDamage, launchRecordProblem, standInBootstrap } from './damage';
+import { log } from '../log';
 
 export class SessionNotFoundError extends Error {}
 
@@ -179,9 +181,19 @@ export class SessionStore {
       if (record.type === 'bootstrap') byValue = true;
       session.replay(record);
       return undefined;
+    }, line => {
+      if (!session) throw new Error(`session file ${file} has no header (line ${line} is damaged)`);
+      session.noteDamagedLine(line);
     });
     if (!session) throw new Error(`session file ${file} has no header`);
-    dropTornTail(file, tornBytes);
+    if (session.header.parent && !session.bootstrap) {
+      // A fork without its launch record cannot run, but it existed: it is listed as damaged, and its file
+      // stays as it is (nothing is appended to it) for the user or `doctor` to look at.
+      session.markUnavailable(standInBootstrap(session.header), launchRecordProblem(tornBytes, session.damage));
+      log(`fork ${id}: ${session.unavailable}`);
+    } else dropTornTail(file, tornBytes);
+    session.closeDamage();
+    for (const d of session.damage) log(`session ${id}: ${describeDamage(d)}`);
     session.measureTail();
     // Only 0.1.0 bootstraps repeat their history; forks by reference share their parent's entries already.
     if (byValue) session.internInherited(entry => this.intern(entry));

@@ -1,6 +1,7 @@
 // Reads a JSON-lines file as a stream: a session of tens of MB is parsed a chunk at a time, so
 // the runtime's event loop keeps serving forks that stream meanwhile. Same rules as readJsonl: a torn last
-// line was never committed and is reported, not parsed; an unparsable line is skipped and counted.
+// line was never committed and is reported, not parsed; an unparsable line is skipped, counted and reported
+// by its line number.
 import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
@@ -17,7 +18,7 @@ export interface StreamReadResult { tornBytes: number; skippedLines: number; byt
  * `onRecord` returns a promise only when it must wait (the loader resolving a fork's segments): per
  * record a promise would be garbage and a microtask for each of tens of thousands of lines.
  */
-export async function streamJsonl<T>(file: string, onRecord: (record: T) => void | Promise<void>): Promise<StreamReadResult> {
+export async function streamJsonl<T>(file: string, onRecord: (record: T) => void | Promise<void>, onDamaged?: (line: number) => void): Promise<StreamReadResult> {
   const stream = fs.createReadStream(file, { highWaterMark: CHUNK_BYTES });
   // One string per chunk and slices of it per line: fewer, smaller objects than a Buffer per line.
   // A newline byte never occurs inside a UTF-8 sequence, so lines split the same in text as in bytes.
@@ -26,6 +27,7 @@ export async function streamJsonl<T>(file: string, onRecord: (record: T) => void
   let skippedLines = 0;
   let bytes = 0;
   let tornBytes = 0;
+  let lineNumber = 0;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     // Buffered chunks resolve as microtasks, which would starve sockets and timers: yield a whole turn.
     await nextTurn();
@@ -48,12 +50,17 @@ export async function streamJsonl<T>(file: string, onRecord: (record: T) => void
         pending = [];
       }
       start = newline + 1;
+      lineNumber++;
       if (line.length === 0) continue;
       let record: T;
       try {
         record = JSON.parse(line) as T;
       } catch {
-        if (line.trim() !== '') skippedLines++;
+        if (line.trim() !== '') {
+          skippedLines++;
+          // In order with the records around it, so the reader knows where in the history the loss is.
+          onDamaged?.(lineNumber);
+        }
         continue;
       }
       const done = onRecord(record);

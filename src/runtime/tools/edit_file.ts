@@ -73,7 +73,7 @@ export const editFileTool: Tool = {
     if (oldString === '') throw new ToolError('edit_file: old_string is empty; to create a file use write_file.');
     if (oldString === newString) throw new ToolError('edit_file: old_string and new_string are identical, so there is nothing to change.');
     const { abs, rel, root } = await resolveInsideRoot(ctx.root, userPath);
-    assertGitWriteAllowed(rel, ctx);
+    await assertGitWriteAllowed(rel, root, ctx);
     assertFileAllowed(abs, rel, ctx, 'write');
 
     const buffer = await readInsideRoot(root, rel, 'give a file path to edit.');

@@ -46,7 +46,7 @@ export const writeFileTool: Tool = {
     const content = requireString(NAME, fields, 'content');
     const { abs, rel, root } = await resolveInsideRoot(ctx.root, userPath);
     if (rel === '.') throw new ToolError('write_file needs a file path, not the workspace root.');
-    assertGitWriteAllowed(rel, ctx);
+    await assertGitWriteAllowed(rel, root, ctx);
     assertFileAllowed(abs, rel, ctx, 'write');
 
     const { existed } = await writeInsideRoot(root, rel, content, { createFolders: true });

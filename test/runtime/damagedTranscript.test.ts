@@ -1,0 +1,107 @@
+// A damaged transcript line (the issue's probe: a tool_results line cut to 200 characters plus garbage)
+// must not brick the session: the entry comes back from its sealed segment when one holds it; otherwise
+// what the damage left open is closed, so requests stay valid; the user is told which line, everywhere.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { sendRequest } from '../../src/common/protocol/endpoint';
+import { forkList, forkStart, forkWait } from '../../src/common/protocol/forks';
+import { runtimeLogPath } from '../../src/ipc/socketPath';
+import { killRuntime, startHarness } from './harness';
+import type { Harness } from './harness';
+import { call, say } from './script';
+
+describe('runtime: a damaged transcript line', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  afterEach(() => h?.dispose());
+
+  const sessionFile = (id: string) => path.join(h.storeDir, 'sessions', `${id}.jsonl`);
+  /** Cuts the session's tool_results line to 200 characters plus garbage; returns its 1-based number. */
+  const damageToolResults = (id: string): number => {
+    const lines = fs.readFileSync(sessionFile(id), 'utf8').split('\n');
+    const index = lines.findIndex(line => line.includes('"kind":"tool_results"'));
+    assert.ok(index > 0, 'the transcript has a tool_results line');
+    lines[index] = lines[index].slice(0, 200) + '\u0000garbage{{';
+    fs.writeFileSync(sessionFile(id), lines.join('\n'));
+    return index + 1;
+  };
+  const readExchange = async (prompt: string) => {
+    fs.writeFileSync(path.join(h.root, 'notes.txt'), 'the notes say 42');
+    let turn = 0;
+    h.fake.setResponder(() => (turn++ === 0 ? call(['read_file', { path: 'notes.txt' }]) : say('read it')));
+    const first = await h.send(prompt);
+    assert.equal(first.stopReason, 'end_turn');
+    return first.sessionId;
+  };
+  const lastRequestMessages = () => JSON.parse(h.fake.requests.at(-1)!.rawBody).messages as { role: string; content: { type: string; content?: unknown; text?: string }[] | string }[];
+
+  it('without a segment holding it: the open call is closed, the next request is valid, and chat, transcript and log say which line', async () => {
+    h = await startHarness();
+    const sessionId = await readExchange('read the notes');
+    await killRuntime(h.runtimePid());
+    const line = damageToolResults(sessionId);
+
+    await h.reconnect();
+    h.fake.setResponder(() => say('still here'));
+    const before = h.fake.requests.length;
+    const next = await h.send('and now?', { sessionId });
+    assert.equal(next.stopReason, 'end_turn', `the next turn works (${JSON.stringify(next)})`);
+    assert.equal(h.fake.requests.length, before + 1, 'one request, accepted');
+    const results = lastRequestMessages().flatMap(m => (typeof m.content === 'string' ? [] : m.content)).filter(b => b.type === 'tool_result');
+    assert.equal(results.length, 1);
+    assert.match(String(results[0].content), new RegExp(`line ${line}\\) was damaged`));
+
+    const chatText = h.events.filter(e => e.sessionId === sessionId && e.event.type === 'text_delta').map(e => (e.event as { text: string }).text).join('');
+    assert.match(chatText, new RegExp(`line ${line} of the transcript was damaged`), 'the chat says so');
+    const { damage } = await h.transcript(sessionId);
+    assert.equal(damage?.length, 1);
+    assert.match(damage![0], new RegExp(`line ${line} .*record is lost; 1 call\\(s\\) without a result got an error result`));
+    assert.match(fs.readFileSync(runtimeLogPath(h.storeDir), 'utf8'), new RegExp(`session ${sessionId}: line ${line} of the transcript was damaged`));
+  });
+
+  it('with a sealed segment holding it: the lost entry is read back from the segment, whole', async () => {
+    h = await startHarness();
+    const sessionId = await readExchange('read the notes');
+    // A long prompt seals the history so far (the tool_results entry included) into a segment.
+    h.fake.setResponder(() => say('noted'));
+    await h.send(`keep this in mind: ${'x'.repeat(40_000)}`, { sessionId });
+    assert.ok(fs.readFileSync(sessionFile(sessionId), 'utf8').includes('"type":"seal"'), 'the history was sealed');
+    await killRuntime(h.runtimePid());
+    const line = damageToolResults(sessionId);
+
+    await h.reconnect();
+    h.fake.setResponder(() => say('still here'));
+    const next = await h.send('and now?', { sessionId });
+    assert.equal(next.stopReason, 'end_turn');
+    const results = lastRequestMessages().flatMap(m => (typeof m.content === 'string' ? [] : m.content)).filter(b => b.type === 'tool_result');
+    assert.equal(results.length, 1);
+    assert.match(JSON.stringify(results[0].content), /the notes say 42/, 'the original result, recovered');
+    const { damage } = await h.transcript(sessionId);
+    assert.match(damage?.[0] ?? '', new RegExp(`line ${line} .*recovered from sealed segment`));
+  });
+
+  for (const how of ['torn', 'damaged'] as const) {
+    it(`a fork whose launch record is ${how} is listed as damaged, with the reason`, async () => {
+      h = await startHarness();
+      h.fake.setResponder(r => say(r.rawBody.includes('<fork-boilerplate>') ? 'Scope: done.' : 'noted'));
+      const { sessionId } = await h.send('hello');
+      const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, directive: 'report', isolation: 'shared' });
+      assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
+      await killRuntime(h.runtimePid());
+      const lines = fs.readFileSync(sessionFile(fork.id), 'utf8').split('\n');
+      assert.match(lines[1], /"type":"bootstrap"/);
+      // Torn: the crash came while the launch record was being written (nothing after it). Damaged: later lines stay.
+      const text = how === 'torn' ? `${lines[0]}\n${lines[1].slice(0, lines[1].length / 2)}` : [lines[0], 'x' + lines[1].slice(1), ...lines.slice(2)].join('\n');
+      fs.writeFileSync(sessionFile(fork.id), text);
+
+      await h.reconnect();
+      const listed = (await sendRequest(h.client.endpoint, forkList, { parentSessionId: sessionId })).forks.find(f => f.id === fork.id);
+      assert.ok(listed, 'the fork is listed');
+      assert.equal(listed.state, 'failed');
+      assert.match(listed.error ?? '', how === 'torn' ? /launch record \(line 2 of its transcript\) is torn/ : /launch record \(line 2 of its transcript\) is damaged/);
+      assert.equal(fs.readFileSync(sessionFile(fork.id), 'utf8'), text, 'its file was left as it was');
+      assert.match(fs.readFileSync(runtimeLogPath(h.storeDir), 'utf8'), new RegExp(`fork ${fork.id}: its launch record`));
+    });
+  }
+});
