@@ -54,7 +54,10 @@ async function openShadow(storeDir: string, root: string): Promise<ShadowRepo> {
     // First use: made below.
   }
   const staging = `${gitDir}.${process.pid}.${Date.now()}.tmp`;
+  // Private like the rest of the store: no template (no sample hooks), and every file git writes here
+  // later (objects, refs, the index) 0600 in 0700 folders (core.sharedRepository=0600).
   await gitOk(dir, ['init', '-q', '--bare', '--', staging]);
+  await fs.rm(path.join(staging, 'hooks'), { recursive: true, force: true });
   const config = (key: string, value: string) => gitOk(dir, [`--git-dir=${staging}`, 'config', key, value]);
   await config('core.bare', 'false');
   await config('core.autocrlf', 'false');
@@ -73,12 +76,23 @@ async function openShadow(storeDir: string, root: string): Promise<ShadowRepo> {
     // Safe to drop: without the user's index the first checkpoint only hashes more; the result is the same.
     await fs.copyFile(repo.indexFile, path.join(staging, 'index')).catch(() => undefined);
   }
+  await makePrivate(staging);
   await fs.rename(staging, gitDir).catch(async (error: NodeJS.ErrnoException) => {
     // Another runtime made it meanwhile: theirs is as good.
     await fs.rm(staging, { recursive: true, force: true });
     if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
   });
   return shadow;
+}
+
+/** What `git init` and the writes above made: folders 0700, files 0600, whatever the umask. */
+async function makePrivate(dir: string): Promise<void> {
+  await fs.chmod(dir, 0o700);
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) await makePrivate(full);
+    else if (entry.isFile()) await fs.chmod(full, 0o600);
+  }
 }
 
 /** Removes a shadow repository, after any work on it, and forgets it: the next use makes it afresh. */
