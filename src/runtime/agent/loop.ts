@@ -17,6 +17,7 @@ import { buildRequestBody } from './request';
 import type { MessagesRequestBody } from '../model/wire';
 import { fingerprint } from '../cache/fingerprint';
 import { streamWithRetries } from './retry';
+import { bindingsFor } from './thinkingBinding';
 
 /** `category`: what this call needs approving as (a write under .git counts as a command). */
 export interface ApprovalRequest { callId: string; tool: Tool; input: unknown; description: string; category: ToolCategory }
@@ -87,7 +88,7 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
     await deps.beforeSend?.();
     if (deps.signal.aborted) return { stopReason: 'cancelled', text, usage: total };
     deps.emit({ type: 'request_start', index });
-    const response = await requestWithRetries(deps);
+    const { response, body } = await requestWithRetries(deps);
     if (response.lost) {
       // Attempts that started streaming and then failed, were cut or cancelled were billed all the same.
       total = addUsage(total, response.lost);
@@ -104,7 +105,12 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
     const toolUses = response.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
     text = response.message.content.map(b => (b.type === 'text' ? b.text : '')).join('');
     if (response.message.content.length > 0) {
-      const entry = deps.session.commit('response', response.message, { usage: response.usage, stopReason: response.stopReason });
+      const entry = deps.session.commit('response', response.message, {
+        usage: response.usage, stopReason: response.stopReason,
+        // What each thinking block is bound to, so later requests (this chat's, its forks') know whether it still holds.
+        ...(body ? { thinkingBindings: bindingsFor(body, response.message.content) } : {}),
+        ...(response.inputTransformations ? { inputTransformations: response.inputTransformations } : {}),
+      });
       deps.emit({ type: 'entry', entry });
     }
     if (toolUses.length === 0) {
@@ -150,9 +156,9 @@ async function requestWithRetries(deps: LoopDeps) {
     { maxRetries: deps.maxRetries, onRetry: (attempt, delayMs, error) => deps.emit({ type: 'retry', attempt, delayMs, error }) },
   );
   if (!('error' in response) && sent) {
-    deps.session.recordRequest(fingerprint(sent.body, response.serverTime ?? Date.now(), response.usage, sent.lastEntryId));
+    deps.session.recordRequest(fingerprint(sent.body, response.serverTime ?? Date.now(), response.usage, sent.lastEntryId, response.inputTransformations));
   }
-  return response;
+  return { response, body: sent?.body };
 }
 
 /** Every tool_use gets exactly one tool_result, whatever happens (denied, cancelled, failed). */

@@ -254,7 +254,7 @@ export class Session {
   }
 
   /** Commits a new entry: written and flushed, then visible. */
-  commit(kind: EntryKind, message: Message, extra: { usage?: Usage; stopReason?: string; replacesUpTo?: string } = {}): Entry {
+  commit(kind: EntryKind, message: Message, extra: Pick<Entry, 'usage' | 'stopReason' | 'replacesUpTo' | 'thinkingBindings' | 'inputTransformations'> = {}): Entry {
     const entry: Entry = deepFreeze({ id: newEntryId(), kind, time: new Date().toISOString(), message, ...extra });
     this.writer.append({ type: 'entry', entry } satisfies SessionRecord);
     this.push(entry);
