@@ -55,7 +55,7 @@ export function createRuntimeConnection(
         retentionDays: settings.retentionDays(),
         worktree: settings.worktreeOptions(),
         restricted: settings.restricted(),
-        thinkingBudgetTokens: settings.thinkingBudgetTokens(), cacheTtl: settings.cacheTtl(),
+        thinkingBudgetTokens: settings.thinkingBudgetTokens(), cacheTtl: settings.cacheTtl(), effort: settings.effort(),
         proxy: settings.proxy(), mcpServers: await mcp.servers(), ...settings.provider(),
       };
     },
