@@ -6,6 +6,8 @@
 // 4.5 and Haiku 4.5; 2,048 for Sonnet 4.6 and Haiku 3.5 / 3; 1,024 for Sonnet 4.5, Opus 4.1, Opus 4,
 // Sonnet 4, Sonnet 3.7 and Opus 4.8; 512 for Opus 5 and Fable 5 (release notes: "down from 1,024 tokens on
 // Claude Opus 4.8"). Shorter prefixes are processed without caching, and no error is returned.
+import { isPreservedModel } from './preservedThinking';
+
 const MINIMUMS: readonly [prefix: string, tokens: number][] = [
   ['claude-opus-4-5', 4096],
   ['claude-opus-4-6', 4096],
@@ -35,5 +37,7 @@ export function documentedMinCacheTokens(model: string): number {
  *   and every Haiku model remove them.
  */
 export function stripsEarlierThinking(model: string): boolean {
+  // The 5.5 models keep earlier thinking and bind it (preserved-thinking docs, read 2026-12-01; preservedThinking.ts).
+  if (isPreservedModel(model)) return false;
   return /haiku/.test(model) || /^claude-(3-|sonnet-4-5|sonnet-4-0|sonnet-4-2|sonnet-4$|opus-4-1|opus-4-0|opus-4-2|opus-4$)/.test(model);
 }

@@ -4,14 +4,15 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, invalid } from './apiErrors';
 import { TOOL_NAME, checkText, isObject, onlyFields, validateMessages } from './validateMessages';
 import type { Json } from './validateMessages';
+import { isPreservedModel } from './preservedThinking';
 
 export type Endpoint = 'messages' | 'count_tokens';
 
 const MESSAGE_FIELDS = [
   'model', 'messages', 'max_tokens', 'system', 'tools', 'tool_choice', 'thinking', 'stream',
-  'metadata', 'stop_sequences', 'temperature', 'top_k', 'top_p', 'service_tier',
+  'metadata', 'stop_sequences', 'temperature', 'top_k', 'top_p', 'service_tier', 'output_config',
 ];
-const COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'];
+const COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config'];
 const MAX_BREAKPOINTS = 4;
 
 /**
@@ -38,7 +39,8 @@ export function validateRequest(body: unknown, endpoint: Endpoint): asserts body
   if (body.stream !== undefined && typeof body.stream !== 'boolean') invalid('stream: Input should be a valid boolean');
   validateSystem(body.system);
   const toolNames = validateTools(body.tools);
-  const thinkingEnabled = validateThinking(body.thinking, body.max_tokens, endpoint);
+  // The 5.5 models' thinking rules live in preservedThinking.ts (checked after this, with the headers).
+  const thinkingEnabled = isPreservedModel(body.model) ? false : validateThinking(body.thinking, body.max_tokens, endpoint);
   validateToolChoice(body.tool_choice, toolNames, thinkingEnabled);
   validateMessages(body.messages, { hasTools: toolNames.size > 0, thinkingEnabled });
   validateCacheControls(body);
