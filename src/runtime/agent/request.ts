@@ -5,7 +5,7 @@ import type { CacheControl, ContentBlock, Entry, Message, SessionHeader } from '
 import { minCacheableTokens } from './cacheMinimums';
 import type { MessagesRequestBody, ThinkingConfig } from '../model/wire';
 import type { ForkFirstRequest } from '../session/session';
-import { modelFacts } from '../../common/pendingModelFacts';
+import { modelFacts } from '../../common/models';
 import { bindingLookup, keepValidThinking } from './thinkingBinding';
 
 /** Consecutive same-role entries become one message, as the API would merge them anyway. */

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import type { ContentBlock, Entry, Message, ThinkingBinding } from '../../common/transcript';
-import { modelFacts } from '../../common/pendingModelFacts';
+import { modelFacts } from '../../common/models';
 import type { MessagesRequestBody } from '../model/wire';
 
 type ThinkingLike = Extract<ContentBlock, { type: 'thinking' | 'redacted_thinking' }>;

@@ -36,7 +36,7 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
     if (params.prices !== undefined) {
       const { prices, errors } = parsePriceOverrides(params.prices);
       if (errors.length > 0) throw new ResponseError(ErrorCodes.InvalidParams, errors.join(' '));
-      ctx.forks.prices = prices;
+      ctx.forks.setPrices(prices);
     }
     client.config = { ...client.config, ...dropUndefined(params) };
     // MCP http/sse traffic goes through the proxy of the client whose entry a server runs (read per request).

@@ -14,7 +14,7 @@ import { createAnthropicClient, listModels } from '../model/anthropicClient';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { MISSING_KEY_MESSAGE } from './send';
-import { modelFacts } from '../../common/pendingModelFacts';
+import { modelFacts } from '../../common/models';
 
 type ChatBody = MessagesRequestBody & { tool_choice?: { type: 'auto' | 'any' } };
 

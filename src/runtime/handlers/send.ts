@@ -1,12 +1,12 @@
 // session/send: one user prompt, run to the end of the agent's turn, events streamed as session/event.
-import { modelFacts } from '../../common/pendingModelFacts';
+import { modelFacts } from '../../common/models';
 import { ResponseError, ErrorCodes } from 'vscode-languageserver/node';
 import type { AgentEvent } from '../../common/agentEvents';
 import { RuntimeErrorCode, permissionRequest, sessionEvent, sessionSend } from '../../common/protocol/runtime';
 import type { SendParams, SendResult } from '../../common/protocol/runtime';
 import { zeroUsage } from '../../common/transcript';
 import { budgetStop } from '../../common/budget';
-import { costFigures } from '../../common/pricing';
+import { priceRequests } from '../../common/pricing';
 import type { Entry, ModelSettings } from '../../common/transcript';
 import { referenceBlocks } from '../../common/references';
 import type { ClientConnection } from '../clientConnection';
@@ -89,6 +89,7 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   emit({ type: 'turn_start', promptEntryId: prompt.id });
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };
+  const billsBefore = session.bills.length;
   const outcome = await ctx.turns.run(session.id, signal =>
     runLoop({
       session,
@@ -113,16 +114,19 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
       mayRequest: () => {
         const perChat = access.budgets?.perChat;
         const model = session.header.settings.model;
-        return perChat && budgetStop("This chat's budget (fork.budget.perChat)", perChat, ctx.forks.chatSpent(session.id), ctx.forks.priceOf(model), model);
+        if (!perChat) return undefined;
+        const chat = ctx.forks.chatSpend(session.id);
+        return budgetStop("This chat's budget (fork.budget.perChat)", perChat, chat.usage, chat.cost?.usd, model);
       },
     }),
   );
   const lastEntryId = session.lastEntry()?.id;
   const error = outcome.stopReason === 'budget' ? { kind: 'budget', message: outcome.budgetReason ?? 'The chat reached its budget.' } : outcome.error;
   emit({ type: 'turn_end', stopReason: outcome.stopReason, error: outcome.error, lastEntryId });
-  const price = ctx.forks.priceOf(session.header.settings.model);
-  const turnCost = costFigures(outcome.usage, price);
-  const chatCost = costFigures(ctx.forks.chatSpent(session.id), price);
+  // The requests this turn billed, each priced on its own (pricing.ts, priceRequest), as every surface does.
+  const priced = priceRequests(session.header.settings.model, session.bills.slice(billsBefore), ctx.forks.prices);
+  const turnCost = priced && { usd: priced.usd, uncachedUsd: priced.uncachedUsd };
+  const chatCost = ctx.forks.chatSpend(session.id).cost;
   return {
     ...result, lastEntryId, stopReason: outcome.stopReason, text: outcome.text, usage: outcome.usage, error,
     model: session.header.settings.model,

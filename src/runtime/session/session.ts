@@ -1,6 +1,7 @@
 // One session (parent chat or fork): fixed header plus the committed entries of its active history.
 import { randomUUID } from 'node:crypto';
 import type { Entry, EntryKind, Message, SessionHeader, Usage } from '../../common/transcript';
+import type { BilledRequest } from '../../common/pricing';
 import { addUsage, deepFreeze, zeroUsage } from '../../common/transcript';
 import type { RequestRecord } from './records';
 import { requestViewOf } from '../../common/requestView';
@@ -71,6 +72,8 @@ export class Session {
   private tailBytes = 0;
   /** Everything this session was billed for (its own requests, retried and rewound ones included). */
   private billed: Usage = zeroUsage();
+  /** The same, request by request with its time: what prices apply to (a price depends on the day and prompt). */
+  private readonly billList: BilledRequest[] = [];
   /** One record per request that got a response, oldest first. */
   private readonly sent: RequestRecord[] = [];
 
@@ -132,7 +135,7 @@ export class Session {
     else if (record.type === 'bootstrap') this.applyBootstrap(record.bootstrap, record.bootstrap.inherited ?? []);
     else if (record.type === 'status') this.status = record.status;
     else if (record.type === 'seal') this.replaySeal(record.hash, record.count);
-    else if (record.type === 'spend') this.billed = addUsage(this.billed, record.usage);
+    else if (record.type === 'spend') this.bill(record.usage, record.time);
     else if (record.type === 'request') this.sent.push(deepFreeze(record.request));
   }
 
@@ -141,14 +144,25 @@ export class Session {
     return this.billed;
   }
 
+  /** Every request billed to this session, oldest first (the parts of `spent`). */
+  get bills(): readonly BilledRequest[] {
+    return this.billList;
+  }
+
+  private bill(usage: Usage, time: string): void {
+    this.billed = addUsage(this.billed, usage);
+    this.billList.push({ usage, time });
+  }
+
   /** The requests this session sent that got a response, for the cache explorer. */
   requests(): readonly RequestRecord[] {
     return this.sent;
   }
 
   recordSpend(usage: Usage, why: string): void {
-    this.writer.append({ type: 'spend', usage, time: new Date().toISOString(), why } satisfies SessionRecord);
-    this.billed = addUsage(this.billed, usage);
+    const time = new Date().toISOString();
+    this.writer.append({ type: 'spend', usage, time, why } satisfies SessionRecord);
+    this.bill(usage, time);
   }
 
   recordRequest(request: RequestRecord): void {
@@ -334,7 +348,7 @@ export class Session {
     this.requestView = undefined;
     if (entry.kind === 'summary') this.noSummary = false;
     if (entry.kind === 'response') this.ownResponses++;
-    if (entry.usage) this.billed = addUsage(this.billed, entry.usage);
+    if (entry.usage) this.bill(entry.usage, entry.time);
   }
 
   /** `inherited` are frozen entries (shared with the parent, or read back from segments). */
