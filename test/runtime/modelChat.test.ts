@@ -62,6 +62,24 @@ describe('runtime: model/chat (the Chat view provider)', function () {
     assert.ok(next.usage!.cache_read_input_tokens > 0, 'the second request reads what the first wrote');
   });
 
+  it('required tool mode on a model that refuses a forced tool choice: sent as auto with an instruction, and said so', async () => {
+    const tools = [{ name: 'list', description: 'List a folder', input_schema: { type: 'object' as const, properties: { dir: { type: 'string' } } } }];
+    h.fake.enqueue({ content: [{ type: 'tool_use', name: 'list', input: { dir: '.' } }] }, say('no tool this time'));
+    const result = await chat({ requestId: 'req5', model: 'claude-sonnet-5-5', tools, toolChoice: 'any' });
+    assert.equal(h.fake.requests[0].status, 200, h.fake.requests[0].error);
+    assert.deepEqual(h.fake.requests[0].body.tool_choice, { type: 'auto' });
+    assert.match(JSON.stringify(h.fake.requests[0].body.system), /Respond by calling one of the available tools/);
+    assert.match(result.notice ?? '', /claude-sonnet-5-5 does not accept a forced tool choice/);
+    assert.ok(result.message!.content.some(b => b.type === 'tool_use'));
+    const none = await chat({ requestId: 'req6', model: 'claude-sonnet-5-5', tools, toolChoice: 'any' });
+    assert.equal(none.stopReason, 'error');
+    assert.match(none.error!.message, /answered without calling a tool/);
+    h.fake.enqueue({ content: [{ type: 'tool_use', name: 'list', input: { dir: '.' } }] });
+    const haiku = await chat({ requestId: 'req7', model: 'claude-haiku-5-5', tools, toolChoice: 'any' });
+    assert.deepEqual(h.fake.requests[2].body.tool_choice, { type: 'any' }, 'Haiku 5.5 takes it');
+    assert.equal(haiku.notice, undefined);
+  });
+
   it('retries a 429 with an HTTP-date retry-after and a 529 with retry-after-ms, then answers', async () => {
     const date = new Date(Date.now() + 1500).toUTCString();
     h.fake.enqueue(
