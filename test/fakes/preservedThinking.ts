@@ -131,28 +131,48 @@ function checkSampling(body: Json): void {
   if (body.top_p !== undefined && body.top_p !== 0.99) invalid('top_p: only the default value 0.99 is supported for this model.');
 }
 
-/** A running digest of the prefix: system, tools, then each non-thinking block with its role. */
+/**
+ * A running digest of the prefix: system and tools, then each non-thinking block with its role, chained
+ * (the digest after a block hashes the digest before it with the block's own hash). A conversation is
+ * resent whole on every request, so a block's hash is remembered by its JSON text: each block is put in
+ * canonical form once, and a request costs one short hash per block instead of hashing the whole history.
+ */
 export class PrefixDigest {
-  private readonly hash = createHash('sha256');
+  private constructor(private state: string) {}
 
-  constructor(body: Json) {
+  static of(body: Json): PrefixDigest {
     const system = typeof body.system === 'string' ? [body.system] : Array.isArray(body.system) ? body.system.map(b => (b as Json).text) : [];
-    this.hash.update(`S${sorted(system)}T${sorted(body.tools ?? [])}`);
+    return new PrefixDigest(shortHash(`S${sorted(system)}T${sorted(body.tools ?? [])}`));
   }
 
   add(role: unknown, block: unknown): void {
-    this.hash.update(`|${String(role)}:${sorted(block)}`);
+    this.state = shortHash(`${this.state}|${String(role)}:${blockHash(block)}`);
   }
 
   value(): string {
-    return this.hash.copy().digest('base64url');
+    return this.state;
   }
 
   copy(): PrefixDigest {
-    const next = Object.create(PrefixDigest.prototype) as PrefixDigest;
-    (next as unknown as { hash: ReturnType<typeof createHash> }).hash = this.hash.copy();
-    return next;
+    return new PrefixDigest(this.state);
   }
+}
+
+const blockHashes = new Map<string, string>();
+
+function blockHash(block: unknown): string {
+  const key = JSON.stringify(block);
+  let hash = blockHashes.get(key);
+  if (hash === undefined) {
+    hash = shortHash(sorted(block));
+    if (blockHashes.size >= 100_000) blockHashes.clear();
+    blockHashes.set(key, hash);
+  }
+  return hash;
+}
+
+function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
 }
 
 /** JSON with sorted keys and every cache_control left out: neither key order nor breakpoints count. */
@@ -164,6 +184,8 @@ function sorted(value: unknown): string {
 
 interface Bound { m: string; a: string; p: string; b: string | null; n: string; t: string }
 
+const verified = new Map<string, Bound>();
+
 export function signBlock(thinking: string, binding: Omit<Bound, 't' | 'n'>, nonce: string): string {
   const payload = Buffer.from(JSON.stringify({ ...binding, n: nonce, t: textHash(thinking) })).toString('base64url');
   return `${SIGNATURE_PREFIX}${payload}.${createHmac('sha256', SECRET).update(payload).digest('base64url')}`;
@@ -172,11 +194,17 @@ export function signBlock(thinking: string, binding: Omit<Bound, 't' | 'n'>, non
 /** The block's binding, undefined for a signature of the older scheme; throws on a tampered one. */
 function readSignature(signature: string, thinking: string, path: string): Bound | undefined {
   if (!signature.startsWith(SIGNATURE_PREFIX)) return undefined;
+  // Each signature is checked once: the same blocks come back on every later request of the conversation.
+  const key = `${signature}\n${thinking}`;
+  const known = verified.get(key);
+  if (known) return known;
   const [payload, mac] = signature.slice(SIGNATURE_PREFIX.length).split('.');
   const bad = () => invalid(`${path}: Invalid \`signature\` in \`thinking\` block.`);
   if (!payload || mac !== createHmac('sha256', SECRET).update(payload).digest('base64url')) bad();
   const bound = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Bound;
   if (bound.t !== textHash(thinking)) bad();
+  if (verified.size >= 100_000) verified.clear();
+  verified.set(key, bound);
   return bound;
 }
 
@@ -186,7 +214,7 @@ function textHash(text: string): string {
 
 
 function checkBlocks(body: Json, rules: PreservedModel, account: string, dropBlocks: boolean, beta: boolean): { prefix: PrefixDigest; lastRead: string | null; transformations: Transformation[] } {
-  const digest = new PrefixDigest(body);
+  const digest = PrefixDigest.of(body);
   const transformations: Transformation[] = [];
   let lastRead: string | null = null;
   let dropping = false;

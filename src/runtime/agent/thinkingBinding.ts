@@ -12,7 +12,6 @@
 //   every later block that was written while the sequence was different;
 // - a block the current model cannot read is dropped by the API without an error; the engine leaves it out.
 import { createHash } from 'node:crypto';
-import type { Hash } from 'node:crypto';
 import type { ContentBlock, Entry, Message, ThinkingBinding } from '../../common/transcript';
 import { modelFacts } from '../../common/models';
 import type { MessagesRequestBody } from '../model/wire';
@@ -23,9 +22,28 @@ function isThinking(block: ContentBlock): block is ThinkingLike {
   return block.type === 'thinking' || block.type === 'redacted_thinking';
 }
 
+function sha(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+// Every request replays the whole history, so the digests are built to cost only what is new: an entry's
+// blocks are frozen objects, each hashed once (by identity; a block that is not frozen yet, such as a
+// breakpoint copy or a response being recorded, is hashed each time), and a prefix digest is a chain — the
+// digest before a block and that block's hash give the digest after it — remembered on the block, so a
+// block seen under the same prefix again costs a lookup. Per request the hashing is O(new blocks).
+const ids = new WeakMap<ThinkingLike, string>();
+const blockHashes = new WeakMap<ContentBlock, string>();
+const chainSteps = new WeakMap<ContentBlock, { before: string; role: Message['role']; after: string }>();
+const starts = new Map<string, string>();
+
 /** A short name for a thinking block: its signature (or redacted data) hashed. */
 export function thinkingId(block: ThinkingLike): string {
-  return createHash('sha256').update(block.type === 'thinking' ? block.signature : block.data).digest('hex').slice(0, 24);
+  let id = ids.get(block);
+  if (id === undefined) {
+    id = sha(block.type === 'thinking' ? block.signature : block.data).slice(0, 24);
+    if (Object.isFrozen(block)) ids.set(block, id);
+  }
+  return id;
 }
 
 /** JSON with sorted keys and no cache_control anywhere: the docs say key order and breakpoints do not count. */
@@ -38,16 +56,32 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** Digest of system + tools, to which each non-thinking message block is then added in order. */
-function startDigest(body: Pick<MessagesRequestBody, 'system' | 'tools'>): Hash {
-  const hash = createHash('sha256');
-  hash.update(`system:${canonical((body.system ?? []).map(block => block.text))}\n`);
-  hash.update(`tools:${canonical(body.tools ?? [])}\n`);
-  return hash;
+/** Digest of system + tools: where every chain starts (a few known starts are kept; they rarely change). */
+function startDigest(body: Pick<MessagesRequestBody, 'system' | 'tools'>): string {
+  // The key is plain JSON (fast, exact); the digest is of the canonical form, so key order never counts.
+  const key = JSON.stringify([(body.system ?? []).map(block => block.text), body.tools ?? []]);
+  let start = starts.get(key);
+  if (start === undefined) {
+    start = sha(`system:${canonical((body.system ?? []).map(block => block.text))}\ntools:${canonical(body.tools ?? [])}`);
+    if (starts.size >= 16) starts.clear();
+    starts.set(key, start);
+  }
+  return start;
 }
 
-function addBlock(hash: Hash, role: Message['role'], block: ContentBlock): void {
-  hash.update(`${role}:${canonical(block)}\n`);
+/** The prefix digest after `block` (said by `role`), given the digest before it. */
+function extend(before: string, role: Message['role'], block: ContentBlock): string {
+  const frozen = Object.isFrozen(block);
+  const step = frozen ? chainSteps.get(block) : undefined;
+  if (step && step.before === before && step.role === role) return step.after;
+  let hash = frozen ? blockHashes.get(block) : undefined;
+  if (hash === undefined) {
+    hash = sha(canonical(block));
+    if (frozen) blockHashes.set(block, hash);
+  }
+  const after = sha(`${before}|${role}:${hash}`);
+  if (frozen) chainSteps.set(block, { before, role, after });
+  return after;
 }
 
 /**
@@ -57,21 +91,21 @@ function addBlock(hash: Hash, role: Message['role'], block: ContentBlock): void 
  */
 export function bindingsFor(body: MessagesRequestBody, content: readonly ContentBlock[]): ThinkingBinding[] | undefined {
   if (!content.some(isThinking)) return undefined;
-  const hash = startDigest(body);
+  let prefix = startDigest(body);
   let last: string | null = null;
   for (const message of body.messages) {
     for (const block of message.content) {
       if (isThinking(block)) last = thinkingId(block);
-      else addBlock(hash, message.role, block);
+      else prefix = extend(prefix, message.role, block);
     }
   }
   const bindings: ThinkingBinding[] = [];
   for (const block of content) {
     if (isThinking(block)) {
-      bindings.push({ prefix: hash.copy().digest('hex'), after: last, model: body.model });
+      bindings.push({ prefix, after: last, model: body.model });
       last = thinkingId(block);
     } else {
-      addBlock(hash, 'assistant', block);
+      prefix = extend(prefix, 'assistant', block);
     }
   }
   return bindings;
@@ -109,7 +143,7 @@ export function keepValidThinking(body: MessagesRequestBody, bindings: ReadonlyM
   const facts = modelFacts(body.model);
   if (!facts.prefixCheck || !body.messages.some(message => message.content.some(isThinking))) return { messages: body.messages, dropped: 0, unbound: 0 };
   const readable = (model: string) => model === body.model || facts.readsThinkingFrom.includes(model);
-  const hash = startDigest(body);
+  let prefix = startDigest(body);
   let lastKept: string | null = null;
   let dropped = 0;
   let unbound = 0;
@@ -118,7 +152,7 @@ export function keepValidThinking(body: MessagesRequestBody, bindings: ReadonlyM
     const content: ContentBlock[] = [];
     for (const block of message.content) {
       if (!isThinking(block)) {
-        addBlock(hash, message.role, block);
+        prefix = extend(prefix, message.role, block);
         content.push(block);
         continue;
       }
@@ -130,7 +164,7 @@ export function keepValidThinking(body: MessagesRequestBody, bindings: ReadonlyM
         lastKept = thinkingId(block);
         continue;
       }
-      const valid = readable(binding.model) && binding.prefix === hash.copy().digest('hex') && (binding.after === lastKept || lastKept === null);
+      const valid = readable(binding.model) && binding.prefix === prefix && (binding.after === lastKept || lastKept === null);
       if (valid) {
         content.push(block);
         lastKept = thinkingId(block);
