@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
-import { startHarness } from './harness';
+import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { say } from './script';
 
@@ -108,4 +108,59 @@ for (const model of ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5']
       assert.deepEqual(refused(), []);
     });
   });
+}
+
+describe('runtime: a history damaged from outside (thinking pasted from another conversation)', function () {
+  this.timeout(90_000);
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ fake: { minCacheTokens: 256 }, config: { model: 'claude-sonnet-5-5' } });
+    h.fake.setResponder(() => ({ content: [{ type: 'thinking', thinking: 'Same words in both chats.' }, { type: 'text', text: 'answered' }] }));
+  });
+  after(() => h.dispose());
+
+  it('the API refuses it once; the request goes again with drop_block and its header, the drop is recorded, and later requests keep drop_block', async () => {
+    await h.send('alpha: first question');
+    const beta = (await h.send('beta: first question')).sessionId;
+    const alphaBlock = h.fake.requests.find(r => r.rawBody.includes('alpha: first'))!.response!.content.find(b => b.type === 'thinking')!;
+    await killRuntime(h.runtimePid());
+    // beta's transcript now holds alpha's block (same text, a signature bound to alpha's prefix); beta's binding stays.
+    const file = findFile(h.storeDir, `${beta}.jsonl`);
+    const text = fs.readFileSync(file, 'utf8');
+    const betaSignature = /"signature":"(fkb1\.[^"]+)"/.exec(text)![1];
+    assert.ok(alphaBlock.type === 'thinking' && alphaBlock.signature !== betaSignature);
+    fs.writeFileSync(file, text.replace(betaSignature, (alphaBlock as { signature: string }).signature));
+    await h.reconnect();
+    const sent = h.fake.requests.length;
+    const second = await h.send('beta: second question', { sessionId: beta });
+    assert.equal(second.stopReason, 'end_turn', JSON.stringify(second.error));
+    const [refusedOnce, retried] = h.fake.requests.slice(sent);
+    assert.equal(refusedOnce.status, 400);
+    assert.match(refusedOnce.error ?? '', /bound to a different conversation/);
+    assert.equal(refusedOnce.body.thinking.block_binding, undefined, 'the engine vouched for the block the first time');
+    assert.equal(retried.status, 200, retried.error);
+    assert.deepEqual(retried.body.thinking.block_binding, { prefix_mismatch_behavior: 'drop_block' });
+    assert.match(String(retried.headers['anthropic-beta']), /thinking-binding-controls-2026-08-01/);
+    const { entries } = await h.transcript(beta);
+    const answer = entries.at(-1)!;
+    assert.deepEqual(answer.inputTransformations, [{ type: 'thinking_dropped', path: 'messages.1.content.0', reason: 'prefix_binding_mismatch' }]);
+    const third = await h.send('beta: third question', { sessionId: beta });
+    assert.equal(third.stopReason, 'end_turn');
+    const last = h.fake.requests.at(-1)!;
+    assert.equal(last.status, 200);
+    assert.deepEqual(last.body.thinking.block_binding, { prefix_mismatch_behavior: 'drop_block' }, 'the choice stays with the session');
+  });
+});
+
+function findFile(dir: string, name: string): string {
+  for (const item of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, item.name);
+    if (item.isDirectory()) {
+      const found = findFile(full, name);
+      if (found) return found;
+    } else if (item.name === name) {
+      return full;
+    }
+  }
+  return '';
 }

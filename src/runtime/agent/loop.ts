@@ -139,12 +139,34 @@ async function compactIfNeeded(deps: LoopDeps): Promise<void> {
 }
 
 async function requestWithRetries(deps: LoopDeps) {
+  const first = await requestOnce(deps);
+  if (!('error' in first.response) || deps.session.dropsMismatchedThinking || !boundElsewhere(first.response.error, first.body)) return first;
+  // The API found thinking bound to a different conversation that the engine's bindings vouched for: the
+  // history was changed from outside. Not the same body again: once more with drop_block (and its beta
+  // header), so the API leaves out what fails and says so in input_transformations; the choice stays for the
+  // session's later requests. https://platform.claude.com/docs/en/build-with-claude/preserved-thinking/
+  // fix-bound-to-a-different-conversation, read 2026-12-01.
+  deps.session.dropsMismatchedThinking = true;
+  deps.emit({ type: 'retry', attempt: 1, delayMs: 0, error: first.response.error });
+  const second = await requestOnce(deps);
+  const lost = first.response.lost && second.response.lost ? addUsage(first.response.lost, second.response.lost) : first.response.lost ?? second.response.lost;
+  return { ...second, response: { ...second.response, ...(lost ? { lost } : {}) } };
+}
+
+/** The documented 400 for a thinking block whose prefix changed, on a request that could still opt in to drop_block. */
+function boundElsewhere(error: ErrorInfo, body: MessagesRequestBody | undefined): boolean {
+  return error.kind === 'bad_request' && /bound to a different conversation/.test(error.message)
+    && body?.thinking?.type === 'adaptive' && !body.thinking.block_binding;
+}
+
+async function requestOnce(deps: LoopDeps) {
   let sent: { body: MessagesRequestBody; lastEntryId?: string } | undefined;
   const response = await streamWithRetries(
     deps.model,
     () => {
       const entries = deps.session.entries();
-      sent = { body: buildRequestBody(deps.session.header, entries, deps.session.inheritedBreakpointsEnd()), lastEntryId: entries[entries.length - 1]?.id };
+      const body = buildRequestBody(deps.session.header, entries, deps.session.inheritedBreakpointsEnd(), { dropMismatchedThinking: deps.session.dropsMismatchedThinking });
+      sent = { body, lastEntryId: entries[entries.length - 1]?.id };
       return sent.body;
     },
     deps.signal,

@@ -43,7 +43,10 @@ interface Mark { entry: number; block?: number }
  * Breakpoints belong to entries, not messages: when a fork's directive joins the last inherited user entry
  * in one message, that entry's breakpoint stays on its own last block, where the parent had it.
  */
-export function buildRequestBody(header: SessionHeader, entries: readonly Entry[], fork?: ForkFirstRequest): MessagesRequestBody {
+/** `dropMismatchedThinking`: the API refused this history's thinking once; it drops what fails from now on. */
+export interface BodyOptions { dropMismatchedThinking?: boolean }
+
+export function buildRequestBody(header: SessionHeader, entries: readonly Entry[], fork?: ForkFirstRequest, options: BodyOptions = {}): MessagesRequestBody {
   const cache: CacheControl = header.settings.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
   const startupAt = entries.length > 0 && entries[0].kind === 'startup' ? 0 : -1;
   const onSystem = startupAt < 0 || prefixTokens(header) >= minCacheableTokens(header.settings.model);
@@ -75,7 +78,7 @@ export function buildRequestBody(header: SessionHeader, entries: readonly Entry[
   body.messages = kept.messages;
   // A history the engine cannot vouch for (blocks with no binding on record): the API drops what fails
   // instead of refusing the request (preserved-thinking docs, "prefix_mismatch_behavior", read 2026-12-01).
-  if (kept.unbound > 0 && body.thinking?.type === 'adaptive') body.thinking = { ...body.thinking, block_binding: { prefix_mismatch_behavior: 'drop_block' } };
+  if ((kept.unbound > 0 || options.dropMismatchedThinking) && body.thinking?.type === 'adaptive') body.thinking = { ...body.thinking, block_binding: { prefix_mismatch_behavior: 'drop_block' } };
   return body;
 }
 

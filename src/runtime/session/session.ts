@@ -74,6 +74,8 @@ export class Session {
   private billed: Usage = zeroUsage();
   /** The same, request by request with its time: what prices apply to (a price depends on the day and prompt). */
   private readonly billList: BilledRequest[] = [];
+  /** The API once refused this history's thinking as bound elsewhere: later requests ask it to drop what fails (agent/loop.ts). */
+  dropsMismatchedThinking = false;
   /** One record per request that got a response, oldest first. */
   private readonly sent: RequestRecord[] = [];
 
