@@ -6,6 +6,7 @@ import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
 import { panelLoadSection } from './panelLoad';
 import { sharedHistorySection } from './sharedHistory';
+import { thinkingForkSection } from './thinkingFork';
 import type { Section } from './types';
 import { worktreeSection } from './worktree';
 import { worktreePrepSection } from './worktreePrep';
@@ -19,4 +20,5 @@ export const SECTIONS: readonly Section[] = [
   worktreeSection,
   worktreePrepSection,
   sharedHistorySection,
+  thinkingForkSection,
 ];
