@@ -16,6 +16,8 @@ import type { FakeMessage, StreamOutcome } from './sse';
 import { checkHeaders, validateRequest } from './validate';
 import { bedrockChunk } from './awsEventStream';
 import { checkPreservedRequest, signBlock } from './preservedThinking';
+import { CURRENT_MODELS } from './models';
+import type { ListedFakeModel } from './models';
 import type { BindingContext } from './preservedThinking';
 
 export type FakeBlock =
@@ -101,8 +103,8 @@ export interface FakeAnthropicOptions {
   firstEventDelayMs?: number;
   /** Clock for cache TTLs; tests pass a settable one instead of sleeping. Default Date.now. */
   now?: () => number;
-  /** What GET /v1/models lists; absent: the endpoint answers 404, as some compatible servers do. */
-  models?: { id: string; display_name: string; max_input_tokens?: number | null }[];
+  /** What GET /v1/models lists; absent: today's models (models.ts); 'none': the endpoint answers 404, as some compatible servers do. */
+  models?: ListedFakeModel[] | 'none';
   /** The account this server's keys belong to: 5.5 thinking blocks are bound to it (default "acct_fake"). */
   account?: string;
 }
@@ -141,7 +143,7 @@ interface State {
   streamDelayMs: number;
   firstEventDelayMs: number;
   now: () => number;
-  models?: FakeAnthropicOptions['models'];
+  models?: readonly ListedFakeModel[];
   account: string;
   nonces: number;
 }
@@ -163,7 +165,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     streamDelayMs: options.streamDelayMs ?? 0,
     firstEventDelayMs: options.firstEventDelayMs ?? 0,
     now: options.now ?? Date.now,
-    models: options.models,
+    models: options.models === 'none' ? undefined : options.models ?? CURRENT_MODELS,
     account: options.account ?? 'acct_fake',
     nonces: 0,
   };
@@ -235,7 +237,7 @@ function closedPromise(res: ServerResponse): Promise<void> {
 async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '').split('?')[0];
   if (req.method === 'GET' && path === '/v1/models' && state.models) {
-    const data = state.models.map(m => ({ type: 'model', created_at: '2025-01-01T00:00:00Z', max_tokens: null, capabilities: null, ...m, max_input_tokens: m.max_input_tokens ?? null }));
+    const data = state.models.map(m => ({ type: 'model', created_at: '2025-01-01T00:00:00Z', capabilities: null, ...m, max_tokens: m.max_tokens ?? null, max_input_tokens: m.max_input_tokens ?? null }));
     sendJson(res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
     return;
   }

@@ -139,8 +139,20 @@ describe('runtime: model/list (the model picker)', function () {
     }
   });
 
-  it('says so when the endpoint has no models.list', async () => {
+  it('the fake lists today\'s models by default, the 5.5 family with its 1M context', async () => {
     const h = await startHarness();
+    try {
+      const listed = await sendRequest(h.client.endpoint, modelList, {});
+      for (const id of ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5']) {
+        assert.equal(listed.models.find(m => m.id === id)?.contextWindow, 1_000_000, id);
+      }
+    } finally {
+      await h.dispose();
+    }
+  });
+
+  it('says so when the endpoint has no models.list', async () => {
+    const h = await startHarness({ fake: { models: 'none' } });
     try {
       const listed = await sendRequest(h.client.endpoint, modelList, {});
       assert.deepEqual(listed.models, []);

@@ -33,7 +33,8 @@ import { claimAnnouncement, markDelivered, recordEnd, undelivered } from './fork
 import { outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { PrefixWriters } from './stagger';
-import { BudgetError, ForkBusyError, ForkNotFoundError, MAX_FORK_REQUESTS } from './forkContracts';
+import { BudgetError, ForkBusyError, ForkModelError, ForkNotFoundError, MAX_FORK_REQUESTS } from './forkContracts';
+import { inheritedSettingsRefusal } from './forkModelFit';
 import type { ForkLauncher, ModelAccess, StartSpec } from './forkContracts';
 
 
@@ -73,6 +74,8 @@ export class ForkManager implements ForkLauncher {
     if (budget && 'usd' in budget && !this.priceOf(model)) {
       throw new BudgetError(`A budget of ${budgetText(budget)} needs a price, and none is known for ${model}: ${HOW_TO_PRICE}, or give the budget in tokens (e.g. 20000tokens).`);
     }
+    const unfit = inheritedSettingsRefusal(spec.parent.header.settings, model);
+    if (unfit) throw new ForkModelError(unfit);
     spec = { ...spec, budget };
     // No copy: the parent's history array only grows meanwhile, and the snapshot knows its length.
     const snapshot = spec.parent.snapshot();
@@ -458,4 +461,3 @@ export class ForkManager implements ForkLauncher {
     for (const client of this.clients) client.notify(forkState, { fork: { ...run.summary } });
   }
 }
-

@@ -8,7 +8,7 @@ import type { ForkSummary } from '../../common/forks';
 import { RuntimeErrorCode } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
 import { ForkPointError } from '../fork/history/select';
-import { BudgetError } from '../fork/forkContracts';
+import { BudgetError, ForkModelError } from '../fork/forkContracts';
 import { parseBudget } from '../../common/budget';
 import { modelIdProblem } from '../../common/modelChoice';
 import { MISSING_KEY_MESSAGE } from './send';
@@ -57,7 +57,7 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
         }, access);
       });
     } catch (error) {
-      if (error instanceof SessionNotFoundError || error instanceof ForkPointError || error instanceof BudgetError) throw invalid(error.message);
+      if (error instanceof SessionNotFoundError || error instanceof ForkPointError || error instanceof BudgetError || error instanceof ForkModelError) throw invalid(error.message);
       throw asResponseError(error);
     }
   });
