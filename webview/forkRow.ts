@@ -1,6 +1,7 @@
 // One fork in the Forks list: name, state, origin, turns, isolation, elapsed time, usage; expandable to
 // its live output, report (host-rendered markdown), pending approvals and actions.
-import { costLine, durationText, elapsedMs, originLabel, stateLabel, turnsLabel, usageLine, workspaceLine } from '../src/common/forkDisplay';
+import { describeSandbox } from '../src/common/sandbox';
+import { costLine, durationText, elapsedMs, originLabel, stateLabel, turnsLabel, usageLine, workspaceLine, worktreeState } from '../src/common/forkDisplay';
 import { parseBudget } from '../src/common/budget';
 import type { ForkState, ForkSummary } from '../src/common/forks';
 import { isTerminal } from '../src/common/forks';
@@ -30,6 +31,8 @@ export interface RowContext {
   /** A short quote of the transcript message a fork started from, when it is shown. */
   messageSnippet(entryId: string | undefined): string | undefined;
   report(error: unknown): void;
+  /** Opens the Compare view of a tournament's attempts. */
+  compare(groupId: string): void;
 }
 
 export class ForkRow {
@@ -49,6 +52,8 @@ export class ForkRow {
   private readonly budgetInput = h('input', { type: 'text', class: 'budget-input', 'aria-label': 'New budget: dollars such as 0.50, or tokens such as 40000tokens' });
   private readonly cacheBars = new CacheBars();
   private readonly workspace = h('div', { class: 'fork-workspace' });
+  /** Where its commands run: the OS sandbox and its network policy (the isolation beside worktree/shared in the meta line). */
+  private readonly sandboxEl = h('div', { class: 'fork-sandbox' });
   private readonly latest = h('div', { class: 'fork-latest' });
   private readonly approvals = h('div', { class: 'approvals' });
   private readonly body: HTMLDivElement;
@@ -94,7 +99,7 @@ export class ForkRow {
     });
     this.body.append(this.directive, this.error, this.reportSection, this.outputDetails, this.cacheBars.el, this.actions, this.continueForm);
     this.el = h('li', { class: 'fork', 'data-fork-id': view.fork.id },
-      h('div', { class: 'fork-head' }, this.toggle, this.badge, this.inline), this.meta, this.usage, this.cost, this.workspace, this.paused, this.latest, this.approvals, this.body);
+      h('div', { class: 'fork-head' }, this.toggle, this.badge, this.inline), this.meta, this.usage, this.cost, this.workspace, this.sandboxEl, this.paused, this.latest, this.approvals, this.body);
     this.update(view);
     this.output.reset(items);
     this.setExpanded(ctx.isExpanded(view.fork.id), false);
@@ -111,18 +116,24 @@ export class ForkRow {
   update(view: ForkRowView): void {
     const fork = view.fork;
     // Actions depend on the state and on what became of a worktree (applied, discarded).
-    const actionsKey = `${fork.state}|${fork.worktree?.discarded === true}`;
+    const actionsKey = `${fork.state}|${worktreeState(fork) ?? ''}`;
     const stateChanged = this.shownState !== actionsKey;
     this.fork = fork;
     this.el.dataset.state = fork.state;
     setText(this.nameEl, fork.name);
-    this.toggle.setAttribute('aria-label', `${fork.name}, ${stateLabel(fork.state)}`);
+    // The name may be the directive cut at a word: the whole of it on hover.
+    this.nameEl.title = fork.directive;
+    // What became of a worktree fork's changes is what the user wants to know once it has ended.
+    const shown = (isTerminal(fork.state) ? worktreeState(fork) : undefined) ?? stateLabel(fork.state);
+    this.toggle.setAttribute('aria-label', `${fork.name}, ${shown}`);
     this.stateIcon.className = `codicon codicon-${STATE_ICONS[fork.state]} state-icon`;
-    setText(this.badge, stateLabel(fork.state));
+    setText(this.badge, shown);
     this.badge.className = `badge state-${fork.state}`;
     const origin = fork.origin === 'message' ? `from message${quote(this.ctx.messageSnippet(fork.parentEntryId))}` : originLabel(fork.origin);
     const model = fork.parentModel ? ` · ${fork.model} (cold cache)` : '';
-    this.meta.replaceChildren(`${origin} · ${turnsLabel(fork.forkTurns, fork.summaryExcluded)} · ${fork.isolation}${model} · `, this.elapsed);
+    const attempt = fork.tournament ? ` · attempt ${fork.tournament.attempt} of ${fork.tournament.of}` : '';
+    const verified = fork.verify ? ` · verify ${fork.verify.passed ? 'passed' : 'failed'}` : '';
+    this.meta.replaceChildren(`${origin} · ${turnsLabel(fork.forkTurns, fork.summaryExcluded)} · ${fork.isolation}${model}${attempt}${verified} · `, this.elapsed);
     this.tick(Date.now());
     const usage = usageLine(fork);
     setText(this.usage, usage.text);
@@ -140,6 +151,13 @@ export class ForkRow {
     const workspace = workspaceLine(fork);
     setText(this.workspace, workspace);
     this.workspace.hidden = workspace === '';
+    const sandboxText = fork.sandbox ? describeSandbox(fork.sandbox) : '';
+    if (this.sandboxEl.dataset.text !== sandboxText) {
+      this.sandboxEl.dataset.text = sandboxText;
+      this.sandboxEl.replaceChildren(...(fork.sandbox?.on ? [icon('shield'), ' '] : []), sandboxText);
+    }
+    this.sandboxEl.title = fork.sandbox?.note ?? '';
+    this.sandboxEl.hidden = !fork.sandbox;
     setText(this.directive, fork.directive);
     // The name is the directive's first words: quote the directive only when it says more.
     this.directive.hidden = fork.directive.trim() === fork.name.trim();
@@ -200,9 +218,12 @@ export class ForkRow {
     this.inline.replaceChildren(...(live ? [button('Stop', { icon: 'debug-stop', kind: 'icon', title: `Stop ${fork.name}`, onClick: stop })] : []));
     const worktree = this.ctx.worktreeActions() && fork.isolation === 'worktree' && fork.worktree && !fork.worktree.discarded;
     this.actions.replaceChildren(
-      ...(live ? [button('Stop', { icon: 'debug-stop', kind: 'toolbar', title: `Stop ${fork.name}`, onClick: stop })] : []),
+      // A paused row has its own Stop beside Continue.
+      ...(live && fork.state !== 'paused-budget' ? [button('Stop', { icon: 'debug-stop', kind: 'toolbar', title: `Stop ${fork.name}`, onClick: stop })] : []),
+      ...(fork.tournament ? [button('Compare', { icon: 'split-horizontal', kind: 'toolbar', title: 'Compare the attempts side by side', onClick: () => this.ctx.compare(fork.tournament!.groupId) })] : []),
       button('Transcript', { icon: 'output', kind: 'toolbar', title: 'Open the transcript', onClick: act('transcript') }),
-      button('Folder', { icon: 'folder-opened', kind: 'toolbar', title: `Reveal ${fork.root}`, onClick: act('root') }),
+      // A discarded worktree has no folder left to show.
+      ...(fork.worktree?.discarded ? [] : [button('Folder', { icon: 'folder-opened', kind: 'toolbar', title: `Reveal ${fork.root}`, onClick: act('root') })]),
       ...(worktree ? [button('Review', { icon: 'diff', kind: 'toolbar', title: 'Review the changes', onClick: act('review') })] : []),
       ...(worktree && !live ? [button('Apply', { icon: 'check-all', kind: 'toolbar', title: 'Apply the changes to the main working tree', onClick: act('apply') })] : []),
       ...(worktree && !live ? [button('Keep', { icon: 'git-commit', kind: 'toolbar', title: 'Commit the worktree to its branch and keep it', onClick: act('keep') })] : []),

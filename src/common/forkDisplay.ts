@@ -127,3 +127,54 @@ export function commandLabel(command: string): string {
   const line = command.trim().split('\n', 1)[0];
   return line.length > 60 || command.trim().includes('\n') ? `${line.slice(0, 59).trimEnd()}…` : line;
 }
+
+/** Lines added and removed in a unified patch (file headers `+++` / `---` are not lines of the change). */
+export function diffStat(patch: string): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  for (const line of patch.split('\n')) {
+    if (line.startsWith('+++ ') || line.startsWith('--- ')) continue;
+    if (line.startsWith('+')) added++;
+    else if (line.startsWith('-')) removed++;
+  }
+  return { added, removed };
+}
+
+/**
+ * A name or directive cut to `max` characters at a word boundary, with "…" when cut: "create NOTES.md
+ * with notes from a" never ends mid-phrase's word. Show the full text on hover beside it.
+ */
+export function shortText(text: string, max = 48): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  // One long word (a path, say) is cut where it must be.
+  const head = space >= max / 2 ? cut.slice(0, space) : cut;
+  return `${head.replace(/[\s,;:.–—-]+$/, '')}…`;
+}
+
+/**
+ * How a fork reads in the chat answer that started it: "“fix the tests” completed · 3 model turns ·
+ * +12 −3 · $0.004". No ids, no paths: those are for the model and the Forks view.
+ */
+export function chatForkLine(
+  fork: Pick<ForkSummary, 'name' | 'state' | 'modelTurns' | 'cost' | 'worktree' | 'isolation'> & Partial<Pick<ForkSummary, 'model'>>,
+  stat?: { added: number; removed: number },
+): string {
+  const parts = [`${worktreeState(fork) ?? stateLabel(fork.state)}`, `${fork.modelTurns} model turn${fork.modelTurns === 1 ? '' : 's'}`];
+  if (stat) parts.push(stat.added === 0 && stat.removed === 0 ? 'no changes' : `+${stat.added} −${stat.removed}`);
+  if (fork.cost) parts.push(usdText(fork.cost.usd));
+  else if (fork.modelTurns > 0) parts.push(noPriceText(fork.model, 'editor'));
+  return `“${shortText(fork.name)}” ${parts.join(' · ')}`;
+}
+
+/** After the user acted on a worktree fork's changes: applied / kept / discarded; undefined before. */
+export function worktreeState(fork: Pick<ForkSummary, 'worktree'>): string | undefined {
+  const worktree = fork.worktree;
+  if (!worktree) return undefined;
+  if (worktree.discarded) return 'discarded';
+  if (worktree.appliedAt) return 'applied';
+  if (worktree.keptAt) return 'kept';
+  return undefined;
+}

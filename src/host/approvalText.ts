@@ -1,5 +1,6 @@
 // What the approval prompt says (issue 2 §4). Pure, so it is tested without an editor.
 import { approvalInputLines, escapeControl } from '../common/escapeControl';
+import { shortText } from '../common/forkDisplay';
 import type { PermissionParams, PermissionResult } from '../common/protocol/runtime';
 
 export const ALLOW = 'Allow';
@@ -13,6 +14,19 @@ const MAX_VALUE_CHARS = 400;
 export function approvalMessage(description: string): string {
   const text = escapeControl(description.trim()) || 'use a tool';
   return `@fork wants to ${text[0].toLowerCase()}${text.slice(1)}`;
+}
+
+/**
+ * A fork's approval title: who asks (the fork, by its name cut at a word), the tool and its target, e.g.
+ * "Fork “add notes” wants to write NOTES.md". The runtime puts the fork's name before the description
+ * for surfaces that know no better; here the name is said once.
+ */
+export function forkApprovalTitle(params: Pick<PermissionParams, 'description'>, forkName: string | undefined): string {
+  const prefix = forkName ? `${forkName}: ` : undefined;
+  const description = prefix && params.description.startsWith(prefix) ? params.description.slice(prefix.length) : params.description;
+  const text = escapeControl(description.trim()) || 'use a tool';
+  const who = forkName ? `Fork “${escapeControl(shortText(forkName, 40))}”` : 'A fork';
+  return `${who} wants to ${text[0].toLowerCase()}${text.slice(1)}`;
 }
 
 /** The modal's detail: the tool and its whole input, one `key: value` line each, control characters escaped. */

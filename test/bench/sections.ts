@@ -1,12 +1,15 @@
 // The benchmark's sections, in the order they run and print. To add one, write a module exporting a
 // `Section` and append it here; main.ts, the table and bench.json pick it up with no other change.
 import { cacheShareSection } from './cacheShare';
+import { checkpointsSection } from './checkpoints';
 import { forkEngineSection } from './forkEngine';
 import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
 import { panelLoadSection } from './panelLoad';
+import { sandboxSection } from './sandbox';
 import { sharedHistorySection } from './sharedHistory';
 import { thinkingForkSection } from './thinkingFork';
+import { tournamentSection } from './tournament';
 import type { Section } from './types';
 import { worktreeSection } from './worktree';
 import { worktreePrepSection } from './worktreePrep';
@@ -20,5 +23,8 @@ export const SECTIONS: readonly Section[] = [
   worktreeSection,
   worktreePrepSection,
   sharedHistorySection,
+  checkpointsSection,
+  sandboxSection,
+  tournamentSection,
   thinkingForkSection,
 ];

@@ -15,6 +15,7 @@ import { requireE2eTools } from '../../scripts/e2e/tools';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { panelResponder } from '../fakes/panelScript';
+import { usdText } from '../../src/common/pricing';
 import { openForksView, widenSideBar } from './forksViewUi';
 import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
 
@@ -108,6 +109,18 @@ describe('Spending UI (code-server + chromium)', function () {
     assert.equal(await row.locator('.fork-paused').isHidden(), true);
     assert.match(await row.locator('.fork-cost').innerText(), /budget [\d.]+k of 2M tokens$/);
     await screenshot(page, 'spend-continued');
+
+    // With fork.prices set, one fork shows one cost: its row, the CLI's list and transcript (the same runtime,
+    // the same requests), and the panel's total over every fork.
+    const forkId = (await row.getAttribute('data-fork-id'))!;
+    const rowCost = /^(\$[\d.]+) ·/.exec(await row.locator('.fork-cost').innerText())![1];
+    const total = JSON.parse((await cli('transcript', '--fork', forkId, '--json')).trim().split('\n').pop()!);
+    assert.equal(total.priceFrom, 'setting');
+    assert.equal(usdText(total.cost.usd), rowCost, 'the transcript and the row agree');
+    const forks = (await cli('list', '--json')).trim().split('\n').map(line => JSON.parse(line)).filter(item => item.type === 'fork');
+    assert.equal(usdText(forks.find(f => f.id === forkId).cost.usd), rowCost, 'the list and the row agree');
+    const all = forks.reduce((sum, f) => sum + (f.cost?.usd ?? 0), 0);
+    assert.ok((await panel.locator('.spend-totals').innerText()).startsWith(`Forks spent ${usdText(all)} `), 'the panel\'s total is the sum of the same figures');
   });
 
   it('shows the chat\'s own cost and its cache bars above the conversation', async () => {

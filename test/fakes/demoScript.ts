@@ -7,6 +7,7 @@
 import { isPureReminderText } from '../../src/common/transcript';
 import type { Responder, ScriptedTurn } from './anthropicServer';
 import { DEMO_VERBS, planFor } from './demoPlan';
+import { shortText } from '../../src/common/forkDisplay';
 import type { Step } from './demoPlan';
 
 interface Block { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown; is_error?: boolean }
@@ -35,8 +36,43 @@ function promptText(message: Msg): string {
 }
 
 function directiveOf(prompt: string): string {
-  const directive = /\bDIRECTIVE:\s*([\s\S]*)$/.exec(prompt);
+  // A tournament attempt's note (or the judge's prompt) follows the directive in its own block.
+  const directive = /\bDIRECTIVE:\s*([\s\S]*?)(?:<fork-attempt>|<fork-judge>|$)/.exec(prompt);
   return directive ? directive[1].trim() : prompt;
+}
+
+/** A tournament attempt's number (1 when the prompt is no attempt's). */
+function attemptOf(prompt: string): number {
+  const match = /<fork-attempt>Attempt (\d+) of/.exec(prompt);
+  return match ? Number(match[1]) : 1;
+}
+
+/**
+ * The demo judge: the smallest diff wins (the rubric's "size and risk" with everything else equal), a
+ * tie in size is a tie. Answers in the judge's line format.
+ */
+function judgeTurn(prompt: string): ScriptedTurn {
+  const sizes = [...prompt.matchAll(/<attempt number="(\d+)"[^>]*>([\s\S]*?)<\/attempt>/g)]
+    .map(m => ({ attempt: Number(m[1]), size: (m[2].split('Diff:')[1] ?? '').split('\n').filter(l => /^[+-][^+-]/.test(l)).length }));
+  const best = Math.min(...sizes.map(s => s.size));
+  const smallest = sizes.filter(s => s.size === best);
+  const lines = [
+    `WINNER: ${smallest.length === 1 ? smallest[0].attempt : 'none'}`,
+    `REASON: ${smallest.length === 1 ? `the demo judge prefers the smallest change (${best} changed lines)` : 'the demo judge found the candidates the same size (a tie)'}.`,
+    ...sizes.map(s => `ATTEMPT ${s.attempt}: ${s.size} changed lines.`),
+  ];
+  return say(lines.join('\n'));
+}
+
+/** Attempts after the first write a variant, so a demo tournament has attempts to tell apart. */
+function varied(plan: ReturnType<typeof planFor>, attempt: number): ReturnType<typeof planFor> {
+  if (attempt <= 1 || plan.kind !== 'steps') return plan;
+  return {
+    ...plan,
+    steps: plan.steps.map(step => step.name === 'write_file' && typeof step.input.content === 'string'
+      ? { ...step, input: { ...step.input, content: `${step.input.content}${'(another approach)\n'.repeat(attempt - 1)}` } }
+      : step),
+  };
 }
 
 function resultText(content: unknown): string {
@@ -71,7 +107,8 @@ function notificationsBefore(messages: Msg[], promptAt: number): string[] {
     .flatMap(blocksOf)
     .map(b => (b.type === 'text' ? b.text ?? '' : ''))
     .join('\n');
-  return [...text.matchAll(NOTIFICATION)].map(m => `fork “${m[1]}” (${m[2]}) ${m[3]}`);
+  // The user reads names; ids are for the model.
+  return [...text.matchAll(NOTIFICATION)].map(m => `“${m[1]}” ${m[3] === 'completed' ? 'finished' : m[3]}`);
 }
 
 function say(text: string): ScriptedTurn {
@@ -85,10 +122,11 @@ export function demoTurn(body: { messages: Msg[]; tools?: { name: string }[] }):
   for (let i = messages.length - 1; i >= 0 && promptAt < 0; i--) if (promptText(messages[i]) !== '') promptAt = i;
   const raw = promptAt >= 0 ? promptText(messages[promptAt]) : '';
   const inFork = raw.includes(BOILERPLATE);
+  if (inFork && raw.includes('<fork-judge>')) return judgeTurn(raw);
   // A fork's prompt is its boilerplate ("Re-read files …") ending in the directive: only the directive is the ask.
   const ask = directiveOf(raw);
   const reports = promptAt >= 0 ? notificationsBefore(messages, promptAt) : [];
-  const plan = planFor(ask);
+  const plan = varied(planFor(ask), attemptOf(raw));
   const outcomes = outcomesSince(messages, promptAt);
 
   if (plan.kind === 'forks') {
@@ -103,7 +141,7 @@ export function demoTurn(body: { messages: Msg[]; tools?: { name: string }[] }):
       const intro = plan.directives.length === 1 ? 'Starting a fork for that in the background.' : `Starting ${plan.directives.length} forks in parallel.`;
       return { content: [{ type: 'text', text: intro }, ...calls], stop_reason: 'tool_use' };
     }
-    return say(withFooter(forksStarted(outcomes), reports));
+    return say(withFooter(forksStarted(plan.directives, outcomes), reports));
   }
 
   if (plan.kind === 'steps') {
@@ -169,9 +207,12 @@ function describeOutcome(outcome: Outcome): string {
   }
 }
 
-function forksStarted(outcomes: Outcome[]): string {
-  const lines = outcomes.map(o => (o.isError ? `- could not start a fork: ${o.text.split('\n')[0]}` : `- ${o.text.split('\n')[0]}`));
-  return [`Started ${outcomes.length === 1 ? 'a fork' : `${outcomes.length} forks`}:`, '', ...lines, '', 'Their reports arrive in the Forks panel and in my next request.'].join('\n');
+/** What the user reads about the forks it started: their names, not the tool results' ids and paths. */
+function forksStarted(directives: string[], outcomes: Outcome[]): string {
+  const started = outcomes.flatMap((o, i) => (o.isError ? [] : [`“${shortName(directives[i] ?? '')}”`]));
+  const failed = outcomes.filter(o => o.isError).map(o => `- Could not start one: ${o.text.split('\n')[0].replace(/^Agent:\s*/, '')}`);
+  const lines = started.length === 0 ? [] : [`Started ${started.length === 1 ? `a fork, ${started[0]}` : `${started.length} forks: ${started.join(', ')}`}. They work in the background; I will read their reports when they arrive.`];
+  return [...lines, ...(failed.length > 0 ? ['', ...failed] : [])].join('\n');
 }
 
 /** The report a forked worker gives, in the form its boilerplate asks for. */
@@ -191,10 +232,11 @@ function forkReport(directive: string, outcomes: Outcome[], result: string): str
 }
 
 function withFooter(text: string, reports: string[]): string {
-  const heard = reports.length > 0 ? `\n\nReports that arrived meanwhile: ${reports.join('; ')}.` : '';
+  const heard = reports.length > 0 ? `\n\nMeanwhile ${reports.length === 1 ? 'a fork' : `${reports.length} forks`} reported: ${reports.join('; ')}.` : '';
   return `${text}${heard}\n\n_(the local demo model: scripted, not a real AI)_`;
 }
 
+/** The short description a model gives a fork: its directive, cut at a word when long. */
 function shortName(directive: string): string {
-  return directive.split(/\s+/).slice(0, 5).join(' ');
+  return shortText(directive, 48);
 }

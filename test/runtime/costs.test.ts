@@ -79,6 +79,25 @@ describe('runtime: costs from one place on the default model', function () {
   });
 });
 
+describe('runtime: the model table decides the context window', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  afterEach(() => h?.dispose());
+
+  it('measures each session against its model\'s window when fork.contextWindow is unset, and against the setting when set', async () => {
+    h = await startHarness({ fake: { minCacheTokens: 256 } });
+    h.fake.setResponder(() => say('ok'));
+    const windows = () => h.events.flatMap(e => (e.event.type === 'usage' && !e.event.billedOnly ? [e.event.contextWindow] : []));
+    await h.send('hello', { model: 'claude-sonnet-5-5' });
+    await h.send('hello', { model: 'claude-haiku-4-5' });
+    // Sonnet 5.5: 1M (its overview); Haiku 4.5: 200K (the comparison tables on the 5.x pages).
+    assert.deepEqual(windows(), [1_000_000, 200_000]);
+    await h.configure({ contextWindow: 50_000 });
+    await h.send('hello again', { model: 'claude-sonnet-5-5' });
+    assert.equal(windows()[2], 50_000);
+  });
+});
+
 function close(actual: number, expected: number): void {
   assert.ok(Math.abs(actual - expected) < 1e-12, `${actual} ≠ ${expected}`);
 }

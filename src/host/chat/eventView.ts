@@ -4,14 +4,17 @@ import type { AgentEvent, ErrorInfo, TurnStopReason } from '../../common/agentEv
 import type { ToolCategory } from '../../common/approval';
 import type { SendResult, SessionEventParams } from '../../common/protocol/runtime';
 import { noPriceText, usdText } from '../../common/pricing';
-import type { Usage } from '../../common/transcript';
+import type { Entry, Usage } from '../../common/transcript';
+import { forkIdsInNotification } from '../../common/forkNotification';
 
 export type RenderOp =
   | { kind: 'markdown'; text: string }
   | { kind: 'progress'; text: string }
   /** A root-relative path: changed files as inline anchors, read ones as references. */
   | { kind: 'anchor'; path: string }
-  | { kind: 'reference'; path: string };
+  | { kind: 'reference'; path: string }
+  /** Reports of these forks rode into this turn for the model: the user is told in a sentence. */
+  | { kind: 'reports'; forkIds: string[] };
 
 export class TurnView {
   sessionId?: string;
@@ -57,9 +60,12 @@ export class TurnView {
         this.promptEntryId = event.promptEntryId;
         this.lastEntryId = event.promptEntryId;
         return [];
-      case 'entry':
+      case 'entry': {
         this.lastEntryId = event.entry.id;
-        return [];
+        if (event.entry.kind !== 'notification') return [];
+        const forkIds = forkIdsInNotification(messageText(event.entry));
+        return forkIds.length > 0 ? [{ kind: 'reports', forkIds }] : [];
+      }
       case 'text_delta':
         return event.text === '' ? [] : [{ kind: 'markdown', text: event.text }];
       case 'tool_call':
@@ -103,6 +109,10 @@ export class TurnView {
     const anchors = fresh.flatMap((path, i): RenderOp[] => (i === 0 ? [{ kind: 'anchor', path }] : [{ kind: 'markdown', text: ' ' }, { kind: 'anchor', path }]));
     return [{ kind: 'markdown', text: '\n\n' }, ...anchors, { kind: 'markdown', text: '\n\n' }];
   }
+}
+
+function messageText(entry: Entry): string {
+  return entry.message.content.map(block => (block.type === 'text' ? block.text : '')).join('\n');
 }
 
 /** A short line when the context is more than half full (issue 6), e.g. "Context: 62% of 200k tokens". */

@@ -1,12 +1,15 @@
-// The chat's `/fork [--turns all|N] <directive>`: forks the current chat's session in the background.
+// The chat's `/fork [--turns all|N] [--attempts N] <directive>`: forks the current chat's session in the
+// background; with --attempts, a tournament of that many attempts.
 import type * as vscode from 'vscode';
 import { forkTurnsToString } from '../../common/forkTurns';
-import { forkStart } from '../../common/protocol/forks';
+import { forkStart, tournamentStart } from '../../common/protocol/forks';
 import { parseForkCommand } from '../forks/forkDirective';
 import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
 import { requestErrorView } from './chatErrors';
 import { finishResponse, untrusted } from './renderEvents';
+import { ChatForks } from './chatForks';
+import { shortText } from '../../common/forkDisplay';
 import type { ChatSessionMetadata } from './sessionMapping';
 
 export async function forkCommand(
@@ -15,6 +18,7 @@ export async function forkCommand(
   sessionId: string | undefined,
   stream: vscode.ChatResponseStream,
   metadata: ChatSessionMetadata | undefined,
+  token: vscode.CancellationToken,
 ): Promise<vscode.ChatResult> {
   const parsed = parseForkCommand(prompt);
   if (!parsed.ok) return finishResponse(stream, metadata, { message: parsed.error });
@@ -24,14 +28,30 @@ export async function forkCommand(
   const turns = forkTurnsToString(parsed.turns ?? deps.settings.defaultTurns());
   try {
     // A worktree fork's git worktree is made before the fork starts (up to a second or two).
+    if (parsed.attempts) {
+      stream.progress(`Starting ${parsed.attempts} attempts…`);
+      const { group } = await deps.runtime.request(tournamentStart, { sessionId, directive: parsed.directive, forkTurns: turns, origin: 'user', attempts: parsed.attempts });
+      stream.markdown(untrusted(
+        `Started a tournament of **${parsed.attempts} attempts** in their own worktrees${group.verify ? `; each runs \`${group.verify}\` when it ends` : ' (no verify command found)'}. ` +
+        'Compare them in the Forks panel and apply the best.',
+      ));
+      return { metadata };
+    }
     stream.progress('Starting the fork…');
     const fork = await deps.runtime.request(forkStart, { sessionId, directive: parsed.directive, forkTurns: turns, origin: 'user' });
     stream.markdown(untrusted(
-      `Started fork **${fork.name}** in the background (inherits ${turns === 'all' ? 'the whole conversation' : `the last ${turns} turn(s)`}). ` +
-      'You will get a notification with its report when it finishes.',
+      `Started fork **${shortText(fork.name)}** in the background (inherits ${turns === 'all' ? 'the whole conversation' : turns === '1' ? 'the last turn' : `the last ${turns} turns`}). ` +
+      'When it needs your approval it asks in the Forks view; its report shows here when it finishes.',
     ));
     if (fork.summaryExcluded) {
-      stream.markdown(untrusted('\n\n_This conversation was compacted: the summary is not included in a numeric window; use `--turns all` to inherit it._'));
+      stream.markdown(untrusted('\n\n_This conversation was compacted: a window of recent turns leaves its summary out; `/fork --turns all …` inherits it._'));
+    }
+    const forks = new ChatForks(deps.runtime, stream, () => sessionId);
+    try {
+      forks.adopt(fork);
+      await forks.follow(token);
+    } finally {
+      forks.dispose();
     }
     return { metadata };
   } catch (error) {

@@ -14,15 +14,16 @@ import type { CurrentChatSession } from '../panel/currentSession';
 import { NO_FOLDER_MESSAGE, requestErrorView, turnErrorView } from './chatErrors';
 import { TurnView, contextNote, costNote, stopNote } from './eventView';
 import { finishResponse, renderOps, untrusted } from './renderEvents';
+import { ChatForks } from './chatForks';
 import { continuationFrom, sessionMetadata } from './sessionMapping';
 
 export const PARTICIPANT_ID = 'fork-agents.fork';
 
-interface Deps { runtime: RuntimeApi; settings: HostSettings }
+interface Deps { runtime: RuntimeApi; settings: HostSettings; current?: CurrentChatSession }
 
 export function registerChatParticipant(context: vscode.ExtensionContext, runtime: RuntimeApi, settings: HostSettings, current?: CurrentChatSession): void {
   const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, async (request, chat, stream, token) => {
-    const result = await handleRequest({ runtime, settings }, request, chat, stream, token);
+    const result = await handleRequest({ runtime, settings, current }, request, chat, stream, token);
     // The Forks panel and the palette fork the session of the latest @fork response.
     current?.noteResult(result.metadata);
     return result;
@@ -41,7 +42,7 @@ async function handleRequest(
   const continuation = continuationFrom(chat.history, PARTICIPANT_ID);
   // Responses that run no turn carry the mapping forward, so the next request still continues the session.
   const carried = sessionMetadata({ sessionId: continuation.sessionId, lastEntryId: continuation.afterEntryId });
-  if (request.command === 'fork') return forkCommand(deps, request.prompt, continuation.sessionId, stream, carried);
+  if (request.command === 'fork') return forkCommand(deps, request.prompt, continuation.sessionId, stream, carried, token);
   if (request.command === 'compact') return compactCommand(deps, request.prompt, continuation.sessionId, stream, carried);
   const root = vscode.workspace.workspaceFolders?.[0]?.uri;
   if (!root) return finishResponse(stream, carried, { message: NO_FOLDER_MESSAGE });
@@ -59,13 +60,17 @@ async function handleRequest(
     cancelSent = true;
     deps.runtime.request(sessionCancel, { sessionId: view.sessionId }).catch(() => undefined);
   };
+  const forks = new ChatForks(deps.runtime, stream, () => view.sessionId);
   const events = deps.runtime.onEvent(turnId, params => {
     const ops = view.apply(params);
     // A new session's id arrives with its first event: a cancel asked for before then is sent now.
-    if (token.isCancellationRequested) cancel();
-    else renderOps(stream, root, ops);
+    if (token.isCancellationRequested) return cancel();
+    for (const op of ops) {
+      if (op.kind === 'reports') void forks.reportsArrived(op.forkIds);
+      else renderOps(stream, root, [op]);
+    }
   });
-  const cancellation = token.onCancellationRequested(cancel);
+  let cancellation: vscode.Disposable | undefined = token.onCancellationRequested(cancel);
   try {
     const result: SendResult = await deps.runtime.request(sessionSend, {
       sessionId: continuation.sessionId,
@@ -84,10 +89,17 @@ async function handleRequest(
       usage: view.usage,
     });
     if (token.isCancellationRequested) return { metadata };
+    // The turn is over: stopping the response from here on stops following its forks, not a turn.
+    events.dispose();
+    cancellation.dispose();
+    cancellation = undefined;
     const note = [stopNote(result.stopReason), contextNote(view.context), costNote(result.cost, result.model ?? deps.settings.model())].filter(Boolean).join('') || undefined;
     // turn_end's error carries the HTTP status; the result's is the same error without it.
     const error = view.error ?? result.error;
     if (note && !error) stream.markdown(untrusted(note));
+    // The Forks panel follows this chat from now on, not once its forks have ended.
+    deps.current?.noteResult(metadata);
+    await forks.follow(token);
     return finishResponse(stream, metadata, error ? turnErrorView(error, deps.settings.displayBaseUrl()) : undefined);
   } catch (error) {
     const metadata = sessionMetadata({ sessionId: view.sessionId, promptEntryId: view.promptEntryId, lastEntryId: view.lastEntryId ?? continuation.afterEntryId });
@@ -95,6 +107,7 @@ async function handleRequest(
     return finishResponse(stream, metadata, requestErrorView(error));
   } finally {
     events.dispose();
-    cancellation.dispose();
+    cancellation?.dispose();
+    forks.dispose();
   }
 }

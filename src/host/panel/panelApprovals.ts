@@ -1,9 +1,10 @@
-// Fork approvals in the Forks panel (DESIGN §4.7): while the panel is visible, a fork's permission request
-// shows in its row with Approve / Deny and the fork waits. If the panel is hidden while one waits, a
-// notification asks too; whichever answers first decides. The modal stays for everything else.
+// Every fork's approvals in one place (DESIGN §4.7): a fork's permission request shows in its row of the
+// Forks view with Approve / Deny and the fork waits; while the view is hidden (or once it is hidden) a
+// non-modal notification with Allow / Deny asks as well, and whichever answers first decides. Background
+// work never opens a modal dialog; the chat's own turn asks in the foreground.
 import * as vscode from 'vscode';
 import type { PermissionParams, PermissionResult } from '../../common/protocol/runtime';
-import { ALLOW, DENY, approvalAnswer, approvalDetail, approvalMessage } from '../approvalText';
+import { ALLOW, DENY, approvalAnswer, approvalDetail, forkApprovalTitle } from '../approvalText';
 import type { ForkApprovalRoute } from '../approvals';
 import type { PanelModel } from './panelModel';
 
@@ -16,7 +17,7 @@ export class PanelApprovals implements ForkApprovalRoute {
 
   accepts(params: PermissionParams): boolean {
     // Forks' sessions are the ones whose id starts with f- (the runtime's fork ids).
-    return params.sessionId.startsWith('f-') && this.isVisible();
+    return params.sessionId.startsWith('f-');
   }
 
   ask(params: PermissionParams): Promise<PermissionResult> {
@@ -26,6 +27,7 @@ export class PanelApprovals implements ForkApprovalRoute {
         callId: params.callId, forkId: params.sessionId, toolName: params.toolName, category: params.category,
         description: params.description, detail: approvalDetail(params),
       });
+      if (!this.isVisible()) this.viewHidden();
     });
   }
 
@@ -45,8 +47,8 @@ export class PanelApprovals implements ForkApprovalRoute {
       if (waiting.escalated) continue;
       waiting.escalated = true;
       const { params } = waiting;
-      const text = `${approvalMessage(params.description)}. ${approvalDetail(params).replace(/\n/g, '; ')}`;
-      void vscode.window.showWarningMessage(text, ALLOW, DENY).then(choice => {
+      const text = forkApprovalTitle(params, this.model.fork(params.sessionId)?.name);
+      void vscode.window.showWarningMessage(text, { modal: false, detail: approvalDetail(params) }, ALLOW, DENY).then(choice => {
         // Closing the notification answers nothing: the panel still asks.
         if (choice) this.settle(callId, approvalAnswer(choice));
       });

@@ -11,7 +11,7 @@ import type { Session } from '../session/session';
 import type { Tool, ToolContext } from '../tools/types';
 import { runTool } from '../tools/registry';
 import { GIT_WRITE_NOTE } from '../tools/gitGuard';
-import { autoCompactionPoint, compactSession, estimateContextTokens } from './compact';
+import { autoCompactionPoint, compactSession, contextWindowFor, estimateContextTokens } from './compact';
 import type { CompactionSettings } from './compact';
 import { buildRequestBody } from './request';
 import type { MessagesRequestBody } from '../model/wire';
@@ -47,6 +47,8 @@ export interface LoopDeps {
   beforeSend?(): Promise<void>;
   /** The request's response has started: its cache writes are readable from now on. */
   onResponseStart?(): void;
+  /** Tools whose commands run inside the OS sandbox: under auto-edit they run unasked, since what would leave it fails. */
+  sandboxedTools?: ReadonlySet<string>;
 }
 
 export interface LoopOutcome {
@@ -101,7 +103,7 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
     }
     total = addUsage(total, response.usage);
     const contextTokens = inputTokens(response.usage);
-    deps.emit({ type: 'usage', usage: response.usage, contextTokens, contextWindow: deps.compaction?.contextWindow });
+    deps.emit({ type: 'usage', usage: response.usage, contextTokens, contextWindow: contextWindowFor(deps.compaction, deps.session.header.settings.model) });
     const toolUses = response.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
     text = response.message.content.map(b => (b.type === 'text' ? b.text : '')).join('');
     if (response.message.content.length > 0) {
@@ -125,7 +127,7 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
 
 async function compactIfNeeded(deps: LoopDeps): Promise<void> {
   const settings = deps.compaction;
-  if (!settings || estimateContextTokens(deps.session) < settings.contextWindow * settings.autoCompactAt) return;
+  if (!settings || estimateContextTokens(deps.session) < contextWindowFor(settings, deps.session.header.settings.model) * settings.autoCompactAt) return;
   const outcome = await compactSession(deps.session, deps.model, deps.signal, {
     upTo: autoCompactionPoint(deps.session),
     retry: { maxRetries: deps.maxRetries, onRetry: (attempt, delayMs, error) => deps.emit({ type: 'retry', attempt, delayMs, error }) },
@@ -208,7 +210,8 @@ async function runToolCall(deps: LoopDeps, call: ToolUseBlock): Promise<ToolResu
   if (deps.signal.aborted) return result(CANCELLED_RESULT, true);
   // Writes under .git are allowed only when this call was cleared as a command would be.
   const gitWritesAllowed = !needsApproval(deps.approvalMode, 'exec') || category === 'exec';
-  if (needsApproval(deps.approvalMode, category)) {
+  const sandboxed = deps.approvalMode === 'auto-edit' && category === 'exec' && deps.sandboxedTools?.has(tool.definition.name) === true;
+  if (needsApproval(deps.approvalMode, category) && !sandboxed) {
     deps.emit({ type: 'approval_wait', callId: call.id, description });
     const answer = await deps.approve({ callId: call.id, tool, input: call.input, description, category }).catch(error => ({
       approved: false,

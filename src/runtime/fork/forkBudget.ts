@@ -48,6 +48,17 @@ export class ForkSpending {
     return budgetStop("The chat's budget (fork.budget.perChat)", perChat, chat.usage, chat.cost?.usd, model);
   }
 
+  /** Every fork priced again (new prices); `changed` hears of each whose figure moved. */
+  repriceAll(modelOf: (forkId: string) => string | undefined, changed: (run: ForkRun) => void): void {
+    for (const run of this.runs()) {
+      const model = run.summary.model ?? modelOf(run.id) ?? this.store.billsOf(run.id)?.model;
+      if (!model) continue;
+      const before = run.summary.cost?.usd;
+      this.refreshCost(run, model);
+      if (before !== run.summary.cost?.usd) changed(run);
+    }
+  }
+
   /** The summary's model and cost brought up to date with its requests and the prices in force. */
   refreshCost(run: ForkRun, model: string): void {
     run.summary.model = model;

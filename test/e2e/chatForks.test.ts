@@ -1,0 +1,152 @@
+// What a user sees of forks from the Chat view (code-server + chromium, the demo model): the forks an
+// answer starts show in that answer as items (name, state, model turns, +/− lines) with Open / Stop while
+// they run and Open / Review / Apply when they end, followed live; their approvals ask in a notification
+// (never a modal) while the Forks view is hidden; and no text meant for the model (fork ids, worktree
+// paths, the notification wrapper) reaches the rendered answers. Screenshots: test-results/chat-forks-*.png.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { openWorkbench } from '../../scripts/e2e/browser';
+import type { Workbench } from '../../scripts/e2e/browser';
+import { startStack } from '../../scripts/e2e/stack';
+import type { Stack } from '../../scripts/e2e/stack';
+import { requireE2eTools } from '../../scripts/e2e/tools';
+import { forksViewFrame, rowOf } from './forksViewUi';
+import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker, watchResponseLines, widenChat } from './workbenchUi';
+
+/** Strings written for the model that must never show in the Chat view. */
+const FOR_THE_MODEL = [/\bf-[0-9a-f]{8}-[0-9a-f]{4}/, /fork-agents-worktrees/, /<fork-notification>/, /continue with other work/i, /Reports that arrived meanwhile/, /\(id f-/];
+
+function assertNothingForTheModel(text: string, where: string): void {
+  for (const pattern of FOR_THE_MODEL) assert.doesNotMatch(text, pattern, `${where} shows text meant for the model (${pattern}):\n${text}`);
+}
+
+/** VS Code folds a finished answer's earlier parts into "Completed N steps": opened, so all of it is read. */
+async function expandedText(response: Locator, shows: string): Promise<string> {
+  const target = response.getByText(shows).first();
+  // One click opens the fold; a second (on its label, say) would close it again.
+  if (!(await target.isVisible())) await response.getByText(/^Completed \d+ steps?\b/).first().click();
+  await target.waitFor({ timeout: 15_000 });
+  return response.innerText();
+}
+
+async function buttonNames(response: Locator): Promise<string[]> {
+  return (await response.getByRole('button').allInnerTexts()).map(name => name.trim()).filter(Boolean);
+}
+
+/**
+ * Answers a fork's approval from its notification (Allow), checking that no modal dialog asks instead.
+ * The fork waits meanwhile, so its item in the answer (Open / Stop) is on screen before the click.
+ */
+async function allowFromNotification(page: Page, response: Locator, title: RegExp, shot: string): Promise<void> {
+  const toast = page.locator('.notification-toast', { hasText: title });
+  await toast.first().waitFor({ timeout: 60_000 });
+  assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'a background fork never opens a modal dialog');
+  await response.getByRole('button', { name: 'Stop' }).first().waitFor({ timeout: 60_000 });
+  await screenshot(page, shot);
+  await toast.first().getByRole('button', { name: 'Allow' }).click();
+}
+
+describe('Forks in the Chat view (code-server + chromium)', function () {
+  this.timeout(180_000);
+  let stack: Stack | undefined;
+  let workbench: Workbench | undefined;
+  let failed = false;
+  const answers: string[] = [];
+
+  before(async function () {
+    this.timeout(180_000);
+    const tools = requireE2eTools();
+    stack = await startStack({ tools, extension: 'install', fake: true, streamDelayMs: 40, label: 'chat-forks', userSettings: { 'fork.approvalMode': 'ask' } });
+    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !workbench) return;
+    failed = true;
+    const name = `chat-forks-failed-${(this.currentTest.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
+    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, name)}`);
+  });
+
+  after(async function () {
+    this.timeout(30_000);
+    if (failed && stack) console.log(`      logs: ${stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'chat-forks')).length} files in test-results/logs/chat-forks`);
+    await workbench?.close();
+    await stack?.stop();
+  });
+
+  it('shows the forks an answer starts as items followed until they end, with their approvals in notifications', async () => {
+    const page = workbench!.page;
+    await openChat(page);
+    await widenChat(page, 620);
+    await waitForModelInPicker(page, 'claude-sonnet-5-5');
+    const seen = await watchResponseLines(page);
+    await sendInChat(page, '@fork in parallel, create A.md with a; read README.md');
+    const response = lastResponse(page);
+    // The fork that writes asks; the Forks view is not open, so a notification asks (no modal).
+    await allowFromNotification(page, response, /Fork “create A\.md with a” wants to write A\.md/, 'chat-forks-approval');
+    await response.getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 90_000 });
+    await screenshot(page, 'chat-forks-answer');
+    const text = await expandedText(response, 'Started 2 forks');
+    await screenshot(page, 'chat-forks-answer-expanded');
+    answers.push(text);
+    assert.match(text, /Started 2 forks: “create A\.md with a”, “read README\.md”/);
+    assert.match(text, /Fork “create A\.md with a” completed · 2 model turns · \+1 −0/);
+    assert.match(text, /Fork “read README\.md” completed · 2 model turns · no changes/);
+    assert.ok(seen.includes('“create A.md with a” waits for your approval: answer in its notification or in the Forks view.'), `the answer said where the fork asks; lines seen:\n${seen.join('\n')}`);
+    const buttons = await buttonNames(response);
+    // While running: Open and Stop per fork; when ended: Open Report per fork, Review and Apply for the one with changes.
+    // (A fork that ended before the turn did gets only its closing item.)
+    assert.ok(buttons.filter(b => b === 'Stop').length >= 1, `buttons: ${buttons.join(', ')}`);
+    assert.equal(buttons.filter(b => b === 'Open Report').length, 2, `buttons: ${buttons.join(', ')}`);
+    assert.equal(buttons.filter(b => b === 'Review').length, 1, `buttons: ${buttons.join(', ')}`);
+    assert.equal(buttons.filter(b => b === 'Apply').length, 1, `buttons: ${buttons.join(', ')}`);
+    assertNothingForTheModel(text, 'the parallel-forks answer');
+    assertNothingForTheModel(seen.join('\n'), 'the live lines of the parallel-forks answer');
+  });
+
+  it('says in a sentence which reports arrived, and opens a report from the chat', async () => {
+    assert.equal(answers.length, 1, 'needs the answer of the first check');
+    const page = workbench!.page;
+    await sendInChat(page, '@fork thanks');
+    const response = lastResponse(page);
+    await response.getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
+    await screenshot(page, 'chat-forks-reports');
+    // A report can also ride in the first answer's last request, if its fork ended first.
+    const text = await expandedText(response, 'The report of fork');
+    await screenshot(page, 'chat-forks-reports-expanded');
+    answers.push(text);
+    // A report can also ride in the first answer's last request, if its fork ended first.
+    const both = answers.join('\n');
+    for (const name of ['create A.md with a', 'read README.md']) {
+      assert.ok(both.includes(`The report of fork “${name}” arrived`), `a sentence says the report of “${name}” arrived:\n${both}`);
+    }
+    assertNothingForTheModel(text, 'the report-arrival answer');
+    // The button can sit under the chat's sticky title after the fold opened: pressed from the keyboard.
+    await response.getByRole('button', { name: 'Open Report' }).first().focus();
+    await page.keyboard.press('Enter');
+    await page.locator('.editor-group-container .monaco-editor', { hasText: 'Scope:' }).first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'chat-forks-open-report');
+  });
+
+  it('follows a /fork fork in its answer the same way', async () => {
+    const page = workbench!.page;
+    await sendInChat(page, '@fork /fork create NOTES.md with notes from a fork');
+    const response = lastResponse(page);
+    // Open Report (the check before) revealed the Forks view: the approval asks in the fork's row there.
+    const panel = await forksViewFrame(page);
+    const approval = rowOf(panel, 'create NOTES.md with notes from a fork').locator('.approval');
+    await approval.waitFor({ timeout: 60_000 });
+    await response.getByRole('button', { name: 'Stop' }).first().waitFor({ timeout: 60_000 });
+    assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'a background fork never opens a modal dialog');
+    await screenshot(page, 'chat-forks-slash-approval');
+    await approval.getByRole('button', { name: /^Approve/ }).click();
+    await response.getByRole('button', { name: 'Review' }).waitFor({ timeout: 90_000 });
+    await screenshot(page, 'chat-forks-slash');
+    const text = await expandedText(response, 'Started fork');
+    assert.match(text, /Started fork create NOTES\.md with notes from a fork in the background/);
+    assert.match(text, /Fork “create NOTES\.md with notes from a fork” completed · 2 model turns · \+1 −0/);
+    assertNothingForTheModel(text, 'the /fork answer');
+    assert.deepEqual((await buttonNames(response)).filter(b => ['Open', 'Stop', 'Open Report', 'Review', 'Apply'].includes(b)), ['Open', 'Stop', 'Open Report', 'Review', 'Apply']);
+  });
+});
