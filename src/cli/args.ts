@@ -45,12 +45,13 @@ const trustMcp: OptionSpec = { type: 'boolean' };
 
 export const COMMANDS: Record<string, CommandSpec> = {
   chat: {
-    usage: 'chat --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--thinking-budget TOKENS] [--cache-ttl 5m|1h] [--trust-mcp] [--json] "prompt"\n' +
-      '  (--thinking-budget: extended thinking for a new session, 0 = off; --cache-ttl: its prompt-cache TTL; forks keep their parent\'s)\n' +
+    usage: 'chat --cwd DIR [--session ID] [--approval ask|auto-edit|auto] [--thinking-budget TOKENS] [--effort low|medium|high|xhigh|max] [--cache-ttl 5m|1h] [--trust-mcp] [--json] "prompt"\n' +
+      '  (--thinking-budget: manual thinking budget for a new session on models that take one, 0 = off; --effort: its effort on models that take\n' +
+      '   effort, default the model\'s own; --cache-ttl: its prompt-cache TTL; forks keep all three)\n' +
       '  (MCP servers: ~/.config/fork-agents/mcp.json; the repository\'s .vscode/mcp.json ones only with --trust-mcp\n' +
       '   or when their command line / URL is in the trustedWorkspaceServers of ~/.config/fork-agents/mcp.json)',
     summary: 'one parent turn in a new or existing session; prints the session id',
-    options: { session, 'thinking-budget': { type: 'string' }, 'cache-ttl': { type: 'string' }, 'trust-mcp': trustMcp },
+    options: { session, 'thinking-budget': { type: 'string' }, effort: { type: 'string' }, 'cache-ttl': { type: 'string' }, 'trust-mcp': trustMcp },
   },
   fork: {
     usage: 'fork --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--worktree-setup CMD] [--budget 0.25|20000tokens] [--model ID] [--trust-mcp] [--wait] [--json] "directive"\n' +

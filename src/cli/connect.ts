@@ -98,6 +98,7 @@ export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: s
     worktree: args.flags.has('worktree-setup') ? { setup: setupCommands(args.flags.get('worktree-setup')) } : undefined,
     thinkingBudgetTokens: args.flags.has('thinking-budget') ? wholeNumber(args, 'thinking-budget') : undefined,
     cacheTtl: args.flags.has('cache-ttl') ? cacheTtlOf(args) : undefined,
+    effort: args.flags.has('effort') ? effortOf(args) : undefined,
     prices,
   });
   if (forSession) await warnUnconfigured(client, forSession);
@@ -114,6 +115,14 @@ function wholeNumber(args: ParsedArgs, flag: string): number {
   const text = args.flags.get(flag) ?? '';
   if (!/^[0-9]+$/.test(text)) throw new UsageError(`--${flag} must be a whole number of tokens (got ${JSON.stringify(text)})`);
   return Number(text);
+}
+
+function effortOf(args: ParsedArgs): 'low' | 'medium' | 'high' | 'xhigh' | 'max' {
+  const effort = args.flags.get('effort');
+  if (effort !== 'low' && effort !== 'medium' && effort !== 'high' && effort !== 'xhigh' && effort !== 'max') {
+    throw new UsageError(`--effort must be low, medium, high, xhigh or max (got ${JSON.stringify(effort)})`);
+  }
+  return effort;
 }
 
 function cacheTtlOf(args: ParsedArgs): '5m' | '1h' {

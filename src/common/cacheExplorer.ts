@@ -1,7 +1,7 @@
 // The cache explorer's answer per request: its cache figures and the first point where its
 // prompt stopped matching the request it should have extended. Computed by the runtime; shared types
 // and labels for the panel and the CLI. Pure.
-import type { Usage } from './transcript';
+import type { InputTransformation, Usage } from './transcript';
 import { cacheReadShare, inputTokens } from './transcript';
 
 export type CacheCause =
@@ -38,6 +38,13 @@ export interface CacheStep {
   totalBlocks: number;
   /** The request it was compared with: the session's previous one, or (a fork's first) the parent's. */
   baseline?: { sessionId: string; index: number };
+  /** What the API reported changing before the model read the request (thinking it dropped, and why). */
+  inputTransformations?: InputTransformation[];
+}
+
+/** One line per transformation, e.g. "thinking_dropped messages.3.content.0 (prefix_binding_mismatch)". */
+export function transformationText(change: InputTransformation): string {
+  return [change.type, change.path, change.reason ? `(${change.reason})` : undefined].filter(Boolean).join(' ');
 }
 
 /** Causes that mean a cache miss the user may want to fix. */

@@ -44,7 +44,21 @@ export interface Entry {
   stopReason?: string;
   /** Summary entries only: the last entry the summary replaces in the request view. */
   replacesUpTo?: string;
+  /** Response entries: one per thinking block, in order — what it was produced under (agent/thinkingBinding.ts). */
+  thinkingBindings?: ThinkingBinding[];
+  /** Response entries: what the API reports it changed in the request before the model read it (`input_transformations`). */
+  inputTransformations?: InputTransformation[];
 }
+
+/**
+ * What a thinking block is bound to, recorded when it arrives: a digest of the request content before it
+ * (system, tools, messages; thinking blocks and cache_control left out), the block that preceded it, and
+ * the model that wrote it. Replays compare against these to leave out the blocks the API would refuse.
+ */
+export interface ThinkingBinding { prefix: string; after: string | null; model: string }
+
+/** One `input_transformations` entry as the API reports it; unknown types and reasons are kept as they come. */
+export interface InputTransformation { type: string; path?: string; reason?: string }
 
 export interface ToolDefinition {
   name: string;
@@ -56,9 +70,11 @@ export interface ToolDefinition {
 export interface ModelSettings {
   model: string;
   maxTokens: number;
-  /** Extended-thinking budget; absent means thinking disabled. */
+  /** Extended-thinking budget (models that take manual budgets only); absent means no budget is sent. */
   thinkingBudget?: number;
   cacheTtl?: '5m' | '1h';
+  /** `output_config.effort`, fixed at the start like the TTL (forks keep it); absent: the model's own default. */
+  effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 }
 
 /** The fixed part of a session: decided when it starts, the cache prefix of every request. */

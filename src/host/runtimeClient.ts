@@ -57,7 +57,7 @@ export function createRuntimeConnection(
         worktree: settings.worktreeOptions(),
         sandbox: settings.sandbox(),
         restricted: settings.restricted(),
-        thinkingBudgetTokens: settings.thinkingBudgetTokens(), cacheTtl: settings.cacheTtl(),
+        thinkingBudgetTokens: settings.thinkingBudgetTokens(), cacheTtl: settings.cacheTtl(), effort: settings.effort(),
         proxy: settings.proxy(), mcpServers: await mcp.servers(), ...settings.provider(),
       };
     },

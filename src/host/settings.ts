@@ -181,6 +181,12 @@ export class HostSettings {
     return typeof value === 'number' && Number.isInteger(value) && value >= 1024 ? value : 0;
   }
 
+  /** `fork.effort`: '' (the model's default) or an effort level; anything else is the default. */
+  effort(): '' | 'low' | 'medium' | 'high' | 'xhigh' | 'max' {
+    const value = config().get<string>('effort');
+    return value === 'low' || value === 'medium' || value === 'high' || value === 'xhigh' || value === 'max' ? value : '';
+  }
+
   /** `fork.cacheTtl`: the prompt-cache TTL new sessions use (forks keep their parent's). */
   cacheTtl(): '5m' | '1h' {
     return config().get<string>('cacheTtl') === '1h' ? '1h' : '5m';

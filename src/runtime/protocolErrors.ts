@@ -7,7 +7,7 @@
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { RuntimeErrorCode } from '../common/protocol/runtime';
 import { DeleteRefusedError } from './deletion';
-import { BudgetError, ForkBusyError, ForkNotFoundError } from './fork/forkContracts';
+import { BudgetError, ForkBusyError, ForkModelError, ForkNotFoundError } from './fork/forkContracts';
 import { ForkPointError } from './fork/history/select';
 import { ChoiceError } from './fork/tournament/applyChoice';
 import { TournamentNotFoundError } from './fork/tournament/tournamentManager';
@@ -17,7 +17,7 @@ import { BadRootError } from './session/createSession';
 import { TranscriptWriteError } from './session/jsonl';
 import { SessionNotFoundError } from './session/sessionStore';
 
-const CALLERS_MISTAKES = [SessionNotFoundError, BadRootError, ForkNotFoundError, ForkPointError, BudgetError, NoWorktreeError, TournamentNotFoundError, ChoiceError];
+const CALLERS_MISTAKES = [SessionNotFoundError, BadRootError, ForkNotFoundError, ForkPointError, BudgetError, NoWorktreeError, TournamentNotFoundError, ChoiceError, ForkModelError];
 
 export function toResponseError(error: unknown): unknown {
   if (error instanceof ResponseError) return error;

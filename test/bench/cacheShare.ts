@@ -20,7 +20,7 @@ const MAX_PARENT_TURNS = 12;
 const TARGET_SHARE = 0.9;
 const BOILERPLATE = '<fork-boilerplate>';
 
-interface ForkRequest { label: string; directive: string; request: ReceivedRequest; firstUsage?: Usage }
+export interface ForkRequest { label: string; directive: string; request: ReceivedRequest; firstUsage?: Usage }
 
 const say = (text: string): ScriptedTurn => ({ content: [{ type: 'text', text }] });
 const readCall = (file: string): ScriptedTurn => ({ content: [{ type: 'text', text: `Reading ${file}.` }, { type: 'tool_use', name: 'read_file', input: { path: file } }] });
@@ -70,7 +70,7 @@ function requestOf(run: RuntimeRun, directive: string): ReceivedRequest {
   return found;
 }
 
-async function forkOnce(run: RuntimeRun, sessionId: string, label: string, directive: string): Promise<ForkRequest> {
+export async function forkOnce(run: RuntimeRun, sessionId: string, label: string, directive: string): Promise<ForkRequest> {
   const fork = await run.startFork({ sessionId, directive, forkTurns: 'all', name: label });
   const done = await run.waitFork(fork.id);
   if (done.state !== 'completed') throw new Error(`${label} ended ${done.state}: ${done.error ?? ''}`);

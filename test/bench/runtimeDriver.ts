@@ -31,7 +31,8 @@ export interface RuntimeRun {
   dispose(): Promise<void>;
 }
 
-export async function startRuntimeRun(ctx: BenchContext, responder: Responder, fakeOptions: Omit<FakeAnthropicOptions, 'apiKey' | 'responder'> = {}): Promise<RuntimeRun> {
+/** `model`: the chats' model (absent: the runtime's default). */
+export async function startRuntimeRun(ctx: BenchContext, responder: Responder, fakeOptions: Omit<FakeAnthropicOptions, 'apiKey' | 'responder'> = {}, model?: string): Promise<RuntimeRun> {
   const runtimeScript = path.join(ctx.distDir, 'runtime.js');
   if (!fs.existsSync(runtimeScript)) throw new Error(`${runtimeScript} is missing: run \`npm run bench\` (it builds dist/ first).`);
   const base = ctx.tempDir('cache-share-');
@@ -54,7 +55,7 @@ export async function startRuntimeRun(ctx: BenchContext, responder: Responder, f
   try {
     const socket = await connectOrStart({ storeDir, runtimeScript, idleExitMs: 30_000 });
     client = await connectRpc(socket, 'bench');
-    await sendRequest(client.endpoint, runtimeConfigure, { apiKey: KEY, baseUrl: fake.url, approvalMode: 'auto' });
+    await sendRequest(client.endpoint, runtimeConfigure, { apiKey: KEY, baseUrl: fake.url, approvalMode: 'auto', ...(model ? { model } : {}) });
   } catch (error) {
     await dispose();
     throw error;

@@ -8,6 +8,7 @@ import { forkStartSection } from './forkStart';
 import { panelLoadSection } from './panelLoad';
 import { sandboxSection } from './sandbox';
 import { sharedHistorySection } from './sharedHistory';
+import { thinkingForkSection } from './thinkingFork';
 import { tournamentSection } from './tournament';
 import type { Section } from './types';
 import { worktreeSection } from './worktree';
@@ -25,4 +26,5 @@ export const SECTIONS: readonly Section[] = [
   checkpointsSection,
   sandboxSection,
   tournamentSection,
+  thinkingForkSection,
 ];

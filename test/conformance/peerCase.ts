@@ -93,3 +93,11 @@ export const dshSnapshotProposal = (test: string): PeerSource => ({
 export const claudeFork = (test: string): PeerSource => ({
   repo: 'claude-code-best/claude-code', path: 'src/tools/AgentTool/forkSubagent.ts', commit: 'b9d7af36bef906dc00f3f193303b217acb842bb4', test,
 });
+
+/**
+ * The Anthropic platform docs, for the rules today's models follow (the API is the peer here): `path` is the
+ * page under https://platform.claude.com/docs/en/, `commit` the day the page was read (pages carry no version).
+ */
+export const anthropicDocs = (page: string, test: string): PeerSource => ({
+  repo: 'platform.claude.com/docs', path: `en/${page}`, commit: 'read 2026-12-01', test,
+});

@@ -15,6 +15,10 @@ import { buildMessage, messageEvents, writeSse } from './sse';
 import type { FakeMessage, StreamOutcome } from './sse';
 import { checkHeaders, validateRequest } from './validate';
 import { bedrockChunk } from './awsEventStream';
+import { checkPreservedRequest, signBlock } from './preservedThinking';
+import { CURRENT_MODELS } from './models';
+import type { ListedFakeModel } from './models';
+import type { BindingContext } from './preservedThinking';
 
 export type FakeBlock =
   | { type: 'text'; text: string }
@@ -57,6 +61,8 @@ export interface ReceivedRequest {
   wire?: 'anthropic' | 'vertex' | 'bedrock';
   /** Vertex and Bedrock: the body's anthropic_version. */
   vertexVersion?: unknown;
+  /** The 5.5 models: what the request's thinking check found (drops reported as input_transformations). */
+  binding?: BindingContext;
 }
 
 /** The Vertex body as a Messages API body: model from the path, anthropic_version taken out. */
@@ -97,8 +103,10 @@ export interface FakeAnthropicOptions {
   firstEventDelayMs?: number;
   /** Clock for cache TTLs; tests pass a settable one instead of sleeping. Default Date.now. */
   now?: () => number;
-  /** What GET /v1/models lists; absent: the endpoint answers 404, as some compatible servers do. */
-  models?: { id: string; display_name: string; max_input_tokens?: number | null }[];
+  /** What GET /v1/models lists; absent: today's models (models.ts); 'none': the endpoint answers 404, as some compatible servers do. */
+  models?: ListedFakeModel[] | 'none';
+  /** The account this server's keys belong to: 5.5 thinking blocks are bound to it (default "acct_fake"). */
+  account?: string;
 }
 
 export interface FakeAnthropic {
@@ -135,7 +143,9 @@ interface State {
   streamDelayMs: number;
   firstEventDelayMs: number;
   now: () => number;
-  models?: FakeAnthropicOptions['models'];
+  models?: readonly ListedFakeModel[];
+  account: string;
+  nonces: number;
 }
 
 export function isFault(value: ScriptedTurn | Fault): value is Fault {
@@ -155,7 +165,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     streamDelayMs: options.streamDelayMs ?? 0,
     firstEventDelayMs: options.firstEventDelayMs ?? 0,
     now: options.now ?? Date.now,
-    models: options.models,
+    models: options.models === 'none' ? undefined : options.models ?? CURRENT_MODELS,
+    account: options.account ?? 'acct_fake',
+    nonces: 0,
   };
   const server = createServer((req, res) => {
     handle(state, req, res).catch((err: unknown) => {
@@ -225,7 +237,7 @@ function closedPromise(res: ServerResponse): Promise<void> {
 async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '').split('?')[0];
   if (req.method === 'GET' && path === '/v1/models' && state.models) {
-    const data = state.models.map(m => ({ type: 'model', created_at: '2025-01-01T00:00:00Z', max_tokens: null, capabilities: null, ...m, max_input_tokens: m.max_input_tokens ?? null }));
+    const data = state.models.map(m => ({ type: 'model', created_at: '2025-01-01T00:00:00Z', capabilities: null, ...m, max_tokens: m.max_tokens ?? null, max_input_tokens: m.max_input_tokens ?? null }));
     sendJson(res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
     return;
   }
@@ -257,6 +269,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     else checkHeaders(req.headers, state.apiKey);
     if (record.body === undefined) invalid('There was an error parsing the body: it is not valid JSON');
     validateRequest(record.body, endpoint);
+    record.binding = checkPreservedRequest(record.body, req.headers, state.account);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     record.status = err.status;
@@ -295,7 +308,9 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
 
 async function answer(state: State, record: ReceivedRequest, res: ServerResponse, turn: ScriptedTurn, plan: CachePlan, cutAfterTextChars?: number): Promise<StreamOutcome> {
   const body = record.body as { model: string; stream?: boolean; thinking?: { type: string } };
-  const message = buildMessage(turn, { model: body.model, usage: plan.usage, ids: state.ids, thinkingEnabled: body.thinking?.type === 'enabled' });
+  const binding = record.binding;
+  const message = buildMessage(turn, { model: body.model, usage: plan.usage, ids: state.ids, thinkingEnabled: binding ? binding.thinks : body.thinking?.type === 'enabled' });
+  if (binding) bindResponse(message, binding, () => `n${++state.nonces}`);
   record.response = message;
   record.status = 200;
   const start = (): void => {
@@ -347,4 +362,27 @@ async function answerFault(state: State, record: ReceivedRequest, res: ServerRes
   record.error = error.message;
   sendError(res, error);
   return 'fault';
+}
+
+/**
+ * A 5.5 model's response: its thinking blocks bound to this request's prefix (plus the blocks before them)
+ * and to the last block read; their text only with display "summarized" (the default "omitted" returns the
+ * signature alone); input_transformations when the request sent the beta header.
+ */
+function bindResponse(message: FakeMessage, binding: BindingContext, nonce: () => string): void {
+  const digest = binding.prefix.copy();
+  let previous = binding.lastRead;
+  if (!binding.thinks) message.content = message.content.filter(block => block.type !== 'thinking');
+  message.content = message.content.map(block => {
+    if (block.type !== 'thinking') {
+      digest.add('assistant', block);
+      return block;
+    }
+    const id = nonce();
+    const thinking = binding.display === 'summarized' ? block.thinking : '';
+    const signature = signBlock(thinking, { m: binding.model, a: binding.account, p: digest.value(), b: previous }, id);
+    previous = id;
+    return { type: 'thinking', thinking, signature };
+  });
+  if (binding.transformations) message.input_transformations = binding.transformations;
 }

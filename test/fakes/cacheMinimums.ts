@@ -11,6 +11,8 @@
 // whats-new page); 512 for Mythos 5 (https://docs.litellm.ai/docs/completion/prompt_caching.md, updated
 // 2026-10-07). Opus 5.5 and Fable 5.1 / 5.2 are not stated on the pages read: 512, like the 5.x family.
 // Shorter prefixes are processed without caching, and no error is returned.
+import { isPreservedModel } from './preservedThinking';
+
 const MINIMUMS: readonly [prefix: string, tokens: number][] = [
   ['claude-opus-4-5', 4096],
   ['claude-opus-4-6', 4096],
@@ -43,5 +45,7 @@ export function documentedMinCacheTokens(model: string): number {
  *   and every Haiku model remove them.
  */
 export function stripsEarlierThinking(model: string): boolean {
+  // The 5.5 models keep earlier thinking and bind it (preserved-thinking docs, read 2026-12-01; preservedThinking.ts).
+  if (isPreservedModel(model)) return false;
   return /haiku/.test(model) || /^claude-(3-|sonnet-4-5|sonnet-4-0|sonnet-4-2|sonnet-4$|opus-4-1|opus-4-0|opus-4-2|opus-4$)/.test(model);
 }

@@ -23,3 +23,10 @@ export class IdSource {
 export function thinkingSignature(thinking: string): string {
   return createHash('sha256').update(`fake-thinking:${thinking}`).digest('base64');
 }
+
+/** Signatures of the 5.5 models' bound thinking blocks start so (preservedThinking.ts signs and checks them). */
+export const BOUND_SIGNATURE_PREFIX = 'fkb1.';
+
+export function isBoundSignature(signature: unknown): boolean {
+  return typeof signature === 'string' && signature.startsWith(BOUND_SIGNATURE_PREFIX);
+}

@@ -23,6 +23,8 @@ export interface FakeMessage {
   stop_reason: string;
   stop_sequence: null;
   usage: Usage;
+  /** Sent with the thinking-binding beta header: what the API dropped before the model read the request. */
+  input_transformations?: { type: string; path: string; reason: string }[];
 }
 
 export interface SseEvent { event: string; data: Record<string, unknown> }

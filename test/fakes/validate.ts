@@ -4,14 +4,15 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, invalid } from './apiErrors';
 import { TOOL_NAME, checkText, isObject, onlyFields, validateMessages } from './validateMessages';
 import type { Json } from './validateMessages';
+import { isPreservedModel } from './preservedThinking';
 
 export type Endpoint = 'messages' | 'count_tokens';
 
 const MESSAGE_FIELDS = [
   'model', 'messages', 'max_tokens', 'system', 'tools', 'tool_choice', 'thinking', 'stream',
-  'metadata', 'stop_sequences', 'temperature', 'top_k', 'top_p', 'service_tier',
+  'metadata', 'stop_sequences', 'temperature', 'top_k', 'top_p', 'service_tier', 'output_config',
 ];
-const COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'];
+const COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config'];
 const MAX_BREAKPOINTS = 4;
 
 /**
@@ -38,7 +39,8 @@ export function validateRequest(body: unknown, endpoint: Endpoint): asserts body
   if (body.stream !== undefined && typeof body.stream !== 'boolean') invalid('stream: Input should be a valid boolean');
   validateSystem(body.system);
   const toolNames = validateTools(body.tools);
-  const thinkingEnabled = validateThinking(body.thinking, body.max_tokens, endpoint);
+  // The 5.5 models' thinking rules live in preservedThinking.ts (checked after this, with the headers).
+  const thinkingEnabled = isPreservedModel(body.model) ? false : validateThinking(body.thinking, body.max_tokens, endpoint, String(body.model));
   validateToolChoice(body.tool_choice, toolNames, thinkingEnabled);
   validateMessages(body.messages, { hasTools: toolNames.size > 0, thinkingEnabled });
   validateCacheControls(body);
@@ -84,14 +86,27 @@ function validateTools(tools: unknown): Set<string> {
 }
 
 /** Returns whether extended thinking is on. */
-function validateThinking(thinking: unknown, maxTokens: unknown, endpoint: Endpoint): boolean {
+/**
+ * Adaptive thinking (`{type: "adaptive", display?}`, effort in output_config) on the models that have it:
+ * Opus 4.6 and later, Sonnet 4.6 and later, the 5.x family (model overviews and the Haiku 5.5 comparison
+ * table, read 2026-12-01; https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking). Earlier
+ * models know only enabled/disabled. The 5.5 models' stricter rules are in preservedThinking.ts.
+ */
+const ADAPTIVE = /^claude-(opus-4-[6-9]|sonnet-4-6|opus-5|sonnet-5|fable-5|mythos-5)/;
+
+function validateThinking(thinking: unknown, maxTokens: unknown, endpoint: Endpoint, model: string): boolean {
   if (thinking === undefined) return false;
   if (!isObject(thinking)) invalid('thinking: Input should be a valid dictionary');
   if (thinking.type === 'disabled') {
     onlyFields(thinking, ['type'], 'thinking.disabled');
     return false;
   }
-  if (thinking.type !== 'enabled') invalid("thinking.type: Input should be 'enabled' or 'disabled'");
+  if (thinking.type === 'adaptive' && ADAPTIVE.test(model)) {
+    onlyFields(thinking, ['type', 'display'], 'thinking.adaptive');
+    if (thinking.display !== undefined && thinking.display !== 'summarized' && thinking.display !== 'omitted') invalid("thinking.adaptive.display: Input should be 'summarized' or 'omitted'");
+    return true;
+  }
+  if (thinking.type !== 'enabled') invalid(ADAPTIVE.test(model) ? "thinking.type: Input should be 'enabled', 'disabled' or 'adaptive'" : "thinking.type: Input should be 'enabled' or 'disabled'");
   onlyFields(thinking, ['type', 'budget_tokens'], 'thinking.enabled');
   const budget = thinking.budget_tokens;
   if (budget === undefined) invalid('thinking.enabled.budget_tokens: Field required');

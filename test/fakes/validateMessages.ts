@@ -1,7 +1,7 @@
 // `messages` validation modelled on the real API's 400s: block shapes, roles, and the tool_use → tool_result
 // pairing our agent loop most easily gets wrong. Consecutive same-role messages are merged first, as the API does.
 import { invalid } from './apiErrors';
-import { thinkingSignature } from './ids';
+import { isBoundSignature, thinkingSignature } from './ids';
 
 export type Json = Record<string, unknown>;
 
@@ -107,7 +107,8 @@ function validateBlock(block: unknown, path: string, role: 'user' | 'assistant')
       if (block.cache_control !== undefined) invalid(`${path}: cache_control cannot be set directly on thinking blocks`);
       if (typeof block.thinking !== 'string') invalid(`${path}.thinking: Field required`);
       if (typeof block.signature !== 'string') invalid(`${path}.signature: Field required`);
-      if (block.signature !== thinkingSignature(block.thinking)) {
+      // Bound signatures (the 5.5 models') are checked against their binding in preservedThinking.ts.
+      if (!isBoundSignature(block.signature) && block.signature !== thinkingSignature(block.thinking)) {
         invalid(`${path}: Invalid \`signature\` in \`thinking\` block (pass thinking blocks back exactly as the server sent them)`);
       }
       break;

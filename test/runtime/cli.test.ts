@@ -57,7 +57,8 @@ describe('cli: fork-agents', function () {
 
   it('--thinking-budget and --cache-ttl fix a chat\'s settings, which its fork keeps; chat --session on a fork is refused', async () => {
     fake.setResponder(r => (r.rawBody.includes('<fork-boilerplate>') ? say('Scope: fork.') : say('parent answer')));
-    const chat = await cli('chat', '--cwd', cwd, '--thinking-budget', '2048', '--cache-ttl', '1h', '--json', 'think first');
+    // Budgets are for models that take them (a 5.x model is refused at start: see below).
+    const chat = await cli('chat', '--cwd', cwd, '--model', 'claude-sonnet-4-5', '--thinking-budget', '2048', '--cache-ttl', '1h', '--json', 'think first');
     assert.equal(chat.code, 0, chat.stderr);
     const fork = await cli('fork', '--cwd', cwd, '--session', lastJson(chat).sessionId, '--isolation', 'shared', '--wait', '--json', 'inherit');
     assert.equal(fork.code, 0, fork.stderr);
@@ -73,6 +74,15 @@ describe('cli: fork-agents', function () {
     const badTtl = await cli('chat', '--cwd', cwd, '--cache-ttl', '2h', 'x');
     assert.equal(badTtl.code, 2);
     assert.match(badTtl.stderr, /--cache-ttl must be 5m or 1h/);
+    const sent = fake.requests.length;
+    const budgetOn55 = await cli('chat', '--cwd', cwd, '--model', 'claude-sonnet-5-5', '--thinking-budget', '2048', 'x');
+    assert.equal(budgetOn55.code, 2, budgetOn55.stderr);
+    assert.match(budgetOn55.stderr, /claude-sonnet-5-5 takes no thinking budget .*--effort/);
+    assert.equal(fake.requests.length, sent, 'refused before anything was sent');
+    const effort = await cli('chat', '--cwd', cwd, '--model', 'claude-opus-5-5', '--effort', 'low', '--json', 'quick');
+    assert.equal(effort.code, 0, effort.stderr);
+    assert.deepEqual(fake.requests.at(-1)!.body.output_config, { effort: 'low' });
+    assert.equal((await cli('chat', '--cwd', cwd, '--effort', 'huge', 'x')).code, 2);
   });
 
   it('exits 2 with a one-line reason on bad input, and on a session the runtime does not know', async () => {

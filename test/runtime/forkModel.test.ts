@@ -41,6 +41,22 @@ describe('runtime: a fork on another model', function () {
   const wait = (forkId: string) => sendRequest(h.client.endpoint, forkWait, { forkId });
   const requestsOf = (directive: string) => h.fake.requests.filter(r => isForkRequest(r) && directiveOf(r) === directive);
 
+  it('an effort the fork\'s model does not take is refused at start, naming it; one it takes goes with the fork', async () => {
+    await h.configure({ effort: 'xhigh' });
+    const chat = await h.send('an xhigh chat');
+    assert.deepEqual(h.fake.requests.at(-1)!.body.output_config, { effort: 'xhigh' });
+    const sent = h.fake.requests.length;
+    // Sonnet 4.6 takes low, medium, high and max (src/common/models.ts), not xhigh.
+    await assert.rejects(
+      sendRequest(h.client.endpoint, forkStart, { sessionId: chat.sessionId, directive: 'unfit', isolation: 'shared', model: 'claude-sonnet-4-6' }),
+      /claude-sonnet-4-6 would inherit the chat's effort "xhigh".*it takes low, medium, high, max/,
+    );
+    assert.equal(h.fake.requests.length, sent, 'nothing sent');
+    const fit = await sendRequest(h.client.endpoint, forkStart, { sessionId: chat.sessionId, directive: 'fit', isolation: 'shared', model: 'claude-opus-5-5' });
+    assert.equal((await wait(fit.id)).state, 'completed');
+    assert.deepEqual(requestsOf('fit')[0].body.output_config, { effort: 'xhigh' });
+  });
+
   it('names the chosen model in its requests and starts cold, while the default fork reads the parent\'s cache', async () => {
     assert.notEqual(parentModel, OTHER);
     const same = await start('same model');

@@ -62,6 +62,24 @@ describe('runtime: model/chat (the Chat view provider)', function () {
     assert.ok(next.usage!.cache_read_input_tokens > 0, 'the second request reads what the first wrote');
   });
 
+  it('required tool mode on a model that refuses a forced tool choice: sent as auto with an instruction, and said so', async () => {
+    const tools = [{ name: 'list', description: 'List a folder', input_schema: { type: 'object' as const, properties: { dir: { type: 'string' } } } }];
+    h.fake.enqueue({ content: [{ type: 'tool_use', name: 'list', input: { dir: '.' } }] }, say('no tool this time'));
+    const result = await chat({ requestId: 'req5', model: 'claude-sonnet-5-5', tools, toolChoice: 'any' });
+    assert.equal(h.fake.requests[0].status, 200, h.fake.requests[0].error);
+    assert.deepEqual(h.fake.requests[0].body.tool_choice, { type: 'auto' });
+    assert.match(JSON.stringify(h.fake.requests[0].body.system), /Respond by calling one of the available tools/);
+    assert.match(result.notice ?? '', /claude-sonnet-5-5 does not accept a forced tool choice/);
+    assert.ok(result.message!.content.some(b => b.type === 'tool_use'));
+    const none = await chat({ requestId: 'req6', model: 'claude-sonnet-5-5', tools, toolChoice: 'any' });
+    assert.equal(none.stopReason, 'error');
+    assert.match(none.error!.message, /answered without calling a tool/);
+    h.fake.enqueue({ content: [{ type: 'tool_use', name: 'list', input: { dir: '.' } }] });
+    const haiku = await chat({ requestId: 'req7', model: 'claude-haiku-5-5', tools, toolChoice: 'any' });
+    assert.deepEqual(h.fake.requests[2].body.tool_choice, { type: 'any' }, 'Haiku 5.5 takes it');
+    assert.equal(haiku.notice, undefined);
+  });
+
   it('retries a 429 with an HTTP-date retry-after and a 529 with retry-after-ms, then answers', async () => {
     const date = new Date(Date.now() + 1500).toUTCString();
     h.fake.enqueue(
@@ -121,8 +139,20 @@ describe('runtime: model/list (the model picker)', function () {
     }
   });
 
-  it('says so when the endpoint has no models.list', async () => {
+  it('the fake lists today\'s models by default, the 5.5 family with its 1M context', async () => {
     const h = await startHarness();
+    try {
+      const listed = await sendRequest(h.client.endpoint, modelList, {});
+      for (const id of ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5']) {
+        assert.equal(listed.models.find(m => m.id === id)?.contextWindow, 1_000_000, id);
+      }
+    } finally {
+      await h.dispose();
+    }
+  });
+
+  it('says so when the endpoint has no models.list', async () => {
+    const h = await startHarness({ fake: { models: 'none' } });
     try {
       const listed = await sendRequest(h.client.endpoint, modelList, {});
       assert.deepEqual(listed.models, []);

@@ -16,8 +16,9 @@ describe('host: turn events → chat', () => {
     assert.equal(view.sessionId, 's1');
     assert.equal(view.lastEntryId, 'p1');
     assert.deepEqual(apply({ type: 'text_delta', text: 'Hello' }), [{ kind: 'markdown', text: 'Hello' }]);
+    // Thinking shows as one progress line once its block is over (text between tool calls on adaptive models).
     assert.deepEqual(apply({ type: 'thinking_delta', text: 'hmm' }), []);
-    assert.deepEqual(apply({ type: 'tool_call', callId: 'c1', name: 'read_file', category: 'read', description: 'Read README.md' }), [{ kind: 'progress', text: 'Read README.md' }]);
+    assert.deepEqual(apply({ type: 'tool_call', callId: 'c1', name: 'read_file', category: 'read', description: 'Read README.md' }), [{ kind: 'progress', text: 'hmm' }, { kind: 'progress', text: 'Read README.md' }]);
     assert.deepEqual(apply({ type: 'tool_result', callId: 'c1', name: 'read_file', isError: false, summary: '', files: ['README.md'] }), [{ kind: 'reference', path: 'README.md' }]);
     assert.deepEqual(apply({ type: 'tool_call', callId: 'c2', name: 'edit_file', category: 'edit', description: 'Edit src/a.ts' }), [{ kind: 'progress', text: 'Edit src/a.ts' }]);
     assert.deepEqual(apply({ type: 'approval_wait', callId: 'c2', description: 'Edit src/a.ts' }), [{ kind: 'progress', text: 'Waiting for your approval…' }]);

@@ -1,6 +1,6 @@
 // fork-agents transcript: a session's entries (with each response's cost), readable or as JSON lines;
 // with --cache, the cache explorer: one line per request with its cache figures and why it missed.
-import { CAUSE_LABELS, isMiss } from '../../common/cacheExplorer';
+import { CAUSE_LABELS, isMiss, transformationText } from '../../common/cacheExplorer';
 import type { CacheStep } from '../../common/cacheExplorer';
 import { sendRequest } from '../../common/protocol/endpoint';
 import { sessionCache, sessionTranscript } from '../../common/protocol/runtime';
@@ -49,6 +49,7 @@ function printCache(steps: CacheStep[], json: boolean): void {
       `#${step.index + 1} ${step.time} ${bar} read ${u.cache_read_input_tokens} · write ${u.cache_creation_input_tokens} · uncached ${u.input_tokens}` +
         ` · ${mark} ${CAUSE_LABELS[step.cause]}: ${step.detail} (${step.matchedBlocks}/${step.totalBlocks} blocks shared)\n`,
     );
+    for (const change of step.inputTransformations ?? []) process.stdout.write(`   API changed the input: ${transformationText(change)}\n`);
   }
 }
 

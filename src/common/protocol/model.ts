@@ -24,6 +24,8 @@ export interface ModelChatResult {
   usage?: Usage;
   /** The request failed after the retries it was allowed (or was cancelled). */
   error?: ErrorInfo;
+  /** How the runtime adapted the request to what the model accepts, e.g. a required tool call sent as "auto". */
+  notice?: string;
 }
 export const modelChat = request<ModelChatParams, ModelChatResult>('model/chat');
 

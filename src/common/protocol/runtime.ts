@@ -53,6 +53,8 @@ export interface ConfigureParams {
   thinkingBudgetTokens?: number;
   /** Prompt-cache TTL of the sessions this client starts (setting fork.cacheTtl); forks keep their parent's. */
   cacheTtl?: '5m' | '1h';
+  /** `output_config.effort` of the sessions this client starts (setting fork.effort, CLI --effort); '' or absent: the model's default. */
+  effort?: '' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
   /** This client can answer permission requests of background forks. */
   answersForkApprovals?: boolean;
   /** Delete sessions and forks not written to for this many days (setting fork.retention.days; 0 or absent: keep). */

@@ -27,6 +27,7 @@ export class TurnView {
   error?: ErrorInfo;
   private readonly categories = new Map<string, ToolCategory>();
   private readonly shownFiles = new Set<string>();
+  private thinking = '';
 
   apply(params: SessionEventParams): RenderOp[] {
     this.sessionId = params.sessionId;
@@ -34,6 +35,26 @@ export class TurnView {
   }
 
   private view(event: AgentEvent): RenderOp[] {
+    if (event.type === 'thinking_delta') {
+      this.thinking += event.text;
+      return [];
+    }
+    return [...this.flushThinking(), ...this.viewOther(event)];
+  }
+
+  /**
+   * Thinking text (adaptive models write their progress between tool calls as thinking, returned with
+   * display "summarized") shows as one progress line once the block is over, so the chat is never silent
+   * between tool calls; the line is the thinking's first sentence-sized piece.
+   */
+  private flushThinking(): RenderOp[] {
+    const text = this.thinking.trim().replace(/\s+/g, ' ');
+    this.thinking = '';
+    if (text === '') return [];
+    return [{ kind: 'progress', text: text.length > 160 ? `${text.slice(0, 159)}…` : text }];
+  }
+
+  private viewOther(event: AgentEvent): RenderOp[] {
     switch (event.type) {
       case 'turn_start':
         this.promptEntryId = event.promptEntryId;

@@ -20,10 +20,11 @@ export async function registerLanguageModel(context: vscode.ExtensionContext, se
   const changed = new vscode.EventEmitter<void>();
   // One listener for every request's parts (the connection keeps one handler per method).
   const streams = new Map<string, (part: ModelPartParams['part']) => void>();
+  const told = new Set<string>();
   const provider: vscode.LanguageModelChatProvider = {
     onDidChangeLanguageModelChatInformation: changed.event,
     provideLanguageModelChatInformation: () => modelInformation(settings, runtime),
-    provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond({ settings, runtime, streams }, model, messages, options, progress, token),
+    provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond({ settings, runtime, streams, told }, model, messages, options, progress, token),
     // Close enough for budgeting: Claude averages about four characters a token.
     provideTokenCount: async (_model, text) => Math.ceil(textLength(text) / 4),
   };
@@ -58,6 +59,19 @@ interface Deps {
   settings: HostSettings;
   runtime: RuntimeApi;
   streams: Map<string, (part: ModelPartParams['part']) => void>;
+  /** Notices already shown this window (the same adaptation repeats on every request of a chat). */
+  told: Set<string>;
+}
+
+/**
+ * How the runtime adapted a request to the model (e.g. VS Code's required tool mode sent as "auto" to a
+ * model that refuses a forced tool choice): the user hears it once, not in the model's answer, which the
+ * Chat view would send back as conversation.
+ */
+function tellOnce(told: Set<string>, notice: string): void {
+  if (told.has(notice)) return;
+  told.add(notice);
+  void vscode.window.showInformationMessage(`Fork Agents: ${notice}`);
 }
 
 async function respond(
@@ -86,7 +100,8 @@ async function respond(
   try {
     const result = await deps.runtime.request(modelChat, params);
     if (token.isCancellationRequested || result.error?.kind === 'cancelled') return;
-    if (result.error) throw toLanguageModelError(result.error, deps.settings.displayBaseUrl());
+    if (result.notice && !result.error) tellOnce(deps.told, result.notice);
+    if (result.error) throw toLanguageModelError(result.error, deps.settings.displayBaseUrl(), result.notice);
     for (const block of result.message?.content ?? []) {
       if (block.type === 'tool_use') {
         const input = block.input && typeof block.input === 'object' ? (block.input as object) : {};
@@ -103,8 +118,8 @@ async function respond(
   }
 }
 
-function toLanguageModelError(error: ErrorInfo, baseUrl: string): Error {
-  const message = turnErrorView(error, baseUrl).message;
+function toLanguageModelError(error: ErrorInfo, baseUrl: string, notice?: string): Error {
+  const message = turnErrorView(error, baseUrl).message + (notice && !error.message.includes(notice) ? ` (${notice})` : '');
   if (error.kind === 'auth') return vscode.LanguageModelError.NoPermissions(message);
   return new Error(message);
 }

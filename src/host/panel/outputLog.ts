@@ -17,6 +17,8 @@ export class OutputLog {
   /** The item a setup command's output streams into (beside the model's text: both can run at once). */
   private openSetup?: Extract<OutputItem, { kind: 'text' }>;
   private chars = 0;
+  /** The open text item's last words were thinking. */
+  private thinkingOpen = false;
 
   /** `firstSeq`: a log that replaces another continues its numbering, so the webview can tell old items from new. */
   constructor(private readonly limits: OutputLimits = DEFAULT_LIMITS, firstSeq = 1) {
@@ -37,9 +39,22 @@ export class OutputLog {
       case 'request_start':
         // Each model request starts a new paragraph of output.
         this.openText = undefined;
+        this.thinkingOpen = false;
         return [];
       case 'text_delta':
-        return event.text === '' ? [] : this.appendText(event.text);
+        if (event.text === '') return [];
+        if (this.thinkingOpen) {
+          // The answer after a progress update starts a paragraph of its own.
+          this.thinkingOpen = false;
+          return this.appendText(`\n\n${event.text}`);
+        }
+        return this.appendText(event.text);
+      case 'thinking_delta':
+        // What a model writes as thinking between tool calls (adaptive models, display "summarized") is
+        // its progress: shown like its text, so the panel is never silent between calls.
+        if (event.text === '') return [];
+        this.thinkingOpen = true;
+        return this.appendText(event.text);
       case 'tool_call':
         // A history (fork/history) can name a call twice: from its response entry and from the live run.
         if (this.items.some(item => item.kind === 'tool' && item.callId === event.callId)) return [];

@@ -18,5 +18,7 @@ export function minCacheableTokens(model: string): number {
  * committed after tool results cut the cached prefix at the current turn's first thinking block.
  */
 export function stripsEarlierThinking(model: string): boolean {
+  // Preserved-thinking models (Haiku 5.5 included) keep every earlier block and check it (thinkingBinding.ts).
+  if (modelFacts(model).prefixCheck) return false;
   return /haiku/.test(model) || /^claude-(3-|sonnet-4-5|sonnet-4-0|sonnet-4-2|sonnet-4$|opus-4-1|opus-4-0|opus-4-2|opus-4$)/.test(model);
 }

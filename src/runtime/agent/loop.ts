@@ -17,6 +17,7 @@ import { buildRequestBody } from './request';
 import type { MessagesRequestBody } from '../model/wire';
 import { fingerprint } from '../cache/fingerprint';
 import { streamWithRetries } from './retry';
+import { bindingsFor } from './thinkingBinding';
 
 /** `category`: what this call needs approving as (a write under .git counts as a command). */
 export interface ApprovalRequest { callId: string; tool: Tool; input: unknown; description: string; category: ToolCategory }
@@ -89,7 +90,7 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
     await deps.beforeSend?.();
     if (deps.signal.aborted) return { stopReason: 'cancelled', text, usage: total };
     deps.emit({ type: 'request_start', index });
-    const response = await requestWithRetries(deps);
+    const { response, body } = await requestWithRetries(deps);
     if (response.lost) {
       // Attempts that started streaming and then failed, were cut or cancelled were billed all the same.
       total = addUsage(total, response.lost);
@@ -106,7 +107,12 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
     const toolUses = response.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
     text = response.message.content.map(b => (b.type === 'text' ? b.text : '')).join('');
     if (response.message.content.length > 0) {
-      const entry = deps.session.commit('response', response.message, { usage: response.usage, stopReason: response.stopReason });
+      const entry = deps.session.commit('response', response.message, {
+        usage: response.usage, stopReason: response.stopReason,
+        // What each thinking block is bound to, so later requests (this chat's, its forks') know whether it still holds.
+        ...(body ? { thinkingBindings: bindingsFor(body, response.message.content) } : {}),
+        ...(response.inputTransformations ? { inputTransformations: response.inputTransformations } : {}),
+      });
       deps.emit({ type: 'entry', entry });
     }
     if (toolUses.length === 0) {
@@ -135,12 +141,34 @@ async function compactIfNeeded(deps: LoopDeps): Promise<void> {
 }
 
 async function requestWithRetries(deps: LoopDeps) {
+  const first = await requestOnce(deps);
+  if (!('error' in first.response) || deps.session.dropsMismatchedThinking || !boundElsewhere(first.response.error, first.body)) return first;
+  // The API found thinking bound to a different conversation that the engine's bindings vouched for: the
+  // history was changed from outside. Not the same body again: once more with drop_block (and its beta
+  // header), so the API leaves out what fails and says so in input_transformations; the choice stays for the
+  // session's later requests. https://platform.claude.com/docs/en/build-with-claude/preserved-thinking/
+  // fix-bound-to-a-different-conversation, read 2026-12-01.
+  deps.session.dropsMismatchedThinking = true;
+  deps.emit({ type: 'retry', attempt: 1, delayMs: 0, error: first.response.error });
+  const second = await requestOnce(deps);
+  const lost = first.response.lost && second.response.lost ? addUsage(first.response.lost, second.response.lost) : first.response.lost ?? second.response.lost;
+  return { ...second, response: { ...second.response, ...(lost ? { lost } : {}) } };
+}
+
+/** The documented 400 for a thinking block whose prefix changed, on a request that could still opt in to drop_block. */
+function boundElsewhere(error: ErrorInfo, body: MessagesRequestBody | undefined): boolean {
+  return error.kind === 'bad_request' && /bound to a different conversation/.test(error.message)
+    && body?.thinking?.type === 'adaptive' && !body.thinking.block_binding;
+}
+
+async function requestOnce(deps: LoopDeps) {
   let sent: { body: MessagesRequestBody; lastEntryId?: string } | undefined;
   const response = await streamWithRetries(
     deps.model,
     () => {
       const entries = deps.session.entries();
-      sent = { body: buildRequestBody(deps.session.header, entries, deps.session.inheritedBreakpointsEnd()), lastEntryId: entries[entries.length - 1]?.id };
+      const body = buildRequestBody(deps.session.header, entries, deps.session.inheritedBreakpointsEnd(), { dropMismatchedThinking: deps.session.dropsMismatchedThinking });
+      sent = { body, lastEntryId: entries[entries.length - 1]?.id };
       return sent.body;
     },
     deps.signal,
@@ -152,9 +180,9 @@ async function requestWithRetries(deps: LoopDeps) {
     { maxRetries: deps.maxRetries, onRetry: (attempt, delayMs, error) => deps.emit({ type: 'retry', attempt, delayMs, error }) },
   );
   if (!('error' in response) && sent) {
-    deps.session.recordRequest(fingerprint(sent.body, response.serverTime ?? Date.now(), response.usage, sent.lastEntryId));
+    deps.session.recordRequest(fingerprint(sent.body, response.serverTime ?? Date.now(), response.usage, sent.lastEntryId, response.inputTransformations));
   }
-  return response;
+  return { response, body: sent?.body };
 }
 
 /** Every tool_use gets exactly one tool_result, whatever happens (denied, cancelled, failed). */

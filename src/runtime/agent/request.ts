@@ -3,8 +3,10 @@
 // same cache_control placement rule everywhere.
 import type { CacheControl, ContentBlock, Entry, Message, SessionHeader } from '../../common/transcript';
 import { minCacheableTokens } from './cacheMinimums';
-import type { MessagesRequestBody } from '../model/wire';
+import type { MessagesRequestBody, ThinkingConfig } from '../model/wire';
 import type { ForkFirstRequest } from '../session/session';
+import { modelFacts } from '../../common/models';
+import { bindingLookup, keepValidThinking } from './thinkingBinding';
 
 /** Consecutive same-role entries become one message, as the API would merge them anyway. */
 export function entriesToMessages(entries: readonly Entry[]): Message[] {
@@ -41,7 +43,10 @@ interface Mark { entry: number; block?: number }
  * Breakpoints belong to entries, not messages: when a fork's directive joins the last inherited user entry
  * in one message, that entry's breakpoint stays on its own last block, where the parent had it.
  */
-export function buildRequestBody(header: SessionHeader, entries: readonly Entry[], fork?: ForkFirstRequest): MessagesRequestBody {
+/** `dropMismatchedThinking`: the API refused this history's thinking once; it drops what fails from now on. */
+export interface BodyOptions { dropMismatchedThinking?: boolean }
+
+export function buildRequestBody(header: SessionHeader, entries: readonly Entry[], fork?: ForkFirstRequest, options: BodyOptions = {}): MessagesRequestBody {
   const cache: CacheControl = header.settings.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
   const startupAt = entries.length > 0 && entries[0].kind === 'startup' ? 0 : -1;
   const onSystem = startupAt < 0 || prefixTokens(header) >= minCacheableTokens(header.settings.model);
@@ -65,8 +70,32 @@ export function buildRequestBody(header: SessionHeader, entries: readonly Entry[
     tools: header.tools.map(tool => ({ ...tool })),
     messages: entriesToMessages(unique.length === 0 ? entries : withBreakpoints(entries, unique, cache)),
   };
-  if (header.settings.thinkingBudget) body.thinking = { type: 'enabled', budget_tokens: header.settings.thinkingBudget };
+  const thinking = thinkingConfig(header.settings);
+  if (thinking) body.thinking = thinking;
+  const effort = header.settings.effort;
+  if (effort && modelFacts(body.model).effortLevels.includes(effort)) body.output_config = { effort };
+  const kept = keepValidThinking(body, bindingLookup(entries));
+  body.messages = kept.messages;
+  // A history the engine cannot vouch for (blocks with no binding on record): the API drops what fails
+  // instead of refusing the request (preserved-thinking docs, "prefix_mismatch_behavior", read 2026-12-01).
+  if ((kept.unbound > 0 || options.dropMismatchedThinking) && body.thinking?.type === 'adaptive') body.thinking = { ...body.thinking, block_binding: { prefix_mismatch_behavior: 'drop_block' } };
   return body;
+}
+
+/**
+ * Manual budgets only where the model takes them; on adaptive models `thinking: {type: "adaptive"}` with
+ * `display: "summarized"`, so the text a model writes as thinking between tool calls comes back and shows
+ * as progress (Sonnet 5.5 and Haiku 5.5 default to "omitted": an empty `thinking` field). Sources, read
+ * 2026-12-01: https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5 ("text between tool
+ * calls comes back in thinking blocks … until it sets a display value that returns the text"),
+ * https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking. `thinking.display` is outside
+ * the checked prefix, so it never invalidates a block. A budget on a model without budgets is refused
+ * when the chat starts (handlers/send.ts), never sent.
+ */
+function thinkingConfig(settings: SessionHeader['settings']): ThinkingConfig | undefined {
+  const facts = modelFacts(settings.model);
+  if (facts.thinking === 'manual') return settings.thinkingBudget && facts.acceptsBudgetTokens ? { type: 'enabled', budget_tokens: settings.thinkingBudget } : undefined;
+  return { type: 'adaptive', display: 'summarized' };
 }
 
 /** Estimated tokens of tools + system (4 characters a token: rough, and on the cautious side for code-like text). */

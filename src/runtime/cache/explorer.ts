@@ -13,7 +13,7 @@ export interface Baseline { record: RequestRecord; sessionId: string; index: num
 export function explainRequests(sessionId: string, requests: readonly RequestRecord[], firstBaseline?: Baseline): CacheStep[] {
   return requests.map((record, index) => {
     const baseline = index > 0 ? { record: requests[index - 1], sessionId, index: index - 1 } : firstBaseline;
-    return { index, time: record.time, usage: record.usage, ...explain(record, baseline) };
+    return { index, time: record.time, usage: record.usage, ...explain(record, baseline), ...(record.inputTransformations ? { inputTransformations: record.inputTransformations } : {}) };
   });
 }
 

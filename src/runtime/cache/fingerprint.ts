@@ -2,12 +2,12 @@
 // cache and one short hash per prompt block, in prefix order tools → system → messages. Computed from
 // the very body that went out, so the explorer needs no second copy of the transcript.
 import { createHash } from 'node:crypto';
-import type { Usage } from '../../common/transcript';
+import type { InputTransformation, Usage } from '../../common/transcript';
 import type { MessagesRequestBody } from '../model/wire';
 import { requestTtl } from '../model/wire';
 import type { RequestRecord } from '../session/records';
 
-export function fingerprint(body: MessagesRequestBody, time: number, usage: Usage, lastEntryId: string | undefined): RequestRecord {
+export function fingerprint(body: MessagesRequestBody, time: number, usage: Usage, lastEntryId: string | undefined, inputTransformations?: InputTransformation[]): RequestRecord {
   const blocks: string[] = [];
   const breakpoints: number[] = [];
   const add = (where: string, block: unknown) => {
@@ -30,6 +30,7 @@ export function fingerprint(body: MessagesRequestBody, time: number, usage: Usag
     breakpoints,
     lastEntryId,
     usage,
+    ...(inputTransformations?.length ? { inputTransformations } : {}),
   };
 }
 

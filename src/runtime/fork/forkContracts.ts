@@ -51,6 +51,8 @@ export interface ModelAccess {
 export class ForkNotFoundError extends Error {}
 export class BudgetError extends Error {}
 export class ForkBusyError extends Error {}
+/** A fork on another model whose inherited settings (effort, thinking budget) that model does not take. */
+export class ForkModelError extends Error {}
 
 /** What callers ask for: isolation may be left to the default (docs/design.md §4.8), the id is chosen here. */
 export type StartSpec = Omit<ForkSpec, 'isolation' | 'id' | 'snapshot' | 'policy' | 'sandboxNotice'> & { isolation?: Isolation };

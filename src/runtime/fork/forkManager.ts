@@ -35,7 +35,8 @@ import { claimAnnouncement, markDelivered, recordEnd, undelivered } from './fork
 import { outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { PrefixWriters } from './stagger';
-import { BudgetError, ForkBusyError, ForkNotFoundError, forkRequestCap } from './forkContracts';
+import { BudgetError, ForkBusyError, ForkModelError, ForkNotFoundError, forkRequestCap } from './forkContracts';
+import { inheritedSettingsRefusal } from './forkModelFit';
 import type { ForkLauncher, GroupHooks, ModelAccess, StartSpec } from './forkContracts';
 import type { VerifyResult } from '../../common/tournament';
 
@@ -78,6 +79,8 @@ export class ForkManager implements ForkLauncher {
     if (budget && 'usd' in budget && !this.priceOf(model)) {
       throw new BudgetError(`A budget of ${budgetText(budget)} needs a price, and none is known for ${model}: ${HOW_TO_PRICE}, or give the budget in tokens (e.g. 20000tokens).`);
     }
+    const unfit = inheritedSettingsRefusal(spec.parent.header.settings, model);
+    if (unfit) throw new ForkModelError(unfit);
     spec = { ...spec, budget };
     // No copy: the parent's history array only grows meanwhile, and the snapshot knows its length.
     const snapshot = spec.parent.snapshot();
@@ -473,4 +476,3 @@ export class ForkManager implements ForkLauncher {
     for (const client of this.clients) client.notify(forkState, { fork: { ...run.summary } });
   }
 }
-

@@ -26,6 +26,9 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
     if (params.cacheTtl !== undefined && params.cacheTtl !== '5m' && params.cacheTtl !== '1h') {
       throw new ResponseError(ErrorCodes.InvalidParams, `cacheTtl must be "5m" or "1h" (got ${JSON.stringify(params.cacheTtl)}).`);
     }
+    if (params.effort !== undefined && !['', 'low', 'medium', 'high', 'xhigh', 'max'].includes(params.effort)) {
+      throw new ResponseError(ErrorCodes.InvalidParams, `effort must be low, medium, high, xhigh or max (got ${JSON.stringify(params.effort)}).`);
+    }
     if (params.sandbox !== undefined) {
       const { problems } = parseSandboxSettings(params.sandbox ?? {});
       if (problems.length > 0) throw new ResponseError(ErrorCodes.InvalidParams, `sandbox: ${problems.join('; ')}.`);

@@ -14,6 +14,7 @@ import { createAnthropicClient, listModels } from '../model/anthropicClient';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { MISSING_KEY_MESSAGE } from './send';
+import { modelFacts } from '../../common/models';
 
 type ChatBody = MessagesRequestBody & { tool_choice?: { type: 'auto' | 'any' } };
 
@@ -45,7 +46,7 @@ export function registerModelChat(_ctx: RuntimeContext, client: ClientConnection
     const abort = new AbortController();
     running.set(params.requestId, abort);
     try {
-      const body = chatBody(params);
+      const { body, notice } = chatBody(params);
       const model = createAnthropicClient(access);
       const response = await streamWithRetries(model, () => body, abort.signal, {
         onText: text => client.notify(modelPart, { requestId: params.requestId, part: { type: 'text', text } }),
@@ -53,9 +54,14 @@ export function registerModelChat(_ctx: RuntimeContext, client: ClientConnection
       }, {
         onRetry: (attempt, delayMs, error) => client.notify(modelPart, { requestId: params.requestId, part: { type: 'retry', attempt, delayMs, error } }),
       });
-      if ('error' in response) return { stopReason: response.error.kind === 'cancelled' ? 'cancelled' : 'error', error: response.error };
+      if ('error' in response) return { stopReason: response.error.kind === 'cancelled' ? 'cancelled' : 'error', error: response.error, ...(notice ? { notice } : {}) };
       const content = response.message.content.filter(block => block.type === 'text' || block.type === 'tool_use');
-      return { message: { role: 'assistant', content }, stopReason: response.stopReason, usage: response.usage };
+      if (notice && !content.some(block => block.type === 'tool_use')) {
+        // Required mode promises a tool call; an answer without one is an error the caller can act on.
+        const message = `${params.model} answered without calling a tool, and it does not accept a forced tool choice (VS Code's required tool mode), so none could be demanded.`;
+        return { stopReason: 'error', error: { kind: 'bad_request', message }, usage: response.usage, notice };
+      }
+      return { message: { role: 'assistant', content }, stopReason: response.stopReason, usage: response.usage, ...(notice ? { notice } : {}) };
     } finally {
       running.delete(params.requestId);
     }
@@ -67,7 +73,7 @@ export function registerModelChat(_ctx: RuntimeContext, client: ClientConnection
  * end of the system prompt (tools + system), the last message, and the user message before the last
  * assistant run — where the Chat view's previous request ended, so each request reads the last one's cache.
  */
-export function chatBody(params: ModelChatParams): ChatBody {
+export function chatBody(params: ModelChatParams): { body: ChatBody; notice?: string } {
   const header: SessionHeader = {
     id: params.requestId, createdAt: '', root: '', title: '', systemPrompt: params.system ?? '',
     tools: params.tools ?? [], settings: { model: params.model, maxTokens: params.maxTokens },
@@ -78,8 +84,18 @@ export function chatBody(params: ModelChatParams): ChatBody {
   const body: ChatBody = buildRequestBody(header, entries);
   // The API rejects an empty text block: without a system prompt the message breakpoints cover the tools.
   if (!params.system?.trim()) delete (body as Partial<MessagesRequestBody>).system;
-  if (params.tools?.length && params.toolChoice) body.tool_choice = { type: params.toolChoice };
-  return body;
+  if (!params.tools?.length || !params.toolChoice) return { body };
+  if (params.toolChoice === 'any' && !modelFacts(params.model).acceptsForcedToolChoice) {
+    // Sonnet 5.5 answers tool_choice any/tool with a 400 (https://platform.claude.com/docs/en/models/sonnet-5-5/
+    // whats-new-sonnet-5-5, "Forced tool use is not supported", read 2026-12-01): the model is told instead,
+    // and the caller hears that the call was asked for, not forced.
+    body.tool_choice = { type: 'auto' };
+    const ask = 'Respond by calling one of the available tools.';
+    body.system = [...(body.system ?? []), { type: 'text', text: ask }];
+    return { body, notice: `${params.model} does not accept a forced tool choice: VS Code's required tool mode was sent as tool_choice "auto" with an instruction to call a tool.` };
+  }
+  body.tool_choice = { type: params.toolChoice };
+  return { body };
 }
 
 function invalidParams(params: ModelChatParams | undefined): string | undefined {

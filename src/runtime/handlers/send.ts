@@ -1,4 +1,5 @@
 // session/send: one user prompt, run to the end of the agent's turn, events streamed as session/event.
+import { modelFacts } from '../../common/models';
 import { ResponseError, ErrorCodes } from 'vscode-languageserver/node';
 import type { AgentEvent } from '../../common/agentEvents';
 import { RuntimeErrorCode, permissionRequest, sessionEvent, sessionSend } from '../../common/protocol/runtime';
@@ -181,10 +182,23 @@ function emitEntry(client: ClientConnection, sessionId: string, turnId: string, 
  * thinking config and cache TTL (docs/design.md §4.5: a different TTL or thinking setting is a different cache entry).
  */
 function sessionSettings(client: ClientConnection, picked: unknown): ModelSettings {
-  const { model, maxTokens, thinkingBudgetTokens, cacheTtl } = client.config;
+  const { model, maxTokens, thinkingBudgetTokens, cacheTtl, effort } = client.config;
   // The model picked in the Chat view (SendParams.model) wins over the client's configured one.
   const chosen = (typeof picked === 'string' && picked.trim()) || model || DEFAULT_MODEL;
   const settings: ModelSettings = { model: chosen, maxTokens: maxTokens || DEFAULT_MAX_TOKENS };
+  const facts = modelFacts(chosen);
+  // Refused here, never sent: adaptive-thinking models answer a budget with a 400 (model pages and
+  // https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking, read 2026-12-01).
+  if (thinkingBudgetTokens && !facts.acceptsBudgetTokens) {
+    throw new ResponseError(ErrorCodes.InvalidParams, `${chosen} takes no thinking budget (fork.thinking.budgetTokens / --thinking-budget): it thinks adaptively. Set the effort instead (fork.effort / --effort low|medium|high|xhigh|max), or leave both unset for the model's default.`);
+  }
+  if (effort) {
+    if (!facts.effortLevels.includes(effort)) {
+      const levels = facts.effortLevels.length > 0 ? `it takes ${facts.effortLevels.join(', ')}` : 'it takes no effort setting';
+      throw new ResponseError(ErrorCodes.InvalidParams, `${chosen} does not take effort "${effort}" (fork.effort / --effort): ${levels}.`);
+    }
+    settings.effort = effort;
+  }
   if (thinkingBudgetTokens) {
     if (thinkingBudgetTokens >= settings.maxTokens) {
       throw new ResponseError(ErrorCodes.InvalidParams, `The thinking budget (${thinkingBudgetTokens} tokens) must be below maxTokens (${settings.maxTokens}).`);

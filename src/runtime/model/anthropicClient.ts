@@ -2,9 +2,9 @@
 // ModelError kinds the chat can explain. Retries are the agent loop's job (it reports them).
 import Anthropic from '@anthropic-ai/sdk';
 import type { ErrorInfo } from '../../common/agentEvents';
-import type { ContentBlock, Usage } from '../../common/transcript';
+import type { ContentBlock, InputTransformation, Usage } from '../../common/transcript';
 import type { MessagesRequestBody } from './wire';
-import { requestTtl } from './wire';
+import { THINKING_BINDING_BETA, requestTtl } from './wire';
 import { ModelError } from './modelClient';
 import type { ModelClient, ModelResponse, StreamHandlers } from './modelClient';
 import { retryAdvice } from './retryRules';
@@ -26,7 +26,16 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       const ttl = requestTtl(body);
       try {
         const sent = { ...body, model: providerModelId(options.provider, body.model) };
-        const stream = sdk.messages.stream(sent as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal });
+        // block_binding is refused without its beta header, which the API does not remember between requests.
+        const headers = body.thinking?.type === 'adaptive' && body.thinking.block_binding ? { 'anthropic-beta': THINKING_BINDING_BETA } : undefined;
+        const stream = sdk.messages.stream(sent as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal, headers });
+        // input_transformations: on message_start's message, again on message_delta after a mid-stream fallback.
+        let transformations: InputTransformation[] | undefined;
+        stream.on('streamEvent', event => {
+          const carried = event.type === 'message_start' ? (event.message as { input_transformations?: unknown }).input_transformations
+            : event.type === 'message_delta' ? (event as { input_transformations?: unknown }).input_transformations : undefined;
+          if (Array.isArray(carried)) transformations = carried.filter(isTransformation);
+        });
         stream.on('connect', () => {
           started = true;
           serverTime = dateHeader(stream.response?.headers);
@@ -42,6 +51,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
           usage: toUsage(final.usage, ttl),
           stopReason: final.stop_reason ?? 'end_turn',
           serverTime,
+          ...(transformations && transformations.length > 0 ? { inputTransformations: transformations } : {}),
         };
       } catch (error) {
         const modelError = toModelError(error, started, signal);
@@ -64,6 +74,10 @@ export async function listModels(options: AnthropicClientOptions): Promise<Liste
     models.push({ id: model.id, name: model.display_name || model.id, ...(window ? { contextWindow: window } : {}) });
   }
   return models;
+}
+
+function isTransformation(value: unknown): value is InputTransformation {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 }
 
 function toContentBlock(block: Anthropic.ContentBlock): ContentBlock[] {

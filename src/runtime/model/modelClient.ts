@@ -1,6 +1,6 @@
 // The runtime's view of a language model: one streaming request at a time, typed errors.
 import type { ErrorInfo } from '../../common/agentEvents';
-import type { Message, Usage } from '../../common/transcript';
+import type { InputTransformation, Message, Usage } from '../../common/transcript';
 import type { MessagesRequestBody } from './wire';
 
 export interface StreamHandlers {
@@ -16,6 +16,8 @@ export interface ModelResponse {
   stopReason: string;
   /** When the provider answered, by its clock (the response's Date header), in ms; absent: unknown. */
   serverTime?: number;
+  /** What the API changed in the request before the model read it (only reported with the thinking-binding beta header). */
+  inputTransformations?: InputTransformation[];
 }
 
 export interface ModelClient {

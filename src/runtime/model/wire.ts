@@ -8,8 +8,22 @@ export interface MessagesRequestBody {
   system: { type: 'text'; text: string; cache_control?: CacheControl }[];
   tools: ToolDefinition[];
   messages: Message[];
-  thinking?: { type: 'enabled'; budget_tokens: number };
+  thinking?: ThinkingConfig;
+  output_config?: { effort: Effort };
 }
+
+export type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+/**
+ * `block_binding` (only for a history whose thinking the engine cannot vouch for) needs the beta header
+ * THINKING_BINDING_BETA on the same request; the model client adds it whenever the body carries the field.
+ */
+export type ThinkingConfig =
+  | { type: 'enabled'; budget_tokens: number }
+  | { type: 'adaptive'; display?: 'summarized' | 'omitted'; block_binding?: { prefix_mismatch_behavior: 'drop_block' | 'error' } };
+
+// https://platform.claude.com/docs/en/build-with-claude/preserved-thinking ("Beta header"), read 2026-12-01.
+export const THINKING_BINDING_BETA = 'thinking-binding-controls-2026-08-01';
 
 /**
  * The cache TTL this body's breakpoints ask for: every breakpoint carries the session's one TTL, and the

@@ -4,7 +4,7 @@ import type { Budget } from '../../common/budget';
 import type { ForkSummary } from '../../common/forks';
 import type { SandboxState } from '../../common/sandbox';
 import type { LaunchPolicy } from '../policy';
-import type { Entry, SessionHeader, Usage } from '../../common/transcript';
+import type { Entry, InputTransformation, SessionHeader, Usage } from '../../common/transcript';
 import type { ChainRange } from './segments';
 
 /** What the cache explorer keeps of each request sent (cache/fingerprint.ts computes it from the body that went out). */
@@ -25,6 +25,8 @@ export interface RequestRecord {
   /** The last entry the request carried, so a fork finds the parent request it should extend. */
   lastEntryId?: string;
   usage: Usage;
+  /** The API's `input_transformations` for this request (thinking it dropped before the model read it), when any. */
+  inputTransformations?: InputTransformation[];
 }
 
 export type SessionRecord =

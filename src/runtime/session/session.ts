@@ -84,6 +84,8 @@ export class Session {
   private billed: Usage = zeroUsage();
   /** The same, request by request with its time: what prices apply to (a price depends on the day and prompt). */
   private readonly billList: BilledRequest[] = [];
+  /** The API once refused this history's thinking as bound elsewhere: later requests ask it to drop what fails (agent/loop.ts). */
+  dropsMismatchedThinking = false;
   /** One record per request that got a response, oldest first. */
   private readonly sent: RequestRecord[] = [];
   /** Code checkpoints in record order (checkpoint/codeAt.ts finds an entry's). */
@@ -292,7 +294,7 @@ export class Session {
   }
 
   /** Commits a new entry: written and flushed, then visible. */
-  commit(kind: EntryKind, message: Message, extra: { usage?: Usage; stopReason?: string; replacesUpTo?: string } = {}): Entry {
+  commit(kind: EntryKind, message: Message, extra: Pick<Entry, 'usage' | 'stopReason' | 'replacesUpTo' | 'thinkingBindings' | 'inputTransformations'> = {}): Entry {
     const entry: Entry = deepFreeze({ id: newEntryId(), kind, time: new Date().toISOString(), message, ...extra });
     this.writer.append({ type: 'entry', entry } satisfies SessionRecord);
     this.push(entry);
