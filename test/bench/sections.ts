@@ -1,10 +1,12 @@
 // The benchmark's sections, in the order they run and print. To add one, write a module exporting a
 // `Section` and append it here; main.ts, the table and bench.json pick it up with no other change.
 import { cacheShareSection } from './cacheShare';
+import { coldStartSection } from './coldStart';
 import { forkEngineSection } from './forkEngine';
 import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
 import { panelLoadSection } from './panelLoad';
+import { runtimeForksSection } from './runtimeForks';
 import { sharedHistorySection } from './sharedHistory';
 import type { Section } from './types';
 import { worktreeSection } from './worktree';
@@ -19,4 +21,6 @@ export const SECTIONS: readonly Section[] = [
   worktreeSection,
   worktreePrepSection,
   sharedHistorySection,
+  runtimeForksSection,
+  coldStartSection,
 ];
