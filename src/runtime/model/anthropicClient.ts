@@ -16,7 +16,8 @@ import type { ListedModel } from '../../common/protocol/model';
 export type AnthropicClientOptions = SdkOptions;
 
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
-  const sdk = createSdk(options, { maxRetries: 0, timeout: 10 * 60_000 });
+  // Made on the first request: a provider's SDK loads only then (providers.ts).
+  let sdk: Promise<Anthropic> | undefined;
   return {
     async stream(body: MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers): Promise<ModelResponse> {
       let started = false;
@@ -26,7 +27,12 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       const ttl = requestTtl(body);
       try {
         const sent = { ...body, model: providerModelId(options.provider, body.model) };
-        const stream = sdk.messages.stream(sent as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal });
+        // A failed construction is not kept: the next request tries again.
+        sdk ??= createSdk(options, { maxRetries: 0, timeout: 10 * 60_000 }).catch(error => {
+          sdk = undefined;
+          throw error;
+        });
+        const stream = (await sdk).messages.stream(sent as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal });
         stream.on('connect', () => {
           started = true;
           serverTime = dateHeader(stream.response?.headers);
@@ -56,7 +62,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
 /** The endpoint's Claude models (every page); throws what the SDK threw. */
 export async function listModels(options: AnthropicClientOptions): Promise<ListedModel[]> {
   if (options.provider) return []; // Bedrock and Vertex list models through their own consoles: the fallback list applies.
-  const sdk = createSdk(options, { maxRetries: 2, timeout: 30_000 });
+  const sdk = await createSdk(options, { maxRetries: 2, timeout: 30_000 });
   const models: ListedModel[] = [];
   for await (const model of sdk.models.list({ limit: 100 })) {
     if (!model.id.includes('claude')) continue;
