@@ -1,6 +1,6 @@
 // One MCP server, reached with @modelcontextprotocol/sdk's client: started on first use, its tools listed,
 // calls made; when it exits or its connection drops, the error is kept and the next call starts it again.
-// The SDK is loaded when a server first starts (dynamic imports): a runtime without MCP servers, and every
+// The SDK (mcpSdk.ts) is loaded when a server first starts: a runtime without MCP servers, and every
 // runtime's start-up, never pays for parsing and evaluating it.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -113,7 +113,7 @@ export class McpConnection {
     const restarting = this.state === 'failed';
     this.state = 'starting';
     const transport = await this.createTransport();
-    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { Client } = await import('./mcpSdk');
     const client = new Client({ name: 'fork-agents', version: '0.1.0' });
     client.onclose = () => {
       if (this.client !== client) return;
@@ -145,7 +145,7 @@ export class McpConnection {
   private async createTransport(): Promise<Transport> {
     const config = this.config;
     if (config.type === 'stdio') {
-      const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+      const { StdioClientTransport } = await import('./mcpSdk');
       const transport = new StdioClientTransport({
         command: config.command ?? '', args: config.args ?? [], env: config.env, cwd: config.cwd, stderr: 'pipe',
       });
@@ -157,10 +157,10 @@ export class McpConnection {
     const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
     const fetch = this.fetchImpl;
     if (config.type === 'sse') {
-      const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+      const { SSEClientTransport } = await import('./mcpSdk');
       return new SSEClientTransport(url, { requestInit, ...(fetch ? { fetch } : {}) });
     }
-    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const { StreamableHTTPClientTransport } = await import('./mcpSdk');
     return new StreamableHTTPClientTransport(url, { requestInit, ...(fetch ? { fetch } : {}) });
   }
 }
