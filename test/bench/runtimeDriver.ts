@@ -62,7 +62,7 @@ export async function startRuntimeRun(ctx: BenchContext, responder: Responder, f
     await fake.close();
   };
   try {
-    const socket = await connectOrStart({ storeDir, runtimeScript, idleExitMs: 30_000, env: options.env });
+    const socket = await connectOrStart({ storeDir, runtimeScript, idleExitMs: 30_000, env: options.env, connectTimeoutMs: 120_000 });
     client = await connectRpc(socket, 'bench');
     await sendRequest(client.endpoint, runtimeConfigure, { apiKey: KEY, baseUrl: fake.url, approvalMode: 'auto' });
   } catch (error) {

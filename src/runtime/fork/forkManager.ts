@@ -63,7 +63,7 @@ export class ForkManager implements ForkLauncher {
   }
 
   /**
-   * Detached: returns as soon as the bootstrap record is on disk. A worktree fork's worktree is created
+   * Detached: returns as soon as the bootstrap record is on disk (flushed off the runtime's thread). A worktree fork's worktree is created
    * first, so the bootstrap can record it; a fork that fails to start leaves no worktree behind.
    */
   async start(spec: StartSpec, access: ModelAccess): Promise<ForkSummary> {
@@ -88,6 +88,8 @@ export class ForkManager implements ForkLauncher {
       try {
         const policy = launchPolicy(access);
         session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy }, placement.worktree);
+        // Durable before fork/start answers and before the first request; the runtime's thread keeps serving meanwhile.
+        await this.store.durable(session.id);
       } catch (error) {
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
         throw error;

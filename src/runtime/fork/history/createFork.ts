@@ -124,8 +124,9 @@ function persist(
   // By reference to the parent's sealed segments (DESIGN §4.7 "Storage"): the bootstrap stays small.
   const history = spec.parent.historyRefs(inherited);
   const bootstrap = { fork, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId, policy: spec.policy };
-  // Written before the first request, with the header, in one flush (DESIGN §4.7 "Bootstrap record").
-  const session = store.create(header, [Session.bootstrapRecord(bootstrap, history ? [] : inherited.toArray(), history)]);
+  // Written with the header in one write; flushed on the thread pool (store.durable), awaited before the
+  // fork is announced or sends (ARCHITECTURE.md, "What a started fork promises").
+  const session = store.create(header, [Session.bootstrapRecord(bootstrap, history ? [] : inherited.toArray(), history)], { flushOffThread: true });
   session.applyBootstrap(bootstrap, inherited);
   return session;
 }
