@@ -2,8 +2,7 @@
 // `fork/start` of an `all` fork until it is running (the RPC's answer) and until its first request reaches
 // the model, for the first and a later fork of a long parent; siblings started together with the runtime's
 // responsiveness meanwhile; each beside the anchor's approach in the same run (copying the transcript, as a
-// `/fork` that copies does). Parent sizes: FORK_BENCH_SIZES (comma-separated entry counts);
-// FORK_BENCH_RUNTIME_PROFILE=DIR profiles the runtime (node --cpu-prof).
+// `/fork` that copies does). Parent sizes: FORK_BENCH_SIZES (comma-separated entry counts).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -42,10 +41,7 @@ export const runtimeForksSection: Section = {
   async run(ctx) {
     const sizes = [...new Set([...benchSizes(), SIBLING_PARENT])].sort((a, b) => a - b);
     const parents: Parent[] = [];
-    // FORK_BENCH_RUNTIME_PROFILE=DIR: the runtime writes a CPU profile there when the section ends.
-    const profileDir = process.env.FORK_BENCH_RUNTIME_PROFILE;
     const run = await startRuntimeRun(ctx, () => ({ content: [{ type: 'text', text: 'Done.' }] }), {}, {
-      ...(profileDir ? { env: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } } : {}),
       async prepare(storeDir, root) {
         const store = new SessionStore(storeDir);
         for (const size of sizes) {
