@@ -17,6 +17,7 @@ import type { FormState } from './newForkForm';
 import { TranscriptView } from './transcriptView';
 import { CacheBars } from './cacheBars';
 import { McpServerList } from './mcpServers';
+import { CompareView } from './compareView';
 import type { CacheStep } from '../src/common/cacheExplorer';
 
 interface UiState extends FormState { expanded: string[]; closed: string[]; seen: boolean }
@@ -36,9 +37,11 @@ const transcript = new TranscriptView(message => {
   if (forkTurns === undefined) return form.focusTurns();
   channel.request(panelForkFromMessage, { messageId: message.id, forkTurns }).catch(report);
 });
+const compare = new CompareView(channel, error => report(error));
 const list = new ForkList({
   channel,
   report,
+  compare: groupId => void compare.show(groupId),
   worktreeActions: () => worktreeActions,
   isExpanded: id => ui.expanded.includes(id),
   setExpanded: (id, expanded) => {
@@ -89,7 +92,7 @@ app.replaceChildren(
   totals,
   status,
   section('new', 'New fork', form.el),
-  section('forks', 'Forks', list.el, list.empty, storeLine),
+  section('forks', 'Forks', compare.el, list.el, list.empty, storeLine),
   section('conversation', 'Conversation', chatCost, mcpServers.el, chatCache.el, transcript.el, transcript.empty),
 );
 
@@ -114,7 +117,12 @@ window.addEventListener('message', (event: MessageEvent) => {
   const params = message.params as never;
   switch (message.method) {
     case panelSnapshot.method: return load(params);
-    case forksState.method: return list.upsert(params);
+    case forksState.method: {
+      list.upsert(params);
+      const { fork } = params as ParamsOf<typeof forksState>;
+      if (isTerminal(fork.state)) compare.refreshIf(fork.tournament?.groupId);
+      return;
+    }
     case forkOutput.method: {
       const { forkId, ops } = params as ParamsOf<typeof forkOutput>;
       return list.applyOutput(forkId, ops);

@@ -4,10 +4,12 @@ import type { ParsedArgs } from './args';
 import { chatCommand } from './commands/chat';
 import { compactCommand } from './commands/compact';
 import { deleteCommand } from './commands/delete';
+import { rewindCommand } from './commands/rewind';
 import { forkCommand, sendCommand } from './commands/fork';
 import { listCommand } from './commands/list';
 import { transcriptCommand } from './commands/transcript';
 import { applyCommand, discardCommand, keepCommand, reviewCommand } from './commands/worktree';
+import { compareCommand } from './commands/tournament';
 
 declare const FORK_AGENTS_VERSION: string;
 
@@ -19,9 +21,11 @@ const RUNNERS: Record<string, (args: ParsedArgs) => Promise<void>> = {
   send: sendCommand,
   list: listCommand,
   delete: deleteCommand,
+  rewind: rewindCommand,
   transcript: transcriptCommand,
   review: reviewCommand,
   apply: applyCommand,
+  compare: compareCommand,
   keep: keepCommand,
   discard: discardCommand,
 };

@@ -2,6 +2,8 @@
 import type { Budget } from './budget';
 import type { CacheStep } from './cacheExplorer';
 import type { CostFigures } from './pricing';
+import type { SandboxState } from './sandbox';
+import type { ForkTournament, VerifyResult } from './tournament';
 import type { Usage } from './transcript';
 
 /** paused-budget ("paused (budget)"): stopped before a request at its budget; continue (raising it) or stop it. */
@@ -90,6 +92,12 @@ export interface ForkSummary {
   portBase?: number;
   /** Processes its bash tool left running that were ended when it stopped, finished or was discarded. */
   endedProcesses?: number;
+  /** What its commands run in: the OS sandbox and its network policy, or why there is none (its latest run). */
+  sandbox?: SandboxState;
+  /** An attempt of a tournament: its group and number. */
+  tournament?: ForkTournament;
+  /** The tournament's verify command's run in this attempt's worktree, once it ended. */
+  verify?: VerifyResult;
 }
 
 export interface ForkSetupState {

@@ -7,6 +7,8 @@ import { parseForkTurns } from '../common/forkTurns';
 import type { ForkTurns } from '../common/forkTurns';
 import { parsePortRange, setupCommands } from '../common/worktreeOptions';
 import type { WorktreeOptions } from '../common/worktreeOptions';
+import { SANDBOX_MODES, isSandboxMode, parseSandboxSettings } from '../common/sandbox';
+import type { SandboxMode, SandboxSettings } from '../common/sandbox';
 import { DEFAULT_BASE_URL, resolveBaseUrl } from './modelAccess';
 import type { ApiKeyStore } from './secrets';
 import { parseBudget } from '../common/budget';
@@ -128,6 +130,23 @@ export class HostSettings {
     };
   }
 
+  /** fork.sandbox.*: a workspace can make the mode stricter and add to denyRead; network and the chat's opt-in are the user's alone. */
+  sandbox(): SandboxSettings {
+    const cfg = config();
+    const mode = cfg.inspect<string>('sandbox.mode');
+    const own: SandboxMode = isSandboxMode(mode?.globalValue) ? mode.globalValue : 'auto';
+    const strictest = [mode?.workspaceValue, mode?.workspaceFolderValue].filter(isSandboxMode)
+      .reduce<SandboxMode>((a, b) => (SANDBOX_MODES.indexOf(b) > SANDBOX_MODES.indexOf(a) ? b : a), own);
+    const deny = cfg.inspect<string[]>('sandbox.denyRead');
+    const { settings } = parseSandboxSettings({
+      mode: strictest,
+      parent: cfg.inspect<boolean>('sandbox.parent')?.globalValue === true,
+      denyRead: [deny?.globalValue, deny?.workspaceValue, deny?.workspaceFolderValue].flatMap(v => (Array.isArray(v) ? v : [])),
+      allowNetwork: cfg.inspect<string[]>('sandbox.allowNetwork')?.globalValue,
+    });
+    return settings;
+  }
+
   maxConcurrentForks(): number {
     const value = config().get<number>('maxConcurrent');
     return typeof value === 'number' && value >= 1 ? Math.floor(value) : DEFAULT_MAX_CONCURRENT_FORKS;
@@ -190,6 +209,11 @@ export class HostSettings {
       maxForksPerTurn: typeof perTurn === 'number' && perTurn >= 1 ? Math.floor(perTurn) : 0,
       problems,
     };
+  }
+
+  /** fork.tournament.verify: '' means the runtime detects the project's test script. */
+  tournamentVerify(): string {
+    return config().get<string>('tournament.verify')?.trim() ?? '';
   }
 
   approvalMode(): ApprovalMode {

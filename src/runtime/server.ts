@@ -31,7 +31,16 @@ import { registerForkKeep } from './handlers/forkKeep';
 import { registerForkReview } from './handlers/forkReview';
 import { registerWorktreeList } from './handlers/worktreeList';
 import { registerSessionDelete } from './handlers/sessionDelete';
+import { registerSessionRewind } from './handlers/sessionRewind';
 import { registerStoreInfo } from './handlers/storeInfo';
+import { registerTournamentStart } from './handlers/tournamentStart';
+import { registerTournamentCompare } from './handlers/tournamentCompare';
+import { registerTournamentWait } from './handlers/tournamentWait';
+import { registerTournamentList } from './handlers/tournamentList';
+import { registerTournamentDiff } from './handlers/tournamentDiff';
+import { registerTournamentApply } from './handlers/tournamentApply';
+import { registerTournamentCancel } from './handlers/tournamentCancel';
+import { TournamentManager } from './fork/tournament/tournamentManager';
 import { collectGarbage } from './session/retention';
 import { ApprovalRouter } from './approvals';
 import { ForkManager } from './fork/forkManager';
@@ -50,7 +59,9 @@ const HANDLERS = [
   registerConfigure, registerSend, registerCompact, registerCancel, registerList, registerTranscript,
   registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait, registerForkAnnounce, registerForkHistory,
   registerForkReview, registerForkBaseFile, registerForkApply, registerForkKeep, registerForkDiscard, registerWorktreeList,
-  registerSessionDelete, registerStoreInfo, registerModelChat,
+  registerSessionDelete, registerSessionRewind, registerStoreInfo, registerModelChat,
+  registerTournamentStart, registerTournamentCompare, registerTournamentWait, registerTournamentList, registerTournamentDiff,
+  registerTournamentApply, registerTournamentCancel,
 ];
 
 declare const FORK_AGENTS_VERSION: string | undefined;
@@ -92,6 +103,7 @@ async function main(): Promise<void> {
   const clients = new Set<ClientConnection>();
   const approvals = new ApprovalRouter(clients);
   const forks = new ForkManager(store, clients, approvals);
+  const tournaments = new TournamentManager(forks, store);
   const idle = new IdleExit({
     delayMs: options.idleExitMs,
     clients: () => clients.size,
@@ -102,7 +114,7 @@ async function main(): Promise<void> {
     stop: () => shutdown('idle'),
   });
   const ctx: RuntimeContext = {
-    store, turns: new TurnRegistry(), forks, approvals, clients, info, token, stop: why => shutdown(why),
+    store, turns: new TurnRegistry(), forks, tournaments, approvals, clients, info, token, stop: why => shutdown(why),
     admit: client => {
       client.admitted = true;
       clients.add(client);
@@ -114,6 +126,11 @@ async function main(): Promise<void> {
     for (const client of clients) client.notify(mcpState, { server });
   };
   for (const problem of await forks.loadAll()) log(`skipped a fork: ${problem}`);
+  try {
+    tournaments.loadAll();
+  } catch (error) {
+    log(`tournaments not loaded: ${error instanceof Error ? error.message : String(error)}`);
+  }
   // Segments a crash left unfinished or unreferenced (a delete cut short) go now; referenced ones never.
   store.segments.removeUnfinished();
   const sweep = collectGarbage(store);

@@ -44,9 +44,9 @@ export const cacheShareSection: Section = {
   },
 };
 
-interface Parent { sessionId: string; turns: number; tokens: number; request: ReceivedRequest }
+export interface Parent { sessionId: string; turns: number; tokens: number; request: ReceivedRequest }
 
-async function buildParent(run: RuntimeRun, script: ScriptedTurn[]): Promise<Parent> {
+export async function buildParent(run: RuntimeRun, script: ScriptedTurn[]): Promise<Parent> {
   const rng = new Rng(30);
   let sessionId: string | undefined;
   for (let turn = 1; turn <= MAX_PARENT_TURNS; turn++) {

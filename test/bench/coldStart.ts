@@ -1,4 +1,4 @@
-// Section 10: start-up and idle, as a user meets them — `fork-agents chat --demo "…"` from a fresh store
+// Section cold-start: start-up and idle, as a user meets them — `fork-agents chat --demo "…"` from a fresh store
 // (no runtime, no demo model running) until the first answer text is printed, then warm (both running),
 // beside `node -e 0`; the runtime's RSS when idle after that answer, beside a bare idle Node process.
 import { spawn } from 'node:child_process';
@@ -65,7 +65,7 @@ function stopStore(storeDir: string): void {
 }
 
 export const coldStartSection: Section = {
-  id: '10',
+  id: 'cold-start',
   title: 'Start-up and idle: cold and warm `chat --demo` to the first answer; idle runtime RSS',
   async run(ctx: BenchContext) {
     const cli = path.join(ctx.distDir, 'cli.js');

@@ -1,6 +1,6 @@
 // `npm run bench`: measures the fork engine against the targets of issue 3 and prints a table; the same
 // numbers go to test-results/bench.json. A benchmark reports: a missed target never fails the run.
-// Usage: node dist/bench.js [section ids, e.g. 1 3]   (default: FORK_BENCH_SECTIONS="9 10", else every section)
+// Usage: node dist/bench.js [section ids, e.g. 1 3]   (default: FORK_BENCH_SECTIONS="runtime-forks cold-start", else every section)
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -1,4 +1,4 @@
-// Section 9: what users wait for, through the real runtime process over JSON-RPC against the fake —
+// Section runtime-forks: what users wait for, through the real runtime process over JSON-RPC against the fake —
 // `fork/start` of an `all` fork until it is running (the RPC's answer) and until its first request reaches
 // the model, for the first and a later fork of a long parent; siblings started together with the runtime's
 // responsiveness meanwhile; each beside the anchor's approach in the same run (copying the transcript, as a
@@ -36,7 +36,7 @@ export function benchSizes(): number[] {
 }
 
 export const runtimeForksSection: Section = {
-  id: '9',
+  id: 'runtime-forks',
   title: 'Fork start through the real runtime: first and later `all` fork, siblings together (fake model)',
   async run(ctx) {
     const sizes = [...new Set([...benchSizes(), SIBLING_PARENT])].sort((a, b) => a - b);
@@ -179,7 +179,7 @@ async function siblingRow(run: RuntimeRun, parent: Parent, count: number): Promi
 function idleRow(pid: number): Row {
   const rss = rssOf(pid);
   return {
-    label: 'runtime RSS after this section (not idle-from-start: see section 10)',
+    label: 'runtime RSS after this section (not idle-from-start: see section cold-start)',
     result: `${mb(rss.now)} now, peak ${mb(rss.peak)}`,
     verdict: 'info',
     values: { rssBytes: rss.now, rssPeakBytes: rss.peak },

@@ -104,6 +104,27 @@ describe('cli: conventions and the --demo walkthrough', function () {
     assert.equal(read(repo, 'NOTES.md'), 'notes from a fork\n');
   });
 
+  it('runs a 3-attempt tournament with --demo: a JSON line per attempt, the judge picks the smallest change, apply --winner lands it', async () => {
+    const first = lastJson(await cli('chat', '--demo', '--cwd', repo, '--json', 'hello'));
+    const run = await cli('fork', '--demo', '--cwd', repo, '--session', first.sessionId, '--approval', 'auto', '--attempts', '3',
+      '--verify', 'test -f NOTES.md', '--wait', '--json', 'create NOTES.md with notes from a tournament');
+    assert.equal(run.code, 0, run.stderr);
+    const lines = run.stdout.trim().split('\n').map(l => JSON.parse(l));
+    assert.deepEqual(lines.map(l => l.type), ['attempt', 'attempt', 'attempt', 'result']);
+    assert.ok(lines.slice(0, 3).every(l => l.state === 'completed' && l.verify.passed && l.verify.exitCode === 0));
+    assert.deepEqual(lines.slice(0, 3).map(l => l.added), [1, 2, 3], 'the demo makes attempts differ');
+    const result = lines[3];
+    assert.deepEqual(result.forkIds, lines.slice(0, 3).map(l => l.forkId));
+    assert.equal(result.winner, lines[0].forkId);
+    assert.equal(result.decidedBy, 'judge');
+    assert.match(result.reason, /the judge chose attempt 1: the demo judge prefers the smallest change/);
+    const compare = await cli('compare', '--group', result.groupId);
+    assert.match(compare.stdout, /★ winner/);
+    const applied = await cli('apply', '--group', result.groupId, '--winner', '--discard-rest', '--json');
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.equal(read(repo, 'NOTES.md'), 'notes from a tournament\n');
+  });
+
   it('fans out with "in parallel": the forks keep running after the CLI exits and their reports reach the next turn', async () => {
     const first = lastJson(await cli('chat', '--demo', '--cwd', repo, '--approval', 'auto-edit', '--json', 'in parallel, create A.md with a; create B.md with b'));
     assert.match(first.text, /Started 2 forks/);

@@ -7,6 +7,7 @@ import type { ParsedArgs } from '../args';
 import { connectCli } from '../connect';
 import { CliFailure, printJson } from '../output';
 import type { RuntimeClient } from '../../client/rpcClient';
+import { applyGroupCommand } from './tournament';
 
 function forkIdOf(args: ParsedArgs, verb: string): string {
   const forkId = args.flags.get('fork');
@@ -40,6 +41,7 @@ export async function reviewCommand(args: ParsedArgs): Promise<void> {
 
 /** Exit code 1 when files conflict (nothing written with the default --on-conflict refuse). */
 export async function applyCommand(args: ParsedArgs): Promise<void> {
+  if (args.flags.has('group')) return applyGroupCommand(args);
   const forkId = forkIdOf(args, 'apply');
   const onConflict = (args.flags.get('on-conflict') ?? 'refuse') as ApplyConflictMode;
   if (onConflict !== 'refuse' && onConflict !== 'markers') throw new UsageError('--on-conflict must be refuse or markers');

@@ -1,6 +1,9 @@
 // Fork messages of the runtime protocol (DESIGN §2, §4.7).
 import type { AgentEvent } from '../agentEvents';
-import type { ForkSummary } from '../forks';
+import type { ForkState, ForkSummary } from '../forks';
+import type { CostFigures } from '../pricing';
+import type { TournamentSummary, VerifyResult } from '../tournament';
+import type { Usage } from '../transcript';
 import { notification, request } from './descriptor';
 
 export interface ForkStartParams {
@@ -115,3 +118,90 @@ export interface WorktreeListing {
  * hold unapplied changes. Waits for the start-up prune; with `root`, prunes that repository first.
  */
 export const worktreeList = request<{ root?: string }, { pruned: WorktreeListing[]; kept: WorktreeListing[] }>('worktree/list');
+
+// Tournaments: N attempts of one directive, each a worktree fork of the same point, verified, judged,
+// compared; the winner applied or chosen hunks merged.
+
+export interface TournamentStartParams extends Omit<ForkStartParams, 'model' | 'isolation'> {
+  /** 1–8; absent with `models`: one attempt per model. */
+  attempts?: number;
+  /** Attempt i runs models[(i-1) % models.length]; absent: every attempt runs the parent's model. */
+  models?: string[];
+  /** Run in each attempt's worktree when it ends; absent: fork.tournament.verify, else the detected test script; "" for none. */
+  verify?: string;
+  /** Ask attempts 2..N to take a different approach from the first (the hint follows the shared prefix). */
+  differentApproaches?: boolean;
+}
+export interface TournamentStartResult { group: TournamentSummary; attempts: ForkSummary[] }
+export const tournamentStart = request<TournamentStartParams, TournamentStartResult>('tournament/start');
+
+export interface AttemptComparison {
+  forkId: string;
+  attempt: number;
+  name: string;
+  state: ForkState;
+  model?: string;
+  /** Set for an attempt on another model than the parent's: why its first request read no cache. */
+  coldCache?: string;
+  verify?: VerifyResult;
+  files: { path: string; status: ForkFileStatus }[];
+  added: number;
+  removed: number;
+  /** Hunks of its patch, numbered 1.. for tournament/apply's `hunks`. */
+  hunks: { number: number; path: string; header: string }[];
+  cost?: CostFigures;
+  usage: Usage;
+  /** Share of its first request's input read from the cache (0–1). */
+  cacheShare?: number;
+  report?: string;
+  error?: string;
+  pausedReason?: string;
+}
+export interface TournamentCompareParams { groupId: string }
+export interface TournamentCompareResult { group: TournamentSummary; attempts: AttemptComparison[]; judgeUsage?: Usage }
+export const tournamentCompare = request<TournamentCompareParams, TournamentCompareResult>('tournament/compare');
+
+/** Resolves once the group has a verdict, or every attempt ended or paused at the budget. */
+export interface TournamentWaitParams { groupId: string }
+export const tournamentWait = request<TournamentWaitParams, TournamentCompareResult>('tournament/wait');
+
+export interface TournamentListParams { parentSessionId?: string }
+export interface TournamentListResult { groups: TournamentSummary[] }
+export const tournamentList = request<TournamentListParams, TournamentListResult>('tournament/list');
+
+/** The changes of attempt `b` relative to attempt `a` (their worktrees' states). */
+export interface TournamentDiffParams { groupId: string; a: string; b: string }
+export interface TournamentDiffResult { patch: string }
+export const tournamentDiff = request<TournamentDiffParams, TournamentDiffResult>('tournament/diff');
+
+/** Hunks of one attempt: by fork id or attempt number; `all` for every hunk. */
+export interface HunkChoice { attempt: string | number; hunks: number[] | 'all' }
+export interface TournamentApplyParams {
+  groupId: string;
+  /** Apply this attempt whole (fork/apply's three-way apply). */
+  forkId?: string;
+  /** Or merge these hunks into one result; chosen hunks that overlap are refused, never overwritten. */
+  hunks?: HunkChoice[];
+  onConflict?: ApplyConflictMode;
+  /** Then discard every attempt's worktree in one action… */
+  discardRest?: boolean;
+  /** …committing each to its branch and keeping the branches. */
+  keepBranches?: boolean;
+}
+export interface HunkConflictInfo { path: string; between: [string, string]; hunks: [number, number]; reason: string }
+export interface TournamentApplyResult {
+  applied: string[];
+  /** Between chosen hunks of different attempts: nothing was written. */
+  hunkConflicts: HunkConflictInfo[];
+  /** With the main tree (fork/apply's conflicts, or git apply's reasons). */
+  conflicts: string[];
+  discarded: string[];
+  keptBranches: string[];
+  message: string;
+}
+export const tournamentApply = request<TournamentApplyParams, TournamentApplyResult>('tournament/apply');
+
+/** Stops every attempt of the group (and the judge). */
+export interface TournamentCancelParams { groupId: string }
+export interface TournamentCancelResult { cancelled: string[] }
+export const tournamentCancel = request<TournamentCancelParams, TournamentCancelResult>('tournament/cancel');

@@ -6,6 +6,7 @@ import type { Entry, SessionHeader, Usage } from '../transcript';
 import type { McpServerConfig, McpServerStatus } from './mcp';
 import type { PromptReference } from '../references';
 import type { WorktreeOptions } from '../worktreeOptions';
+import type { SandboxSettings } from '../sandbox';
 import { notification, request } from './descriptor';
 import type { CacheStep } from '../cacheExplorer';
 import type { CostFigures, PriceOverrides } from '../pricing';
@@ -65,10 +66,14 @@ export interface ConfigureParams {
   budgetPerChat?: string;
   /** fork.maxForksPerTurn: Agent calls the model may make in one turn; 0 or absent: no limit. */
   maxForksPerTurn?: number;
+  /** fork.tournament.verify: the command each tournament attempt runs when it ends; absent: the detected test script. */
+  tournamentVerify?: string;
   /** MCP servers this client trusts (repository servers only after the user said so); tools of new sessions. */
   mcpServers?: McpServerConfig[];
   /** Proxy for model and MCP HTTP traffic (VS Code's http.proxy, or HTTPS_PROXY/NO_PROXY in the CLI); url '' is direct. */
   proxy?: ProxySettings;
+  /** fork.sandbox*, `--sandbox`: the OS sandbox around the commands of this client's forks (absent: auto). */
+  sandbox?: SandboxSettings;
   /** `fork.provider`: the Anthropic API (default, needs apiKey), Amazon Bedrock or Google Vertex AI. */
   provider?: ProviderName;
   /** Bedrock: region (else AWS_REGION); credentials from the AWS chain. */

@@ -34,6 +34,11 @@ export function finishResponse(stream: vscode.ChatResponseStream, metadata: Chat
       title: 'Fork from here',
       arguments: [{ sessionId: metadata.sessionId, entryId: metadata.lastEntryId }],
     });
+    stream.button({
+      command: 'forkAgents.rewindHere',
+      title: 'Rewind to here',
+      arguments: [{ sessionId: metadata.sessionId, entryId: metadata.lastEntryId }],
+    });
   }
   return error ? { errorDetails: { message: error.message }, metadata } : { metadata };
 }

@@ -13,6 +13,7 @@ import { priceFor } from '../../common/pricing';
 import { cacheSteps } from '../cache/sessionCache';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
+import { sandboxNotice } from '../sandbox/notice';
 import { launchPolicy, revivalPolicy } from '../policy';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
@@ -26,6 +27,7 @@ import { heldSession, mayContinue, newRun, runFromDisk } from './trackedFork';
 import type { ForkRun } from './trackedFork';
 import { runFork } from './runFork';
 import { placeFork } from './workspace/isolation';
+import { forkStateAt } from '../checkpoint/forkState';
 import { snapshotUpTo } from './history/select';
 import { WorktreeJanitor } from './workspace/worktreeJanitor';
 import { renderForkNotification } from './notification';
@@ -34,7 +36,8 @@ import { outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { PrefixWriters } from './stagger';
 import { BudgetError, ForkBusyError, ForkNotFoundError, MAX_FORK_REQUESTS } from './forkContracts';
-import type { ForkLauncher, ModelAccess, StartSpec } from './forkContracts';
+import type { ForkLauncher, GroupHooks, ModelAccess, StartSpec } from './forkContracts';
+import type { VerifyResult } from '../../common/tournament';
 
 
 export class ForkManager implements ForkLauncher {
@@ -52,6 +55,8 @@ export class ForkManager implements ForkLauncher {
   /** fork.prices of the client that configured last (the table covers the rest). */
   prices: PriceOverrides = {};
   private readonly spending: ForkSpending;
+  /** Tournaments: set by the tournament manager. */
+  groups?: GroupHooks;
 
   constructor(
     private readonly store: SessionStore,
@@ -83,11 +88,13 @@ export class ForkManager implements ForkLauncher {
       const placement = await placeFork({
         kind: spec.kind, requested: spec.isolation, parentRoot: spec.parent.header.root, id, name: spec.name, worktreeRoot: access.worktreeRoot,
         owner: this.store.storeDir,
+        // Fork from here on an earlier message starts from that message's code (checkpoint/forkState.ts).
+        stateAt: () => forkStateAt(this.store.storeDir, spec.parent, spec.atEntryId),
       });
       let session: Session;
       try {
         const policy = launchPolicy(access);
-        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy }, placement.worktree);
+        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy, sandboxNotice: policy.restricted ? undefined : sandboxNotice(policy.sandbox) }, placement.worktree);
         // Durable before fork/start answers and before the first request; the runtime's thread keeps serving meanwhile.
         await this.store.durable(session.id);
       } catch (error) {
@@ -278,7 +285,7 @@ export class ForkManager implements ForkLauncher {
       // Issue 11: a fork launched with `ask` still asks when a client configured with `auto` revives it.
       const session = heldSession(run);
       const policy = revivalPolicy(session.bootstrap?.policy, launchPolicy(access));
-      run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted };
+      run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted, sandbox: policy.sandbox };
       closeInterruptedCalls(session);
       this.enqueue(run);
     }
@@ -323,7 +330,13 @@ export class ForkManager implements ForkLauncher {
 
   /** Why the fork may not make another request (its budget, or its chat's), if it may not. */
   private budgetStop(run: ForkRun): string | undefined {
-    return this.spending.stopOf(run, heldSession(run).header.settings.model);
+    return this.spending.stopOf(run, heldSession(run).header.settings.model) ?? this.groups?.budgetStopOf(run.summary);
+  }
+
+  /** A verify result read back from its tournament's record (the runtime restarted). */
+  restoreVerify(forkId: string, verify: VerifyResult): void {
+    const run = this.forks.get(forkId);
+    if (run) run.summary.verify = verify;
   }
 
   /** Lets an ended or paused fork's session leave memory when idle. */
@@ -363,13 +376,15 @@ export class ForkManager implements ForkLauncher {
     const signal = controller.signal;
     run.summary.endedProcesses = undefined;
     this.setState(run, 'running');
-    const { outcome, setupFailure } = await runFork(run, session, access, {
+    const { outcome, setupFailure, verify } = await runFork(run, session, access, {
       store: this.store, ports: this.ports, prefixWriters: this.prefixWriters, approvals: this.approvals, controller,
       emit: event => this.onEvent(run, event),
       setState: state => this.setState(run, state),
       changed: () => this.broadcastState(run),
       mayRequest: () => this.budgetStop(run),
+      verifyCommand: this.groups?.verifyCommandOf(run.summary),
     });
+    if (verify) run.summary.verify = verify;
     if (setupFailure) return this.finish(run, 'failed', undefined, setupFailure);
     if (outcome.stopReason === 'cancelled') return this.finish(run, 'cancelled');
     if (outcome.stopReason === 'budget') return this.pause(run, outcome.budgetReason ?? 'Its budget is reached.');
@@ -408,6 +423,7 @@ export class ForkManager implements ForkLauncher {
     this.unhold(run);
     this.setState(run, 'paused-budget');
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
+    this.groups?.attemptEnded({ ...run.summary });
   }
 
   /** A session in memory (the explorer compares a fork's first request with its parent's, when loaded). */
@@ -434,7 +450,7 @@ export class ForkManager implements ForkLauncher {
     run.summary.announced = undefined;
     run.summary.pausedReason = undefined;
     try {
-      recordEnd(this.store, run, { state, time: run.summary.endedAt, report, error, budget: run.summary.budget });
+      recordEnd(this.store, run, { state, time: run.summary.endedAt, report, error, budget: run.summary.budget, sandbox: run.summary.sandbox });
     } catch (writeError) {
       // A full disk: the clients still learn how the run ended; on disk it stays unfinished and is revived.
       const message = writeError instanceof Error ? writeError.message : String(writeError);
@@ -445,6 +461,7 @@ export class ForkManager implements ForkLauncher {
     this.unhold(run);
     this.setState(run, state);
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
+    this.groups?.attemptEnded({ ...run.summary });
   }
 
   private setState(run: ForkRun, state: ForkState): void {

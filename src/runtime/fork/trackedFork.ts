@@ -88,6 +88,7 @@ export function summarize(session: Session): ForkSummary {
     summary.announced = status.announced;
     if (status.budget) summary.budget = status.budget;
     summary.pausedReason = status.pausedReason;
+    if (status.sandbox) summary.sandbox = status.sandbox;
   }
   return summary;
 }

@@ -3,10 +3,12 @@ import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { isApprovalMode } from '../../common/approval';
 import { parseBudget } from '../../common/budget';
 import { parsePriceOverrides } from '../../common/pricing';
+import { parseSandboxSettings } from '../../common/sandbox';
 import { runtimeConfigure } from '../../common/protocol/runtime';
 import type { ConfigureParams, RuntimeInfo } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
 import { applyRetention } from '../deletion';
+import { sweepCheckpoints } from '../checkpoint/sweepCheckpoints';
 import { log } from '../log';
 import { mcpHub } from '../mcp/hub';
 import { accessOf } from '../runtimeContext';
@@ -23,6 +25,10 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
     }
     if (params.cacheTtl !== undefined && params.cacheTtl !== '5m' && params.cacheTtl !== '1h') {
       throw new ResponseError(ErrorCodes.InvalidParams, `cacheTtl must be "5m" or "1h" (got ${JSON.stringify(params.cacheTtl)}).`);
+    }
+    if (params.sandbox !== undefined) {
+      const { problems } = parseSandboxSettings(params.sandbox ?? {});
+      if (problems.length > 0) throw new ResponseError(ErrorCodes.InvalidParams, `sandbox: ${problems.join('; ')}.`);
     }
     // Spending settings are checked before anything is kept: a bad one changes nothing.
     for (const [name, value] of [['fork.budget.perFork', params.budgetPerFork], ['fork.budget.perChat', params.budgetPerChat]] as const) {
@@ -43,6 +49,8 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
     if (params.retentionDays !== undefined && params.retentionDays > 0) {
       // Before revival: an expired fork is deleted, or revived, never both.
       for (const id of await applyRetention(ctx, params.retentionDays)) log(`deleted ${id}: not written to for ${params.retentionDays} days`);
+      // Not awaited: checkpoints older than that are dropped in the background (rewinds before them say so).
+      void sweepCheckpoints(ctx.store.storeDir, params.retentionDays);
     }
     const access = accessOf(client);
     if (access) ctx.forks.reviveWith(access);

@@ -10,6 +10,7 @@ import type { Entry, ModelSettings } from '../../common/transcript';
 import { referenceBlocks } from '../../common/references';
 import type { ClientConnection } from '../clientConnection';
 import { runLoop } from '../agent/loop';
+import { checkpointTurn, toolsAfter } from '../checkpoint/codeAt';
 import type { ApprovalRequest } from '../agent/loop';
 import { applyPolicy } from '../policy';
 import { checkTextSize } from './textLimits';
@@ -28,6 +29,8 @@ import type { Session } from '../session/session';
 import { TranscriptWriteError } from '../session/jsonl';
 import { ALL_TOOLS } from '../tools/registry';
 import { mcpHub } from '../mcp/hub';
+import { createForkSandbox } from '../sandbox/forkSandbox';
+import { SANDBOXED_TOOLS } from '../sandbox/sandboxForRun';
 import { mcpToolsOf } from '../mcp/mcpTools';
 
 export const MISSING_KEY_MESSAGE =
@@ -65,12 +68,18 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   if (ctx.turns.isRunning(session.id)) {
     throw new ResponseError(ErrorCodes.InvalidRequest, 'A turn is already running in this session; wait for it or cancel it.');
   }
-  if (params.afterEntryId !== undefined && !session.rewindTo(params.afterEntryId)) {
+  // After a rewind (session/rewind) the Chat view still shows the rewound turns and names their last
+  // entry: the conversation continues from where the rewind left it.
+  if (params.afterEntryId !== undefined && !session.rewindTo(params.afterEntryId) && !session.wasRewoundAway(params.afterEntryId)) {
     throw new ResponseError(ErrorCodes.InvalidParams, `Entry ${params.afterEntryId} is not in session ${session.id}.`);
   }
   // A runtime that died mid-tool-call left calls without results: close them, or every request is refused.
   for (const entry of closeInterruptedCalls(session)) emitEntry(client, session.id, params.turnId, entry);
-  const emit = (event: AgentEvent) => client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event });
+  const touched = new Set<string>();
+  const emit = (event: AgentEvent) => {
+    if (event.type === 'tool_result') for (const file of event.files) touched.add(file);
+    client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event });
+  };
   const { approvalMode, approve } = applyPolicy(access, ({ callId, tool, input, description, category }: ApprovalRequest) =>
     client.request(permissionRequest, {
       sessionId: session.id, turnId: params.turnId, callId, toolName: tool.definition.name,
@@ -89,12 +98,23 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };
   const billsBefore = session.bills.length;
-  const outcome = await ctx.turns.run(session.id, signal =>
-    runLoop({
+  // fork.sandbox.parent: the chat's own commands run sandboxed too, its folder writable, its .git not.
+  const sandbox = access.sandbox?.parent && !access.restricted
+    ? await createForkSandbox({ settings: access.sandbox, root: session.header.root, storeDir: ctx.store.storeDir, id: session.id })
+    : undefined;
+  const outcome = await ctx.turns.run(session.id, async signal => {
+    // The code as the prompt found it, before any tool changes it (checkpoint/codeAt.ts).
+    const started = checkpointTurn(ctx.store.storeDir, session, 'turn-start');
+    const tools = new Map([...ALL_TOOLS, ...mcpToolsOf(session.header, { restricted: access.restricted === true })].map(tool => [tool.definition.name, tool]));
+    const ended = await runLoop({
       session,
       model: createAnthropicClient(access),
-      tools: new Map([...ALL_TOOLS, ...mcpToolsOf(session.header, { restricted: access.restricted === true })].map(tool => [tool.definition.name, tool])),
-      toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access) },
+      tools: toolsAfter(started, tools),
+      toolContext: {
+        root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access, ctx.tournaments),
+        sandbox: sandbox?.commands, fileRules: sandbox?.fileRules,
+      },
+      sandboxedTools: sandbox?.commands ? SANDBOXED_TOOLS : undefined,
       approvalMode,
       compaction: access.compaction,
       beforeRequest: () => {
@@ -117,8 +137,11 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
         const chat = ctx.forks.chatSpend(session.id);
         return budgetStop("This chat's budget (fork.budget.perChat)", perChat, chat.usage, chat.cost?.usd, model);
       },
-    }),
-  );
+    });
+    await started;
+    await checkpointTurn(ctx.store.storeDir, session, 'turn-end', [...touched]);
+    return ended;
+  }).finally(() => sandbox?.close());
   const lastEntryId = session.lastEntry()?.id;
   const error = outcome.stopReason === 'budget' ? { kind: 'budget', message: outcome.budgetReason ?? 'The chat reached its budget.' } : outcome.error;
   emit({ type: 'turn_end', stopReason: outcome.stopReason, error: outcome.error, lastEntryId });

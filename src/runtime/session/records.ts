@@ -2,6 +2,7 @@
 // fork status changes in commit order.
 import type { Budget } from '../../common/budget';
 import type { ForkSummary } from '../../common/forks';
+import type { SandboxState } from '../../common/sandbox';
 import type { LaunchPolicy } from '../policy';
 import type { Entry, SessionHeader, Usage } from '../../common/transcript';
 import type { ChainRange } from './segments';
@@ -31,7 +32,11 @@ export type SessionRecord =
   | { type: 'bootstrap'; bootstrap: ForkBootstrap }
   | { type: 'entry'; entry: Entry }
   /** The conversation continues from `toEntryId` (null: from the start); later entries stay on disk. */
-  | { type: 'rewind'; toEntryId: string | null; time: string }
+  | { type: 'rewind'; toEntryId: string | null; time: string; code?: RewoundCode }
+  /** The latest rewind is taken back: the history is again what it was before it. */
+  | { type: 'rewind-undo'; time: string; code?: RewoundCode }
+  /** The work tree's state as a tree in the store's shadow repository (checkpoint/), after `lastEntryId`. */
+  | { type: 'checkpoint'; checkpoint: CheckpointRecord }
   | { type: 'status'; status: ForkStatus }
   /** The entries from the last seal up to `count` more were sealed as segment `hash` (segments.ts). */
   | { type: 'seal'; hash: string; count: number }
@@ -78,4 +83,24 @@ export interface ForkStatus {
   /** The fork's budget as of this status (raised by a continue). */
   budget?: Budget;
   pausedReason?: string;
+  /** What its commands ran in on the run that ended here. */
+  sandbox?: SandboxState;
 }
+
+/** A file kept by reference in a checkpoint (too large to copy): what it looked like then. */
+export interface LargeFileRef { path: string; size: number; mtimeMs: number }
+
+export interface CheckpointRecord {
+  /** Tree id in the shadow repository of `workTree` (checkpoint/shadowRepo.ts). */
+  tree: string;
+  workTree: string;
+  /** The last entry of the history when it was taken (null: none yet). */
+  lastEntryId: string | null;
+  /** turn-start: after the prompt, before the agent changed anything; turn-end: when the turn ended. */
+  kind: 'turn-start' | 'turn-end';
+  time: string;
+  large?: LargeFileRef[];
+}
+
+/** What a rewind (or its undo) did to the files: the tree before it and the tree it left. */
+export interface RewoundCode { workTree: string; before: string; after: string; paths: string[] }

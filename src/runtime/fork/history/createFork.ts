@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Budget } from '../../../common/budget';
 import type { ForkTurns } from '../../../common/forkTurns';
+import type { ForkTournament } from '../../../common/tournament';
 import { forkTurnsToString } from '../../../common/forkTurns';
 import * as path from 'node:path';
 import type { ChildKind, ForkOrigin, ForkSummary, ForkWorktree, Isolation } from '../../../common/forks';
@@ -16,7 +17,7 @@ import { Picked } from '../../session/picked';
 import type { EntryList } from '../../session/picked';
 import type { HistorySnapshot } from '../../session/session';
 import { answeredEnd, closeSelection } from './close';
-import { renderDirective } from './directive';
+import { renderAttemptNote, renderDirective } from './directive';
 import { selectSpans, snapshotUpTo, windowSkipsSummary } from './select';
 
 export interface ForkSpec {
@@ -40,8 +41,12 @@ export interface ForkSpec {
   snapshot?: HistorySnapshot;
   /** What the launching client allowed; recorded in the bootstrap (absent: revival assumes ask). */
   policy?: LaunchPolicy;
+  /** The sandbox notice of its directive (sandbox/notice.ts), when its commands run sandboxed. */
+  sandboxNotice?: string[];
   /** Another model than the parent's: in the fork's header (its requests, revival) and its summary. */
   model?: string;
+  /** A tournament attempt: its note follows the directive, after the prefix the attempts share. */
+  tournament?: ForkTournament;
 }
 
 export function newForkId(): string {
@@ -63,11 +68,15 @@ export function createForkSession(store: SessionStore, spec: ForkSpec, worktree?
     const snapshot = current ? spec.parent.entries() : requestViewOf(snapshotUpTo(entries, spec.atEntryId));
     // Unanswered prompts go before the window is counted, so "1" keeps one real turn when there is one.
     const selected = selectSpans(snapshot, answeredEnd(snapshot, entries), spec.turns);
-    const notice = worktree && { parentRoot: spec.parent.header.root, forkRoot: root };
-    const closed = closeSelection(selected, renderDirective(spec.directive, notice), entries);
+    const attempt = spec.tournament;
+    // A tournament's attempts differ only after the directive: each one's own root goes in its note.
+    const notice = worktree && { parentRoot: spec.parent.header.root, ...(attempt ? {} : { forkRoot: root }) };
+    const closed = closeSelection(selected, renderDirective(spec.directive, notice, spec.sandboxNotice), entries);
     // DESIGN §4.3: a numeric window never carries the compaction summary; the UIs say so.
     const summaryExcluded = windowSkipsSummary(snapshot, spec.turns);
-    return persist(store, spec, entries, { root, worktree, summaryExcluded }, closed.inherited, closed.closing.content);
+    const content = closed.closing.content;
+    const closing = attempt ? [...content, { type: 'text' as const, text: renderAttemptNote(attempt.attempt, attempt.of, attempt.hint, worktree && root) }] : content;
+    return persist(store, spec, entries, { root, worktree, summaryExcluded }, closed.inherited, closing);
   }
   // Regular subagents see no conversation, only the environment facts and their own prompt.
   const startup = entries.filter(entry => entry.kind === 'startup');
@@ -119,6 +128,7 @@ function persist(
     ...(spec.budget ? { budget: spec.budget } : {}),
     model: header.settings.model,
     ...(otherModel ? { parentModel: parentHeader.settings.model } : {}),
+    ...(spec.tournament ? { tournament: spec.tournament } : {}),
   };
   const closing: Entry = { id: newEntryId(), kind: 'prompt', time: now, message: { role: 'user', content: closingContent } };
   // By reference to the parent's sealed segments (DESIGN §4.7 "Storage"): the bootstrap stays small.

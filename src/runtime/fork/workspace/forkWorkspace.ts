@@ -9,7 +9,7 @@ import type { ForkSetupState, ForkSummary, ForkWorktree } from '../../../common/
 import type { WorktreeOptions } from '../../../common/worktreeOptions';
 import { DEFAULT_SETUP_TIMEOUT_MS, WORKTREE_INCLUDE_FILE } from '../../../common/worktreeOptions';
 import type { Session } from '../../session/session';
-import type { Tool, ToolOutput } from '../../tools/types';
+import type { CommandSandbox, Tool, ToolOutput } from '../../tools/types';
 import type { PortBlocks } from './forkPorts';
 import { ProcessGroups } from './processGroups';
 import { runSetupCommand } from './setupCommand';
@@ -34,6 +34,8 @@ export interface WorkspaceDeps {
   /** Preparation failed: the fork must stop with this reason. */
   failed(reason: string): void;
   signal: AbortSignal;
+  /** The fork's sandbox: setup commands run in it like the fork's own. */
+  sandbox?: CommandSandbox;
 }
 
 export class ForkWorkspace {
@@ -150,7 +152,7 @@ export class ForkWorkspace {
         const result = await runSetupCommand({
           command, cwd: worktree.path, env: this.env, timeoutMs: options?.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS, signal: this.deps.signal,
           onOutput: text => emit({ type: 'setup_output', text }),
-          onProcessGroup: pgid => this.groups.add(pgid),
+          onProcessGroup: pgid => this.groups.add(pgid), sandbox: this.deps.sandbox,
         });
         results.push(result);
         emit({ type: 'setup_end', command, exitCode: result.exitCode, timedOut: result.timedOut, durationMs: result.durationMs });
