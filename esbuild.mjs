@@ -17,9 +17,27 @@ const common = {
 // jsonc-parser's main is a UMD build whose dynamic requires a bundle cannot follow: bundle its ESM build.
 const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' } };
 
+// What the runtime loads on first use only (dynamic imports: a proxy, an MCP server) lives in its own
+// files under dist/lazy/, so a runtime's start-up neither reads nor compiles it. Only self-contained
+// packages: a split copy of a package the main bundle also holds would break instanceof checks.
+const LAZY = {
+  'lazy/undici': 'undici',
+  'lazy/mcp-sdk': 'src/runtime/mcp/mcpSdk.ts',
+};
+const lazyImports = { undici: 'lazy/undici', './mcpSdk': 'lazy/mcp-sdk' };
+const lazyOf = new Map(Object.entries(lazyImports).map(([spec, out]) => [spec, `./${out}.js`]));
+const splitLazy = {
+  name: 'split-lazy',
+  setup(build) {
+    build.onResolve({ filter: /^(undici|\.\/mcpSdk)$/ }, args =>
+      args.kind === 'dynamic-import' && lazyOf.has(args.path) ? { path: lazyOf.get(args.path), external: true } : undefined);
+  },
+};
+
 const builds = [
   { ...node, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', external: ['vscode'] },
-  { ...node, entryPoints: { runtime: 'src/runtime/server.ts' }, outdir: 'dist' },
+  { ...node, entryPoints: { runtime: 'src/runtime/server.ts' }, outdir: 'dist', plugins: [splitLazy] },
+  { ...node, entryPoints: LAZY, outdir: 'dist' },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: { 'fake-anthropic': 'test/fakes/serve.ts' }, outdir: 'dist' },
 ];
@@ -34,7 +52,7 @@ if (existsSync('test/bench/main.ts')) {
   builds.push({ ...node, entryPoints: { bench: 'test/bench/main.ts' }, outdir: 'dist' });
 }
 
-const contexts = await Promise.all(builds.filter(b => Object.values(b.entryPoints).every(existsSync)).map(b => context(b)));
+const contexts = await Promise.all(builds.filter(b => b.entryPoints === LAZY || Object.values(b.entryPoints).every(existsSync)).map(b => context(b)));
 if (watch) {
   await Promise.all(contexts.map(c => c.watch()));
 } else {

@@ -1,6 +1,6 @@
 // `npm run bench`: measures the fork engine against the targets of issue 3 and prints a table; the same
 // numbers go to test-results/bench.json. A benchmark reports: a missed target never fails the run.
-// Usage: node dist/bench.js [section ids, e.g. 1 3]   (default: every section)
+// Usage: node dist/bench.js [section ids, e.g. 1 3]   (default: FORK_BENCH_SECTIONS="runtime-forks cold-start", else every section)
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     memTempDir: prefix => (memBase ? fs.mkdtempSync(path.join(memBase, prefix)) : undefined),
     log: message => process.stderr.write(message + '\n'),
   };
-  const wanted = process.argv.slice(2);
+  const wanted = process.argv.length > 2 ? process.argv.slice(2) : (process.env.FORK_BENCH_SECTIONS ?? '').split(/[\s,]+/).filter(Boolean);
   const sections = SECTIONS.filter(s => wanted.length === 0 || wanted.includes(s.id));
   const started = performance.now();
   const conditions = collectConditions(base);

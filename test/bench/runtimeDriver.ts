@@ -23,6 +23,8 @@ const KEY = 'sk-ant-bench-key';
 export interface RuntimeRun {
   root: string;
   storeDir: string;
+  /** The runtime process's pid (from its store's runtime.json). */
+  pid(): number;
   fake: FakeAnthropic;
   client: RuntimeClient;
   send(prompt: string, sessionId?: string): Promise<SendResult>;
@@ -31,31 +33,40 @@ export interface RuntimeRun {
   dispose(): Promise<void>;
 }
 
-/** `model`: the chats' model (absent: the runtime's default). */
-export async function startRuntimeRun(ctx: BenchContext, responder: Responder, fakeOptions: Omit<FakeAnthropicOptions, 'apiKey' | 'responder'> = {}, model?: string): Promise<RuntimeRun> {
+export interface RunOptions {
+  /** Runs before the runtime starts, e.g. to write parent sessions into its store. */
+  prepare?(storeDir: string, root: string): Promise<void>;
+  /** Extra environment for the runtime process (e.g. NODE_OPTIONS=--cpu-prof). */
+  env?: NodeJS.ProcessEnv;
+  /** The chats' model (absent: the runtime's default). */
+  model?: string;
+}
+
+export async function startRuntimeRun(ctx: BenchContext, responder: Responder, fakeOptions: Omit<FakeAnthropicOptions, 'apiKey' | 'responder'> = {}, options: RunOptions = {}): Promise<RuntimeRun> {
   const runtimeScript = path.join(ctx.distDir, 'runtime.js');
   if (!fs.existsSync(runtimeScript)) throw new Error(`${runtimeScript} is missing: run \`npm run bench\` (it builds dist/ first).`);
   const base = ctx.tempDir('cache-share-');
   const storeDir = path.join(base, 'store');
   const root = path.join(base, 'work');
   fs.mkdirSync(root);
+  await options.prepare?.(storeDir, root);
   const fake = await startFakeAnthropic({ ...fakeOptions, apiKey: KEY, responder });
   let client: RuntimeClient | undefined;
+  // Only the runtime this run started: its pid is in its own store's runtime.json.
+  const pid = () => (JSON.parse(fs.readFileSync(runtimeInfoPath(storeDir), 'utf8')) as { pid: number }).pid;
   const dispose = async () => {
     await client?.close().catch(() => undefined);
     try {
-      // Only the runtime this run started: its pid is in its own store's runtime.json.
-      const { pid } = JSON.parse(fs.readFileSync(runtimeInfoPath(storeDir), 'utf8')) as { pid: number };
-      process.kill(pid, 'SIGTERM');
+      process.kill(pid(), 'SIGTERM');
     } catch {
       // Never started, or already gone.
     }
     await fake.close();
   };
   try {
-    const socket = await connectOrStart({ storeDir, runtimeScript, idleExitMs: 30_000 });
+    const socket = await connectOrStart({ storeDir, runtimeScript, idleExitMs: 30_000, env: options.env, connectTimeoutMs: 120_000 });
     client = await connectRpc(socket, 'bench');
-    await sendRequest(client.endpoint, runtimeConfigure, { apiKey: KEY, baseUrl: fake.url, approvalMode: 'auto', ...(model ? { model } : {}) });
+    await sendRequest(client.endpoint, runtimeConfigure, { apiKey: KEY, baseUrl: fake.url, approvalMode: 'auto', ...(options.model ? { model: options.model } : {}) });
   } catch (error) {
     await dispose();
     throw error;
@@ -64,6 +75,7 @@ export async function startRuntimeRun(ctx: BenchContext, responder: Responder, f
   return {
     root,
     storeDir,
+    pid,
     fake,
     client,
     send: (prompt, sessionId) => sendRequest(endpoint, sessionSend, { root, prompt, turnId: randomUUID(), sessionId }),

@@ -2,10 +2,12 @@
 // `Section` and append it here; main.ts, the table and bench.json pick it up with no other change.
 import { cacheShareSection } from './cacheShare';
 import { checkpointsSection } from './checkpoints';
+import { coldStartSection } from './coldStart';
 import { forkEngineSection } from './forkEngine';
 import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
 import { panelLoadSection } from './panelLoad';
+import { runtimeForksSection } from './runtimeForks';
 import { sandboxSection } from './sandbox';
 import { sharedHistorySection } from './sharedHistory';
 import { thinkingForkSection } from './thinkingFork';
@@ -27,4 +29,6 @@ export const SECTIONS: readonly Section[] = [
   sandboxSection,
   tournamentSection,
   thinkingForkSection,
+  runtimeForksSection,
+  coldStartSection,
 ];

@@ -26,7 +26,7 @@ export const thinkingForkSection: Section = {
     for (const model of MODELS) {
       const script: ScriptedTurn[] = [];
       const say = (text: string): ScriptedTurn => ({ content: [{ type: 'text', text }] });
-      const run = await startRuntimeRun(ctx, r => (r.rawBody.includes(BOILERPLATE) ? say('Scope: bench.\nResult: done.') : script.shift() ?? say('(nothing scripted)')), {}, model);
+      const run = await startRuntimeRun(ctx, r => (r.rawBody.includes(BOILERPLATE) ? say('Scope: bench.\nResult: done.') : script.shift() ?? say('(nothing scripted)')), {}, { model });
       try {
         const load = os.loadavg()[0];
         const parent = await buildParent(run, script);

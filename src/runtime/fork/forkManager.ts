@@ -69,7 +69,7 @@ export class ForkManager implements ForkLauncher {
   }
 
   /**
-   * Detached: returns as soon as the bootstrap record is on disk. A worktree fork's worktree is created
+   * Detached: returns as soon as the bootstrap record is on disk (flushed off the runtime's thread). A worktree fork's worktree is created
    * first, so the bootstrap can record it; a fork that fails to start leaves no worktree behind.
    */
   async start(spec: StartSpec, access: ModelAccess): Promise<ForkSummary> {
@@ -98,6 +98,8 @@ export class ForkManager implements ForkLauncher {
       try {
         const policy = launchPolicy(access);
         session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy, sandboxNotice: policy.restricted ? undefined : sandboxNotice(policy.sandbox) }, placement.worktree);
+        // Durable before fork/start answers and before the first request; the runtime's thread keeps serving meanwhile.
+        await this.store.durable(session.id);
       } catch (error) {
         // Safe to drop: cleanup after a failed start: the start's own error is what the caller gets; a leftover worktree is pruned later.
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);

@@ -33,16 +33,25 @@ export class PrefixWriters {
   }
 }
 
+/** Inherited entries named at each end of a fork's prefix key. */
+const ENDS = 8;
+
 /**
- * What a fork's first request shares with its siblings: the model settings and the inherited entries
- * (by id: they are immutable) plus the closing's placeholder results. Undefined once the fork has answered.
+ * What a fork's first request shares with its siblings: the model settings, the inherited entries (by id:
+ * they are immutable, and ids are unique) plus the closing's placeholder results. Undefined once the fork
+ * has answered. The inherited entries are named by their count and the ids at both ends, not all of them:
+ * a selection is the parent's startup entries plus one contiguous run up to the fork point (select.ts), so
+ * these fix it — and the key costs the same for a 60k-entry parent as for a small one.
  */
 export function sharedPrefixKey(session: Session): string | undefined {
   const fork = session.inheritedBreakpointsEnd();
   if (!fork) return undefined;
   const entries = session.entries();
   const hash = createHash('sha256').update(JSON.stringify(session.header.settings)).update(session.header.systemPrompt);
-  for (const entry of entries.slice(0, fork.closingAt)) hash.update(entry.id).update('\n');
+  const inherited = fork.closingAt;
+  hash.update(`${inherited}\n`);
+  const ends = inherited <= 2 * ENDS ? [...Array(inherited).keys()] : [...Array(ENDS).keys(), ...Array.from({ length: ENDS }, (_, i) => inherited - ENDS + i)];
+  for (const at of ends) hash.update(entries[at].id).update('\n');
   const closing = entries[fork.closingAt]?.message.content ?? [];
   hash.update(JSON.stringify(closing.slice(0, -1)));
   return hash.digest('hex');

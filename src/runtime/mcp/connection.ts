@@ -1,9 +1,8 @@
 // One MCP server, reached with @modelcontextprotocol/sdk's client: started on first use, its tools listed,
 // calls made; when it exits or its connection drops, the error is kept and the next call starts it again.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+// The SDK (mcpSdk.ts) is loaded when a server first starts: a runtime without MCP servers, and every
+// runtime's start-up, never pays for parsing and evaluating it.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpServerConfig, McpServerState } from '../../common/protocol/mcp';
 import { log } from '../log';
@@ -73,7 +72,9 @@ export class McpConnection {
 
   /** The process id of a stdio server while it runs. */
   pid(): number | undefined {
-    return this.transport instanceof StdioClientTransport ? this.transport.pid ?? undefined : undefined;
+    // Only the stdio transport has a pid (a getter; the http ones have none).
+    const pid = (this.transport as { pid?: number | null } | undefined)?.pid;
+    return typeof pid === 'number' ? pid : undefined;
   }
 
   /** Ends the connection (a stdio server's process: stdin closed, then SIGTERM, then SIGKILL — the SDK's order). */
@@ -113,7 +114,8 @@ export class McpConnection {
   private async start(): Promise<Client> {
     const restarting = this.state === 'failed';
     this.state = 'starting';
-    const transport = this.createTransport();
+    const transport = await this.createTransport();
+    const { Client } = await import('./mcpSdk');
     const client = new Client({ name: 'fork-agents', version: '0.1.0' });
     client.onclose = () => {
       if (this.client !== client) return;
@@ -143,9 +145,10 @@ export class McpConnection {
     return client;
   }
 
-  private createTransport(): Transport {
+  private async createTransport(): Promise<Transport> {
     const config = this.config;
     if (config.type === 'stdio') {
+      const { StdioClientTransport } = await import('./mcpSdk');
       const transport = new StdioClientTransport({
         command: config.command ?? '', args: config.args ?? [], env: config.env, cwd: config.cwd, stderr: 'pipe',
       });
@@ -156,9 +159,12 @@ export class McpConnection {
     const url = new URL(config.url ?? '');
     const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
     const fetch = this.fetchImpl;
-    return config.type === 'sse'
-      ? new SSEClientTransport(url, { requestInit, ...(fetch ? { fetch } : {}) })
-      : new StreamableHTTPClientTransport(url, { requestInit, ...(fetch ? { fetch } : {}) });
+    if (config.type === 'sse') {
+      const { SSEClientTransport } = await import('./mcpSdk');
+      return new SSEClientTransport(url, { requestInit, ...(fetch ? { fetch } : {}) });
+    }
+    const { StreamableHTTPClientTransport } = await import('./mcpSdk');
+    return new StreamableHTTPClientTransport(url, { requestInit, ...(fetch ? { fetch } : {}) });
   }
 }
 

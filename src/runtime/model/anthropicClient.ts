@@ -16,7 +16,8 @@ import type { ListedModel } from '../../common/protocol/model';
 export type AnthropicClientOptions = SdkOptions;
 
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
-  const sdk = createSdk(options, { maxRetries: 0, timeout: 10 * 60_000 });
+  // Made on the first request: a provider's SDK loads only then (providers.ts).
+  let sdk: Promise<Anthropic> | undefined;
   return {
     async stream(body: MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers): Promise<ModelResponse> {
       let started = false;
@@ -26,9 +27,14 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       const ttl = requestTtl(body);
       try {
         const sent = { ...body, model: providerModelId(options.provider, body.model) };
+        // A failed construction is not kept: the next request tries again.
+        sdk ??= createSdk(options, { maxRetries: 0, timeout: 10 * 60_000 }).catch(error => {
+          sdk = undefined;
+          throw error;
+        });
         // block_binding is refused without its beta header, which the API does not remember between requests.
         const headers = body.thinking?.type === 'adaptive' && body.thinking.block_binding ? { 'anthropic-beta': THINKING_BINDING_BETA } : undefined;
-        const stream = sdk.messages.stream(sent as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal, headers });
+        const stream = (await sdk).messages.stream(sent as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal, headers });
         // input_transformations: on message_start's message, again on message_delta after a mid-stream fallback.
         let transformations: InputTransformation[] | undefined;
         stream.on('streamEvent', event => {
@@ -66,7 +72,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
 /** The endpoint's Claude models (every page); throws what the SDK threw. */
 export async function listModels(options: AnthropicClientOptions): Promise<ListedModel[]> {
   if (options.provider) return []; // Bedrock and Vertex list models through their own consoles: the fallback list applies.
-  const sdk = createSdk(options, { maxRetries: 2, timeout: 30_000 });
+  const sdk = await createSdk(options, { maxRetries: 2, timeout: 30_000 });
   const models: ListedModel[] = [];
   for await (const model of sdk.models.list({ limit: 100 })) {
     if (!model.id.includes('claude')) continue;

@@ -1,10 +1,10 @@
 // Amazon Bedrock and Google Vertex AI behind the same ModelClient (docs/design.md §5): their Anthropic SDKs speak
 // each cloud's wire format and auth (AWS credential chain + region; Google application-default
 // credentials + project + region). Sessions record Anthropic model ids; modelIds.ts maps them per provider.
+// The cloud SDKs (with the AWS and Google auth libraries, most of the runtime's bundle) load on first use
+// through dynamic imports: a runtime that talks to the Anthropic API never parses or evaluates them.
 import Anthropic from '@anthropic-ai/sdk';
-import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
-import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
-import { OAuth2Client } from 'google-auth-library';
+import type { OAuth2Client } from 'google-auth-library';
 import type { ProxySettings } from '../../common/protocol/runtime';
 import { proxyFetch } from '../proxyFetch';
 
@@ -15,28 +15,32 @@ export type ProviderAccess =
 export interface SdkOptions { apiKey: string; baseUrl?: string; proxy?: ProxySettings; provider?: ProviderAccess }
 
 /** The Messages client for the access: all three share `messages.stream` and the SDK's error classes. */
-export function createSdk(options: SdkOptions, extra: { maxRetries: number; timeout: number }): Anthropic {
+export async function createSdk(options: SdkOptions, extra: { maxRetries: number; timeout: number }): Promise<Anthropic> {
   const fetch = proxyFetch(options.proxy);
   const provider = options.provider;
   // fork.anthropic.baseUrl is the Anthropic API's: a cloud gets its own endpoint or the SDK's default.
   const baseURL = provider ? provider.baseUrl : options.baseUrl;
   const common = { maxRetries: extra.maxRetries, timeout: extra.timeout, ...(fetch ? { fetch } : {}), ...(baseURL ? { baseURL } : {}) };
   if (provider?.name === 'bedrock') {
+    const { AnthropicBedrock } = await import('@anthropic-ai/bedrock-sdk');
     return new AnthropicBedrock({ ...common, ...(provider.region ? { awsRegion: provider.region } : {}) }) as unknown as Anthropic;
   }
   if (provider?.name === 'vertex') {
+    const { AnthropicVertex } = await import('@anthropic-ai/vertex-sdk');
+    const authClient = provider.accessToken ? await tokenClient(provider.accessToken) : undefined;
     return new AnthropicVertex({
       ...common,
       ...(provider.region ? { region: provider.region } : {}),
       ...(provider.projectId ? { projectId: provider.projectId } : {}),
       // A given token (e.g. `gcloud auth print-access-token`) instead of application-default credentials.
-      ...(provider.accessToken ? { authClient: tokenClient(provider.accessToken) } : {}),
+      ...(authClient ? { authClient } : {}),
     }) as unknown as Anthropic;
   }
   return new Anthropic({ ...common, apiKey: options.apiKey });
 }
 
-function tokenClient(accessToken: string): OAuth2Client {
+async function tokenClient(accessToken: string): Promise<OAuth2Client> {
+  const { OAuth2Client } = await import('google-auth-library');
   const client = new OAuth2Client();
   client.setCredentials({ access_token: accessToken });
   return client;

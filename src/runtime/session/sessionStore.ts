@@ -10,6 +10,7 @@ import { ensurePrivateDir } from '../../ipc/privateFs';
 import { JsonlWriter, TranscriptWriteError, dropTornTail } from './jsonl';
 import type { ForkBootstrap, HistoryRefs, SessionRecord } from './records';
 import { SegmentError, SegmentStore, writeWhole } from './segments';
+import { writeThenFlushOffThread } from './offThreadFlush';
 import type { ChainRange } from './segments';
 import { Session } from './session';
 import { streamJsonl } from './streamJsonl';
@@ -40,6 +41,8 @@ export class SessionStore {
   private readonly open = new Map<string, Session>();
   private readonly loading = new Map<string, Promise<Session>>();
   private readonly lastUsed = new Map<string, number>();
+  /** Sessions created with flushOffThread whose first bytes are still being flushed. */
+  private readonly flushes = new Map<string, Promise<void>>();
   /** What evicted sessions had spent: budgets read it without streaming the session in again. */
   private readonly spentIndex = new Map<string, Usage>();
   /** The same sessions' requests one by one, with their model: what their cost is computed from. */
@@ -69,13 +72,19 @@ export class SessionStore {
    * Creates a session file holding its header and `initial` records (a fork's bootstrap), written in one
    * write and one flush: a fork's start costs one fdatasync, and a crash leaves the file whole or torn.
    */
-  create(header: SessionHeader, initial: readonly SessionRecord[] = []): Session {
+  create(header: SessionHeader, initial: readonly SessionRecord[] = [], options: { flushOffThread?: boolean } = {}): Session {
     const file = this.fileOf(header.id);
     if (fs.existsSync(file)) throw new Error(`session ${header.id} already exists`);
     let text = JSON.stringify({ type: 'header', header } satisfies SessionRecord) + '\n';
     for (const record of initial) text += JSON.stringify(record) + '\n';
     try {
-      writeWhole(file, Buffer.from(text, 'utf8'), 'wx');
+      if (options.flushOffThread) {
+        const flushed = this.watchFlush(header.id, file, writeThenFlushOffThread(file, Buffer.from(text, 'utf8')));
+        // Handled here so a failure nobody awaits cannot end the process; durable() still rejects.
+        flushed.catch(() => undefined);
+        this.flushes.set(header.id, flushed);
+      }
+      else writeWhole(file, Buffer.from(text, 'utf8'), 'wx');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`session ${header.id} already exists`);
       // A full disk: no session (or fork) file stays behind, and the caller gets the transcript's clear error.
@@ -86,6 +95,28 @@ export class SessionStore {
     this.open.set(header.id, session);
     this.lastUsed.set(header.id, this.now());
     return session;
+  }
+
+  /**
+   * Settles when a session made with `flushOffThread` is on disk (at once for any other). A failed flush
+   * rejects with TranscriptWriteError and leaves no session behind, in memory or on disk.
+   */
+  durable(id: string): Promise<void> {
+    return this.flushes.get(id) ?? Promise.resolve();
+  }
+
+  private async watchFlush(id: string, file: string, flushed: Promise<void>): Promise<void> {
+    try {
+      await flushed;
+    } catch (error) {
+      this.open.get(id)?.close();
+      this.open.delete(id);
+      this.lastUsed.delete(id);
+      fs.rmSync(file, { force: true });
+      throw new TranscriptWriteError(file, error);
+    } finally {
+      this.flushes.delete(id);
+    }
   }
 
   /** Every session id on disk. */

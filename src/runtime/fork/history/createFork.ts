@@ -134,8 +134,9 @@ function persist(
   // By reference to the parent's sealed segments (docs/design.md §3): the bootstrap stays small.
   const history = spec.parent.historyRefs(inherited);
   const bootstrap = { fork, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId, policy: spec.policy };
-  // Written before the first request, with the header, in one flush (docs/design.md §4.7).
-  const session = store.create(header, [Session.bootstrapRecord(bootstrap, history ? [] : inherited.toArray(), history)]);
+  // Written with the header in one write; flushed on the thread pool (store.durable), awaited before the
+  // fork is announced or sends (ARCHITECTURE.md, "What a started fork promises").
+  const session = store.create(header, [Session.bootstrapRecord(bootstrap, history ? [] : inherited.toArray(), history)], { flushOffThread: true });
   session.applyBootstrap(bootstrap, inherited);
   return session;
 }

@@ -1,0 +1,187 @@
+// Section runtime-forks: what users wait for, through the real runtime process over JSON-RPC against the fake —
+// `fork/start` of an `all` fork until it is running (the RPC's answer) and until its first request reaches
+// the model, for the first and a later fork of a long parent; siblings started together with the runtime's
+// responsiveness meanwhile; each beside the anchor's approach in the same run (copying the transcript, as a
+// `/fork` that copies does). Parent sizes: FORK_BENCH_SIZES (comma-separated entry counts).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { sendRequest } from '../../src/common/protocol/endpoint';
+import { request } from '../../src/common/protocol/descriptor';
+import { SessionStore } from '../../src/runtime/session/sessionStore';
+import type { ReceivedRequest } from '../fakes/anthropicServer';
+import { startRuntimeRun } from './runtimeDriver';
+import type { RuntimeRun } from './runtimeDriver';
+import { kb, mb, ms, quantile, round, summarize, thousands } from './stats';
+import { buildParent } from './transcriptGen';
+import type { Row, Section } from './types';
+import { dirBytes, loadText, mainThreadCpuMs, rssOf } from './processStats';
+
+const DEFAULT_SIZES = [100, 1_000, 10_000];
+const LATER_RUNS = 5;
+const SIBLINGS = [1, 5, 20, 50];
+const SIBLING_PARENT = 1_000;
+const PING_EVERY_MS = 5;
+const TARGET_START_MS = 15;
+/** An unknown method: the runtime answers MethodNotFound at once, so its round trip is the event loop's delay (plus the socket's). */
+const ping = request<Record<string, never>, void>('bench/ping');
+
+interface Parent { size: number; id: string; file: string; bytes: number }
+
+export function benchSizes(): number[] {
+  const raw = process.env.FORK_BENCH_SIZES;
+  if (!raw) return DEFAULT_SIZES;
+  const sizes = raw.split(',').map(s => Number(s.trim())).filter(n => Number.isInteger(n) && n >= 10);
+  return sizes.length > 0 ? sizes : DEFAULT_SIZES;
+}
+
+export const runtimeForksSection: Section = {
+  id: 'runtime-forks',
+  title: 'Fork start through the real runtime: first and later `all` fork, siblings together (fake model)',
+  async run(ctx) {
+    const sizes = [...new Set([...benchSizes(), SIBLING_PARENT])].sort((a, b) => a - b);
+    const parents: Parent[] = [];
+    const run = await startRuntimeRun(ctx, () => ({ content: [{ type: 'text', text: 'Done.' }] }), {}, {
+      async prepare(storeDir, root) {
+        const store = new SessionStore(storeDir);
+        for (const size of sizes) {
+          const built = await buildParent(store, root, { entries: size, seed: size });
+          ctx.log(`  parent of ${thousands(built.entries)} entries: ${mb(built.bytes)} JSONL in ${built.buildSeconds.toFixed(1)} s`);
+          parents.push({ size, id: built.session.id, file: store.fileOf(built.session.id), bytes: built.bytes });
+          built.session.close();
+        }
+      },
+    });
+    const arrivals = new Map<string, number>();
+    run.fake.onRequest(r => {
+      const directive = directiveOf(r);
+      if (directive && !arrivals.has(directive)) arrivals.set(directive, performance.now());
+    });
+    try {
+      const rows: Row[] = [];
+      for (const parent of parents) rows.push(...await forkRows(run, ctx.tempDir('anchor-'), parent, arrivals));
+      const siblingParent = parents.find(p => p.size === SIBLING_PARENT)!;
+      for (const count of SIBLINGS) rows.push(await siblingRow(run, siblingParent, count));
+      rows.push(idleRow(run.pid()));
+      return {
+        rows,
+        notes: [
+          `load average while measuring is printed per row (1 min); the machine may be shared, so compare rows of one run.`,
+          `start = fork/start round trip (the fork is running when it answers); sent = until the fake received the fork's first request; runtime CPU = its main thread's CPU time (/proc schedstat) from start until the fork finished — the least load-sensitive number here.`,
+          `disk = growth of the runtime's store folder once the fork finished; anchor = fs.copyFile of the parent's transcript on the same disk.`,
+          `later = median of ${LATER_RUNS} forks after the first. Siblings fork a ${thousands(SIBLING_PARENT)}-entry parent; delay = round trip of an unanswered RPC every ${PING_EVERY_MS} ms.`,
+        ],
+      };
+    } finally {
+      await run.dispose();
+    }
+  },
+};
+
+let serial = 0;
+const nextDirective = (what: string) => `Bench ${what} fork number ${++serial}: review the store.`;
+
+function directiveOf(r: ReceivedRequest): string | undefined {
+  const match = /DIRECTIVE: (Bench [^"\\]*? fork number \d+: review the store\.)/.exec(r.rawBody);
+  return match?.[1];
+}
+
+/** cpuMs: the runtime's main-thread CPU from fork/start until the fork finished (its one answer included). */
+interface Timed { startMs: number; sentMs: number; diskBytes: number; cpuMs: number }
+
+async function timedFork(run: RuntimeRun, parent: Parent, what: string, arrivals: Map<string, number>): Promise<Timed> {
+  const before = dirBytes(run.storeDir);
+  const directive = nextDirective(what);
+  const cpuBefore = mainThreadCpuMs(run.pid());
+  const started = performance.now();
+  const fork = await run.startFork({ sessionId: parent.id, directive, forkTurns: 'all', isolation: 'shared', name: directive });
+  const startMs = performance.now() - started;
+  const done = await run.waitFork(fork.id);
+  if (done.state !== 'completed') throw new Error(`fork ended ${done.state}: ${done.error ?? ''}`);
+  const sentMs = (arrivals.get(directive) ?? NaN) - started;
+  return { startMs, sentMs, diskBytes: dirBytes(run.storeDir) - before, cpuMs: mainThreadCpuMs(run.pid()) - cpuBefore };
+}
+
+async function forkRows(run: RuntimeRun, anchorDir: string, parent: Parent, arrivals: Map<string, number>): Promise<Row[]> {
+  const first = await timedFork(run, parent, 'first', arrivals);
+  const later: Timed[] = [];
+  for (let i = 0; i < LATER_RUNS; i++) later.push(await timedFork(run, parent, 'later', arrivals));
+  const copyTarget = path.join(anchorDir, `copy-${parent.size}.jsonl`);
+  const copyStart = performance.now();
+  await fs.promises.copyFile(parent.file, copyTarget);
+  const fd = fs.openSync(copyTarget, 'r+');
+  fs.fdatasyncSync(fd);
+  fs.closeSync(fd);
+  const copyMs = performance.now() - copyStart;
+  fs.rmSync(copyTarget);
+  const laterStart = summarize(later.map(t => t.startMs));
+  const laterSent = summarize(later.map(t => t.sentMs));
+  const laterDisk = quantile(later.map(t => t.diskBytes), 0.5);
+  const laterCpu = quantile(later.map(t => t.cpuMs), 0.5);
+  const label = `${thousands(parent.size)} entries (${mb(parent.bytes)})`;
+  const load = loadText();
+  return [
+    {
+      label: `first all fork, ${label}`,
+      result: `start ${ms(first.startMs)}, sent ${ms(first.sentMs)}, runtime CPU ${ms(first.cpuMs)}, disk +${kb(first.diskBytes)}; anchor copy ${ms(copyMs)}, +${kb(parent.bytes)}; ${load}`,
+      target: `start ≤ ${TARGET_START_MS} ms`,
+      verdict: first.startMs <= TARGET_START_MS ? 'PASS' : 'MISS',
+      values: { entries: parent.size, parentBytes: parent.bytes, startMs: round(first.startMs), sentMs: round(first.sentMs), runtimeCpuMs: round(first.cpuMs), diskBytes: first.diskBytes, anchorCopyMs: round(copyMs), anchorBytes: parent.bytes, load },
+    },
+    {
+      label: `later all fork, ${label}`,
+      result: `start ${ms(laterStart.median)} (max ${ms(laterStart.max)}), sent ${ms(laterSent.median)}, runtime CPU ${ms(laterCpu)}, disk +${kb(laterDisk)}; ${load}`,
+      target: `start ≤ ${TARGET_START_MS} ms median`,
+      verdict: laterStart.median <= TARGET_START_MS ? 'PASS' : 'MISS',
+      values: { entries: parent.size, runs: LATER_RUNS, startMedianMs: round(laterStart.median), startMaxMs: round(laterStart.max), sentMedianMs: round(laterSent.median), runtimeCpuMedianMs: round(laterCpu), diskBytesMedian: laterDisk, load },
+    },
+  ];
+}
+
+async function siblingRow(run: RuntimeRun, parent: Parent, count: number): Promise<Row> {
+  const delays: number[] = [];
+  let pinging = true;
+  const pinger = (async () => {
+    while (pinging) {
+      const sent = performance.now();
+      await sendRequest(run.client.endpoint, ping, {}).catch(() => undefined);
+      delays.push(performance.now() - sent);
+      await new Promise(resolve => setTimeout(resolve, PING_EVERY_MS));
+    }
+  })();
+  const starts: number[] = [];
+  const cpuBefore = mainThreadCpuMs(run.pid());
+  const forks = await Promise.all(Array.from({ length: count }, async () => {
+    const directive = nextDirective('sibling');
+    const started = performance.now();
+    const fork = await run.startFork({ sessionId: parent.id, directive, forkTurns: 'all', isolation: 'shared', name: directive });
+    starts.push(performance.now() - started);
+    return fork;
+  }));
+  const ends = await Promise.all(forks.map(f => run.waitFork(f.id)));
+  const cpuMs = mainThreadCpuMs(run.pid()) - cpuBefore;
+  pinging = false;
+  await pinger;
+  const failed = ends.filter(f => f.state !== 'completed').length;
+  const p50 = quantile(starts, 0.5);
+  const p99 = quantile(delays, 0.99);
+  const load = loadText();
+  const rss = rssOf(run.pid());
+  return {
+    label: `${count} sibling${count === 1 ? '' : 's'} started together`,
+    result: `start p50 ${ms(p50)} (max ${ms(Math.max(...starts))}); delay p99 ${ms(p99)}, max ${ms(Math.max(...delays))}; runtime CPU ${ms(cpuMs)}, RSS peak ${mb(rss.peak)}${failed ? `; ${failed} not completed` : ''}; ${load}`,
+    target: count === 50 ? 'start p50 ≤ 20 ms, delay p99 ≤ 50 ms' : undefined,
+    verdict: count === 50 ? (p50 <= 20 && p99 <= 50 ? 'PASS' : 'MISS') : 'info',
+    values: { siblings: count, startP50Ms: round(p50), startMaxMs: round(Math.max(...starts)), delayP99Ms: round(p99), delayMaxMs: round(Math.max(...delays)), pings: delays.length, runtimeCpuMs: round(cpuMs), rssPeakBytes: rss.peak, notCompleted: failed, load },
+  };
+}
+
+function idleRow(pid: number): Row {
+  const rss = rssOf(pid);
+  return {
+    label: 'runtime RSS after this section (not idle-from-start: see section cold-start)',
+    result: `${mb(rss.now)} now, peak ${mb(rss.peak)}`,
+    verdict: 'info',
+    values: { rssBytes: rss.now, rssPeakBytes: rss.peak },
+  };
+}
