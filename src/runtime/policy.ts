@@ -39,7 +39,7 @@ type Approve<R> = (request: R) => Promise<{ approved: boolean; reason?: string }
  */
 export function applyPolicy<R>(policy: LaunchPolicy, approve: Approve<R>): { approvalMode: ApprovalMode; approve: Approve<R> } {
   if (!policy.restricted) return { approvalMode: policy.approvalMode, approve };
-  return { approvalMode: 'ask', approve: async () => ({ approved: false, reason: RESTRICTED_REASON }) };
+  return { approvalMode: 'ask', approve: async () => ({ approved: false, reason: RESTRICTED_REASON, unanswered: true }) };
 }
 
 /** A new worktree's preparation under a policy: Restricted Mode runs no code, so no setup commands (npm ci runs the repository's scripts). */

@@ -88,7 +88,12 @@ describe('Worktree forks keep the Explorer tidy (code-server + chromium)', funct
     const alone = await rootNames(page);
 
     // The first fork comes from the answer's small Fork from here link, which says what it does on hover.
-    assert.equal(await link.getAttribute('title'), 'Start a background fork that inherits the conversation up to this answer');
+    await link.hover();
+    const tip = 'Start a background fork that inherits the conversation up to this answer';
+    await page.locator('.monaco-hover, .workbench-hover, .hover-contents', { hasText: tip }).first().waitFor({ timeout: 15_000 }).catch(async (error: Error) => {
+      throw new Error(`${error.message.split('\n')[0]}: no hover; the link is ${await link.evaluate(el => el.outerHTML)}`);
+    });
+    await screenshot(page, 'tidy-fork-from-here-hover');
     await link.click();
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible', timeout: 15_000 });

@@ -78,7 +78,7 @@ describe('cli: fork-agents', function () {
   it('exits 2 with a one-line reason on bad input', async () => {
     const badTurns = await cli('fork', '--session', 's-00000000-0000', '--turns', '1.5', 'x');
     assert.equal(badTurns.code, 2);
-    assert.match(badTurns.stderr, /^fork-agents: --turns: Invalid fork_turns "1\.5": use "all" or a positive whole number/);
+    assert.match(badTurns.stderr, /^fork-agents: --turns: Invalid turn count "1\.5": use "all" or a positive whole number such as 3\.$/m);
     assert.equal(badTurns.stderr.trim().split('\n').length, 1);
     for (const bad of ['none', '0', '-1', ' 3', '3 ', '+3', '03', '1e2', '']) {
       const run = await cli('fork', '--session', 's-00000000-0000', '--turns', bad, 'x');

@@ -78,7 +78,7 @@ describe('panel: the palette\'s turn count', () => {
   it('validates custom counts with the fork_turns parser', () => {
     assert.equal(validateTurns('2'), undefined);
     assert.equal(validateTurns('all'), undefined);
-    for (const bad of ['0', '1.5', ' 3', '03', '-1', '', 'none']) assert.match(validateTurns(bad) ?? '', /Invalid fork_turns/, bad);
+    for (const bad of ['0', '1.5', ' 3', '03', '-1', '', 'none']) assert.match(validateTurns(bad) ?? '', /Invalid turn count/, bad);
   });
 });
 

@@ -11,7 +11,7 @@ export function parseForkCommand(prompt: string): ParsedForkCommand {
   let turns: ForkTurns | undefined;
   const flag = /^--turns(?:=|\s+)(\S*)\s*/.exec(rest);
   if (flag) {
-    const parsed = parseForkTurns(flag[1]);
+    const parsed = parseForkTurns(flag[1], 'user');
     if (!parsed.ok) return { ok: false, error: `${parsed.error} ${USAGE}` };
     turns = parsed.value;
     rest = rest.slice(flag[0].length);

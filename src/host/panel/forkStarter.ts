@@ -27,7 +27,7 @@ export class ForkStarter {
     if (!sessionId) throw new Error(NO_SESSION_MESSAGE);
     const directive = request.directive.trim();
     if (directive === '') throw new Error('Say what the fork should do.');
-    const turns = parseForkTurns(request.forkTurns);
+    const turns = parseForkTurns(request.forkTurns, 'user');
     if (!turns.ok) throw new Error(turns.error);
     const fork = await this.runtime.request(forkStart, {
       sessionId, directive, forkTurns: forkTurnsToString(turns.value), isolation: request.isolation,

@@ -38,7 +38,7 @@ export class PanelApprovals implements ForkApprovalRoute {
 
   /** A fork that ended (stopped, failed) waits for nothing. */
   forkEnded(forkId: string): void {
-    for (const [callId, waiting] of this.waiting) if (waiting.params.sessionId === forkId) this.settle(callId, { approved: false, reason: 'the fork ended' });
+    for (const [callId, waiting] of this.waiting) if (waiting.params.sessionId === forkId) this.settle(callId, { approved: false, reason: 'the fork ended', unanswered: true });
   }
 
   /** The panel was hidden: nobody may see the question there any more, so a notification asks as well. */
@@ -56,7 +56,7 @@ export class PanelApprovals implements ForkApprovalRoute {
   }
 
   dispose(): void {
-    for (const callId of [...this.waiting.keys()]) this.settle(callId, { approved: false, reason: 'the editor closed the panel' });
+    for (const callId of [...this.waiting.keys()]) this.settle(callId, { approved: false, reason: 'the editor closed the panel', unanswered: true });
   }
 
   private settle(callId: string, result: PermissionResult): boolean {

@@ -29,7 +29,7 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
     if (params.name !== undefined && params.name !== null && typeof params.name !== 'string') {
       throw invalid(`name must be a string (got ${Array.isArray(params.name) ? 'an array' : typeof params.name}).`);
     }
-    const turns = parseForkTurns(params.forkTurns);
+    const turns = parseForkTurns(params.forkTurns, 'user');
     if (!turns.ok) throw invalid(turns.error);
     if (params.isolation !== undefined && params.isolation !== 'shared' && params.isolation !== 'worktree') throw invalid(`isolation must be "worktree" or "shared".`);
     const budget = params.budget === undefined ? undefined : parseBudget(params.budget);
