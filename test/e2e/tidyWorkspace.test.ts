@@ -133,7 +133,16 @@ describe('Worktree forks keep the Explorer tidy (code-server + chromium)', funct
 
     // The Forks view still reaches the reader's folder: Folder offers to add it or open it elsewhere.
     const frame = await openForksView(page);
-    await rowOf(frame, reader.name).getByRole('button', { name: 'Folder' }).click({ timeout: 30_000 });
+    const row = rowOf(frame, reader.name);
+    await row.locator('.fork-toggle').click();
+    // Its report (a list under Result, a bold label, an indented one, a heading) reads as five sections.
+    const terms = row.locator('.report-sections dt');
+    await terms.first().waitFor({ timeout: 30_000 });
+    assert.deepEqual(await terms.allInnerTexts(), ['Scope', 'Result', 'Key files', 'Files changed', 'Verification']);
+    assert.deepEqual(await row.locator('.report-sections dd').nth(1).locator('li').allInnerTexts(), ['read it', 'nothing to change']);
+    assert.equal(await row.locator('.report pre').count(), 0, 'no section became a code block');
+    await row.locator('.report-section').screenshot({ path: path.join(RESULTS_DIR, 'tidy-report-sections.png') });
+    await row.getByRole('button', { name: 'Folder' }).click({ timeout: 30_000 });
     await page.locator('.notification-toast', { hasText: 'outside this workspace' }).getByRole('button', { name: 'Add to Workspace' }).click({ timeout: 30_000 });
     await explorerRoot(page, `Fork: ${reader.name}`).waitFor({ timeout: 30_000 });
     await screenshot(page, 'tidy-folder-from-forks-view');

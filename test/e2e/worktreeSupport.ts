@@ -84,11 +84,15 @@ export function worktreeResponder(gate: () => Gate): Responder {
     }
     if (read && !answered) return { content: [{ type: 'text', text: `Reading ${read[1]}.` }, { type: 'tool_use', name: 'read_file', input: { path: read[1] } }] };
     // A fork that only reads reports at once: nothing of it waits for the test.
-    if (read) return { content: [{ type: 'text', text: `Scope: ${directive}.\nResult: read it.\nFiles changed: none` }], stop_reason: 'end_turn' };
+    // Its report in the shapes models write: a list under a label, a bold label, an indented one, a heading.
+    if (read) return { content: [{ type: 'text', text: READER_REPORT(directive) }], stop_reason: 'end_turn' };
     await gate().opened;
     return { content: [{ type: 'text', text: `Scope: ${directive}.\nResult: done.\nFiles changed: ${write ? write[1] : 'none'}` }], stop_reason: 'end_turn' };
   };
 }
+
+export const READER_REPORT = (directive: string) =>
+  `Scope: ${directive}.\nResult:\n- read it\n- nothing to change\n**Key files:** README.md\n    Files changed: none\n## Verification\nread the file back`;
 
 /** User settings of the run (read when the window loads). */
 export function setUserSettings(userDataDir: string, settings: Record<string, unknown>): void {

@@ -118,7 +118,7 @@ export function demoTurn(body: { messages: Msg[]; tools?: { name: string }[] }):
     }
     const findings = outcomes.map(describeOutcome);
     const readOnly = plan.steps.every(s => s.name === 'list_files' || s.name === 'read_file' || s.name === 'grep');
-    const heading = readOnly ? 'Here is what I found:' : 'Here is what I did:';
+    const heading = plan.summary ? 'A summary of the project, from its files and its README:' : readOnly ? 'Here is what I found:' : 'Here is what I did:';
     if (inFork) return say(forkReport(ask, outcomes, [heading, '', ...findings].join('\n')));
     return say(withFooter([heading, '', ...findings].join('\n'), reports));
   }
