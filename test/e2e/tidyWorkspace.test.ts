@@ -16,8 +16,8 @@ import { connectOrStart } from '../../src/client/launch';
 import { connectRpc } from '../../src/client/rpcClient';
 import type { RuntimeClient } from '../../src/client/rpcClient';
 import type { ForkSummary } from '../../src/common/forks';
-import { sendRequest } from '../../src/common/protocol/endpoint';
-import { forkList, forkWait } from '../../src/common/protocol/forks';
+import { onNotification, sendRequest } from '../../src/common/protocol/endpoint';
+import { forkList, forkState, forkWait } from '../../src/common/protocol/forks';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { openForksView, rowOf } from './forksViewUi';
@@ -66,6 +66,20 @@ describe('Worktree forks keep the Explorer tidy (code-server + chromium)', funct
     await fake?.close();
   });
 
+  /** The first fork that `match` accepts, as the runtime lists it or announces it (fork/state). */
+  async function waitForFork(match: (fork: ForkSummary) => boolean): Promise<ForkSummary> {
+    let found!: (fork: ForkSummary) => void;
+    const arrived = new Promise<ForkSummary>(resolve => (found = resolve));
+    // Subscribed before listing, so a fork that starts between the two is not missed.
+    const subscription = onNotification(observer!.endpoint, forkState, ({ fork }) => match(fork) && found(fork));
+    try {
+      const listed = (await sendRequest(observer!.endpoint, forkList, {})).forks.find(match);
+      return listed ?? (await arrived);
+    } finally {
+      subscription.dispose();
+    }
+  }
+
   async function fork(directive: string): Promise<ForkSummary> {
     const page = workbench!.page;
     const before = new Set((await sendRequest(observer!.endpoint, forkList, {})).forks.map(f => f.id));
@@ -104,10 +118,20 @@ describe('Worktree forks keep the Explorer tidy (code-server + chromium)', funct
     assert.equal(keeper.origin, 'message');
     await explorerRoot(page, `Fork: ${keeper.name}`).waitFor({ timeout: 30_000 });
 
-    const reader = await fork('read README.md');
+    // A second real turn, then a fork of only the last one that reads (no root for it).
+    await sendInChat(page, '@fork list the files');
+    await forkFromHere(lastResponse(page)).waitFor({ timeout: 60_000 });
+    const reader = await fork('--turns 1 read README.md');
     assert.equal(reader.isolation, 'worktree');
+    assert.equal(reader.forkTurns, '1');
     assert.equal((await sendRequest(observer!.endpoint, forkWait, { forkId: reader.id })).state, 'completed');
-    const writer = await fork('write NOTES.md');
+    // The writer from the Forks view's form (the chat list keeps few turns on screen at once).
+    const known = new Set((await sendRequest(observer!.endpoint, forkList, {})).forks.map(f => f.id));
+    const form = await openForksView(page);
+    await form.locator('#directive').fill('write NOTES.md');
+    await form.getByRole('button', { name: 'Start fork' }).click();
+    const writer = await waitForFork(f => !known.has(f.id) && f.directive === 'write NOTES.md');
+    await showExplorer(page);
     await explorerRoot(page, `Fork: ${writer.name}`).waitFor({ timeout: 30_000 });
     // The reader finished before the writer started and never got a root: only the writers' roots are new.
     assert.deepEqual(await rootNames(page), [...alone, `Fork: ${keeper.name}`, `Fork: ${writer.name}`]);
@@ -141,9 +165,20 @@ describe('Worktree forks keep the Explorer tidy (code-server + chromium)', funct
     assert.deepEqual(await terms.allInnerTexts(), ['Scope', 'Result', 'Key files', 'Files changed', 'Verification']);
     assert.deepEqual(await row.locator('.report-sections dd').nth(1).locator('li').allInnerTexts(), ['read it', 'nothing to change']);
     assert.equal(await row.locator('.report pre').count(), 0, 'no section became a code block');
+    // Its cache: a fork of the last turn cannot match its parent's conversation, which is expected: a
+    // note in plain words, no warning; the bars' colours explained; the usage line names its request.
+    assert.deepEqual(await row.locator('.cache-legend .cache-key').allInnerTexts(), ['read from cache', 'written to cache', 'not cached']);
+    assert.equal(await row.locator('.cache-bar').first().getAttribute('data-cause'), 'messages');
+    assert.match(await row.locator('.cache-bar').first().getAttribute('class') ?? '', /\bexpected\b/);
+    assert.match(await row.locator('.cache-note.info').first().innerText(), /^Request 1: this fork inherits only the last 1 turn\(s\), so its conversation starts elsewhere than its parent's/);
+    assert.equal(await row.locator('.cache-note.miss').count(), 0, 'nothing shown as a fault');
+    assert.doesNotMatch(await row.innerText(), /message block/i);
+    assert.match(await row.locator('.fork-usage').innerText(), /first request \d+% cached/);
+    await row.locator('.cache-section').screenshot({ path: path.join(RESULTS_DIR, 'tidy-cache-expected.png') });
     await row.locator('.report-section').screenshot({ path: path.join(RESULTS_DIR, 'tidy-report-sections.png') });
-    await row.getByRole('button', { name: 'Folder' }).click({ timeout: 30_000 });
+    await row.locator('.fork-actions button', { hasText: 'Folder' }).click({ timeout: 30_000 });
     await page.locator('.notification-toast', { hasText: 'outside this workspace' }).getByRole('button', { name: 'Add to Workspace' }).click({ timeout: 30_000 });
+    await showExplorer(page);
     await explorerRoot(page, `Fork: ${reader.name}`).waitFor({ timeout: 30_000 });
     await screenshot(page, 'tidy-folder-from-forks-view');
   });
