@@ -68,4 +68,22 @@ describe('The first screen with the demo model (code-server + chromium)', functi
     assert.doesNotMatch(await row.locator('.report').innerText(), /do not understand/);
     await screenshot(page, 'first-screen-fork-report');
   });
+
+  it('keeps Fork from here usable after a reload: the restored answer\'s link still asks for a directive', async () => {
+    const page = workbench!.page;
+    await page.reload();
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await openChat(page);
+    const restored = page.locator('.interactive-response', { hasText: 'A summary of the project' }).first();
+    const link = forkFromHere(restored);
+    await link.waitFor({ timeout: 60_000 });
+    await link.hover();
+    await page.locator('.monaco-hover, .workbench-hover', { hasText: 'Start a background fork that inherits the conversation up to this answer' }).first().waitFor({ timeout: 15_000 });
+    await screenshot(page, 'first-screen-after-reload');
+    await link.click();
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    assert.match(await page.locator('.quick-input-widget').innerText(), /Fork from here/);
+    await input.press('Escape');
+  });
 });

@@ -33,7 +33,7 @@ export class PanelApprovals implements ForkApprovalRoute {
 
   /** The panel's Approve / Deny; false when nothing waits for that call any more. */
   answer(callId: string, approved: boolean): boolean {
-    return this.settle(callId, approved ? { approved: true } : { approved: false, reason: 'denied in the Forks panel' });
+    return this.settle(callId, approved ? { approved: true } : { approved: false, reason: 'denied in the Forks view' });
   }
 
   /** A fork that ended (stopped, failed) waits for nothing. */
