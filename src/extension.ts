@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { registerApprovals } from './host/approvals';
 import { registerChatParticipant } from './host/chat/participant';
 import { registerForkFromHere } from './host/commands/forkFromHere';
+import { registerRewindHere } from './host/commands/rewindHere';
 import { registerForkNotifier } from './host/forks/forkNotifier';
 import { registerShowRuntimeLog } from './host/commands/showRuntimeLog';
 import { registerDeleteSession } from './host/commands/deleteSession';
@@ -33,6 +34,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<ForkAg
   registerWorktrees(context, runtime, output, storeDir);
   const panel = registerForksPanel(context, runtime, settings, output);
   registerApprovals(context, runtime, panel.approvals);
+  registerRewindHere(context, runtime, { currentSession: () => panel.chatSession.sessionId, rewound: () => panel.refreshSession() });
   registerChatParticipant(context, runtime, settings, panel.chatSession);
   await registerLanguageModel(context, settings, runtime);
   return { storeDir, runtime };

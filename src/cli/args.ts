@@ -22,6 +22,7 @@ const COMMON: Record<string, OptionSpec> = {
   model: { type: 'string' },
   approval: { type: 'string' },
   'worktree-root': { type: 'string' },
+  prices: { type: 'string' },
   json: { type: 'boolean' },
   demo: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -87,6 +88,14 @@ export const COMMANDS: Record<string, CommandSpec> = {
     summary: 'delete a chat (its forks keep their history) or a finished fork; history nothing references is removed',
     options: { session, fork, force: { type: 'boolean' } },
   },
+  rewind: {
+    usage: 'rewind --session ID --at ENTRY [--code | --conversation] [--yes] [--json]\n' +
+      '       rewind --session ID --undo [--yes] [--json]\n' +
+      '  (files and conversation back to ENTRY, its last kept entry — neither option: both; files that also\n' +
+      '   changed outside the agent are listed and left unless --yes; --undo takes back the latest rewind)',
+    summary: 'rewind a chat\'s files and conversation to an earlier entry, or undo the latest rewind',
+    options: { session, at: { type: 'string' }, code: { type: 'boolean' }, conversation: { type: 'boolean' }, undo: { type: 'boolean' }, yes: { type: 'boolean' } },
+  },
   review: {
     usage: 'review --fork ID [--json]',
     summary: 'a worktree fork\'s changed files (stderr) and patch (stdout)',
@@ -115,9 +124,11 @@ const COMMON_HELP = `common options:
   --model NAME         the model for new sessions (fork: the fork's model, default the session's)
   --approval MODE      ask (default: the terminal asks; a background fork asks a connected editor) | auto-edit | auto
   --demo               use the local scripted demo model: no key, no network
+  --prices FILE        model prices, JSON: { "model-id": { "input": 2, "output": 10 } } in $ per million tokens
+                       (default: FORK_AGENTS_PRICES; without either, the built-in table)
   --json               one JSON object per line; the last one is the result
   -h, --help           this help (also: fork-agents <command> --help)
-environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, FORK_AGENTS_HOME;
+environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, FORK_AGENTS_HOME, FORK_AGENTS_PRICES;
   FORK_AGENTS_PROVIDER=bedrock|vertex (AWS / Google credentials); HTTPS_PROXY and NO_PROXY apply.
 exit codes: 0 success, 2 bad input, 1 failure.`;
 

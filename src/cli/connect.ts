@@ -16,6 +16,7 @@ import { UsageError } from './args';
 import { ensureDemoModel } from './demoModel';
 import { cliMcpServers } from './mcpServers';
 import { cliProxy } from './proxy';
+import { cliPrices } from './pricesFile';
 import { chatRootOf, warnUnconfigured } from './sessionMcp';
 import type { ParsedArgs } from './args';
 
@@ -54,6 +55,7 @@ export function cwdOf(args: ParsedArgs, required: boolean): string | undefined {
  */
 export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: string }): Promise<RuntimeClient> {
   const storeDir = storeDirOf(args);
+  const prices = cliPrices(args, process.env); // a bad file exits 2 before a runtime starts
   const runtimeScript = process.env.FORK_AGENTS_RUNTIME_SCRIPT ?? path.join(__dirname, 'runtime.js');
   const socket = await connectOrStart({ storeDir, runtimeScript });
   const demo = args.switches.has('demo') ? await ensureDemoModel(storeDir) : undefined;
@@ -81,6 +83,7 @@ export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: s
     worktree: args.flags.has('worktree-setup') ? { setup: setupCommands(args.flags.get('worktree-setup')) } : undefined,
     thinkingBudgetTokens: args.flags.has('thinking-budget') ? wholeNumber(args, 'thinking-budget') : undefined,
     cacheTtl: args.flags.has('cache-ttl') ? cacheTtlOf(args) : undefined,
+    prices,
   });
   if (forSession) await warnUnconfigured(client, forSession);
   return client;

@@ -4,6 +4,7 @@ import type { ParsedArgs } from './args';
 import { chatCommand } from './commands/chat';
 import { compactCommand } from './commands/compact';
 import { deleteCommand } from './commands/delete';
+import { rewindCommand } from './commands/rewind';
 import { forkCommand, sendCommand } from './commands/fork';
 import { listCommand } from './commands/list';
 import { transcriptCommand } from './commands/transcript';
@@ -19,6 +20,7 @@ const RUNNERS: Record<string, (args: ParsedArgs) => Promise<void>> = {
   send: sendCommand,
   list: listCommand,
   delete: deleteCommand,
+  rewind: rewindCommand,
   transcript: transcriptCommand,
   review: reviewCommand,
   apply: applyCommand,

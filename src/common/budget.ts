@@ -1,7 +1,5 @@
 // Spending limits (issue 14): a budget is dollars or tokens. Tokens count every token a request
 // processed: uncached input, cache reads and writes, and output. Pure.
-import type { ModelPrice } from './pricing';
-import { costOf } from './pricing';
 import type { Usage } from './transcript';
 import { inputTokens } from './transcript';
 
@@ -48,19 +46,25 @@ export function allTokens(usage: Usage): number {
   return inputTokens(usage) + usage.output_tokens;
 }
 
-/** How much of the budget the usage spent, in the budget's unit; undefined for dollars without a price. */
-export function spentOf(budget: Budget, usage: Usage, price: ModelPrice | undefined): number | undefined {
+/**
+ * How much of the budget was spent, in the budget's unit: the usage's tokens, or `usd` (what pricing.ts
+ * priced that usage at, request by request); undefined for dollars without a price.
+ */
+export function spentOf(budget: Budget, usage: Usage, usd: number | undefined): number | undefined {
   if ('tokens' in budget) return allTokens(usage);
-  return price ? costOf(usage, price) : undefined;
+  return usd;
 }
+
+/** Where a user gives prices, in words that fit the editor and the command line alike. */
+export const HOW_TO_PRICE = 'set fork.prices (editor) or pass --prices FILE (command line)';
 
 export function limitOf(budget: Budget): number {
   return 'usd' in budget ? budget.usd : budget.tokens;
 }
 
 /** True once the usage reached the budget: no further request may start. */
-export function budgetReached(budget: Budget, usage: Usage, price: ModelPrice | undefined): boolean {
-  const spent = spentOf(budget, usage, price);
+export function budgetReached(budget: Budget, usage: Usage, usd: number | undefined): boolean {
+  const spent = spentOf(budget, usage, usd);
   return spent !== undefined && spent >= limitOf(budget);
 }
 
@@ -68,9 +72,9 @@ export function budgetReached(budget: Budget, usage: Usage, price: ModelPrice | 
  * Why no further request may start under this budget, or undefined while it may. A dollar budget for a
  * model without a known price cannot be checked, so it stops too (nothing is spent unchecked).
  */
-export function budgetStop(what: string, budget: Budget, usage: Usage, price: ModelPrice | undefined, model: string): string | undefined {
-  const spent = spentOf(budget, usage, price);
-  if (spent === undefined) return `${what} is in dollars, but no price is known for ${model}: set fork.prices, or give the budget in tokens.`;
+export function budgetStop(what: string, budget: Budget, usage: Usage, usd: number | undefined, model: string): string | undefined {
+  const spent = spentOf(budget, usage, usd);
+  if (spent === undefined) return `${what} is in dollars, but no price is known for ${model}: ${HOW_TO_PRICE}, or give the budget in tokens.`;
   if (spent < limitOf(budget)) return undefined;
   const shown = 'usd' in budget ? `$${spent.toFixed(4)}` : `${spent} tokens`;
   return `${what} of ${budgetText(budget)} is reached (spent ${shown}).`;

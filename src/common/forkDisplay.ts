@@ -3,7 +3,7 @@ import type { ForkState, ForkSummary } from './forks';
 import { cacheReadShare, inputTokens } from './transcript';
 import type { Usage } from './transcript';
 import { allTokens } from './budget';
-import { NO_PRICE_TEXT, usdText } from './pricing';
+import { NO_PRICE_TEXT, noPriceText, usdText } from './pricing';
 
 export function stateLabel(state: ForkState): string {
   if (state === 'paused-budget') return 'paused (budget)';
@@ -64,7 +64,7 @@ export function spendingText(forks: Iterable<Pick<ForkSummary, 'cost' | 'modelTu
     }
   }
   const parts = any ? [`Forks spent ${usdText(usd)} (the cache saved ${usdText(uncached - usd)})`] : [];
-  if (unpriced > 0) parts.push(`${unpriced} fork(s): ${NO_PRICE_TEXT}`);
+  if (unpriced > 0) parts.push(`${unpriced} fork(s): ${NO_PRICE_TEXT} (set the fork.prices setting)`);
   return parts.join('; ');
 }
 
@@ -79,8 +79,8 @@ export function costLine(fork: Pick<ForkSummary, 'cost' | 'model' | 'budget' | '
     parts.push(usdText(fork.cost.usd), `saved ${usdText(saved)} vs uncached`);
     title.push(`Cost of the usage the provider reported, at ${fork.model ?? 'the model'}'s price; the same tokens uncached would have cost ${usdText(fork.cost.uncachedUsd)}.`);
   } else if (fork.modelTurns > 0) {
-    parts.push(`${NO_PRICE_TEXT} for ${fork.model ?? 'this model'}`);
-    title.push('Set fork.prices to price this model.');
+    parts.push(noPriceText(fork.model, 'editor'));
+    title.push('Give this model a price in the fork.prices setting (dollars per million tokens).');
   }
   if (fork.budget) {
     const spent = 'usd' in fork.budget ? (fork.cost ? usdText(fork.cost.usd) : '?') : tokenText(allTokens(fork.usage));
@@ -163,12 +163,13 @@ export function shortText(text: string, max = 48): string {
  * +12 −3 · $0.004". No ids, no paths: those are for the model and the Forks view.
  */
 export function chatForkLine(
-  fork: Pick<ForkSummary, 'name' | 'state' | 'modelTurns' | 'cost' | 'worktree' | 'isolation'>,
+  fork: Pick<ForkSummary, 'name' | 'state' | 'modelTurns' | 'cost' | 'worktree' | 'isolation'> & Partial<Pick<ForkSummary, 'model'>>,
   stat?: { added: number; removed: number },
 ): string {
   const parts = [`${worktreeState(fork) ?? stateLabel(fork.state)}`, `${fork.modelTurns} model turn${fork.modelTurns === 1 ? '' : 's'}`];
   if (stat) parts.push(stat.added === 0 && stat.removed === 0 ? 'no changes' : `+${stat.added} −${stat.removed}`);
   if (fork.cost) parts.push(usdText(fork.cost.usd));
+  else if (fork.modelTurns > 0) parts.push(noPriceText(fork.model, 'editor'));
   return `“${shortText(fork.name)}” ${parts.join(' · ')}`;
 }
 

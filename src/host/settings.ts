@@ -92,9 +92,10 @@ export class HostSettings {
     return parsed.ok ? parsed.value : 'all';
   }
 
-  contextWindow(): number {
+  /** fork.contextWindow; undefined (0 or unset): the model's own window from the model table. */
+  contextWindow(): number | undefined {
     const value = config().get<number>('contextWindow');
-    return typeof value === 'number' && value >= 1000 ? Math.floor(value) : 200_000;
+    return typeof value === 'number' && value >= 1000 ? Math.floor(value) : undefined;
   }
 
   autoCompactAt(): number {

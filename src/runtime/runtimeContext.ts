@@ -1,5 +1,5 @@
 // What every protocol handler may use. Built once in server.ts.
-import { DEFAULT_AUTO_COMPACT_AT, DEFAULT_CONTEXT_WINDOW } from './agent/compact';
+import { DEFAULT_AUTO_COMPACT_AT } from './agent/compact';
 import type { RuntimeInfo } from '../common/protocol/runtime';
 import { parseBudget } from '../common/budget';
 import type { ApprovalRouter } from './approvals';
@@ -29,7 +29,8 @@ export interface RuntimeContext {
 export function accessOf(client: ClientConnection): ModelAccess | undefined {
   const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, worktree, contextWindow, autoCompactAt, restricted, budgetPerFork, budgetPerChat, maxForksPerTurn, proxy, provider, bedrock, vertex } = client.config;
   const compaction = {
-    contextWindow: contextWindow && contextWindow > 0 ? contextWindow : DEFAULT_CONTEXT_WINDOW,
+    // Unset: each session measures against its model's window (model table, see compact.ts contextWindowFor).
+    ...(contextWindow && contextWindow > 0 ? { contextWindow } : {}),
     autoCompactAt: autoCompactAt && autoCompactAt > 0 && autoCompactAt <= 1 ? autoCompactAt : DEFAULT_AUTO_COMPACT_AT,
   };
   const budget = (text: string | undefined) => {

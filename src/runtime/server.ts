@@ -31,6 +31,7 @@ import { registerForkKeep } from './handlers/forkKeep';
 import { registerForkReview } from './handlers/forkReview';
 import { registerWorktreeList } from './handlers/worktreeList';
 import { registerSessionDelete } from './handlers/sessionDelete';
+import { registerSessionRewind } from './handlers/sessionRewind';
 import { registerStoreInfo } from './handlers/storeInfo';
 import { collectGarbage } from './session/retention';
 import { ApprovalRouter } from './approvals';
@@ -50,7 +51,7 @@ const HANDLERS = [
   registerConfigure, registerSend, registerCompact, registerCancel, registerList, registerTranscript,
   registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait, registerForkAnnounce, registerForkHistory,
   registerForkReview, registerForkBaseFile, registerForkApply, registerForkKeep, registerForkDiscard, registerWorktreeList,
-  registerSessionDelete, registerStoreInfo, registerModelChat,
+  registerSessionDelete, registerSessionRewind, registerStoreInfo, registerModelChat,
 ];
 
 declare const FORK_AGENTS_VERSION: string | undefined;

@@ -1,6 +1,7 @@
 // The benchmark's sections, in the order they run and print. To add one, write a module exporting a
 // `Section` and append it here; main.ts, the table and bench.json pick it up with no other change.
 import { cacheShareSection } from './cacheShare';
+import { checkpointsSection } from './checkpoints';
 import { forkEngineSection } from './forkEngine';
 import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
@@ -19,4 +20,5 @@ export const SECTIONS: readonly Section[] = [
   worktreeSection,
   worktreePrepSection,
   sharedHistorySection,
+  checkpointsSection,
 ];

@@ -32,7 +32,7 @@ function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
 }
 
-function generateRepo(dir: string, files: number): void {
+export function generateRepo(dir: string, files: number): void {
   fs.mkdirSync(dir, { recursive: true });
   git(dir, 'init', '-q');
   git(dir, 'config', 'user.name', 'Bench');

@@ -103,7 +103,7 @@ describe('Chat references, the model picker and MCP trust (code-server + chromiu
     const prompt = userTexts(request.body).join('\n');
     assert.ok(prompt.includes(`<reference path="README.md">\n${readme}\n</reference>`), `the prompt entry carries README.md's path and text:\n${prompt.slice(0, 800)}`);
     // The cost note names the chat's own model (the picker's, which need not be fork.model).
-    assert.match(await lastResponse(page).innerText(), new RegExp(`no price known for ${request.body.model}\\b`));
+    assert.match(await lastResponse(page).innerText(), new RegExp(`Cost on ${request.body.model}: \\$`));
 
     // The first request started the runtime, and with it the repository's server's trust prompt.
     const toast = await mcpTrustNotification(page, 'everything');
@@ -155,7 +155,7 @@ describe('Chat references, the model picker and MCP trust (code-server + chromiu
     const request = await sendAndFinish('marker-model', `Answered by ${target.id}`);
     await screenshot(page, 'refs-model-answer');
     assert.equal(request.body.model, target.id);
-    assert.match(await lastResponse(page).innerText(), new RegExp(`no price known for ${target.id}\\b`), 'the cost note names the chat\'s model');
+    assert.match(await lastResponse(page).innerText(), new RegExp(`Cost on ${target.id}: \\$`), 'the cost note names the chat\'s model, priced from the built-in table');
     assert.notEqual(requestWith(fake!, 'marker-file').body.model, target.id, 'the earlier chat used the model picked before');
     const sessions = (await cli('list', '--json')).trim().split('\n').map(line => JSON.parse(line) as { type: string; id: string; title?: string });
     const session = sessions.find(s => s.type === 'session' && s.title?.includes('marker-model'));

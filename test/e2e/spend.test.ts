@@ -15,6 +15,7 @@ import { requireE2eTools } from '../../scripts/e2e/tools';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { panelResponder } from '../fakes/panelScript';
+import { usdText } from '../../src/common/pricing';
 import { openForksView, widenSideBar } from './forksViewUi';
 import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
 
@@ -78,7 +79,7 @@ describe('Spending UI (code-server + chromium)', function () {
     await sendInChat(page, '@fork list the files');
     const response = lastResponse(page);
     await response.filter({ hasText: 'this chat with its forks' }).waitFor({ timeout: 60_000 });
-    assert.match(await response.innerText(), /Cost: \$[\d.]+ this turn · \$[\d.]+ this chat with its forks · the prompt cache saved/);
+    assert.match(await response.innerText(), /Cost on claude-sonnet-5-5: \$[\d.]+ this turn · \$[\d.]+ this chat with its forks · the prompt cache saved/);
     await screenshot(page, 'spend-chat');
     const sessions = (await cli('list', '--json')).trim().split('\n').map(line => JSON.parse(line) as { type: string; id: string });
     sessionId = sessions.find(s => s.type === 'session')!.id;
@@ -108,6 +109,18 @@ describe('Spending UI (code-server + chromium)', function () {
     assert.equal(await row.locator('.fork-paused').isHidden(), true);
     assert.match(await row.locator('.fork-cost').innerText(), /budget [\d.]+k of 2M tokens$/);
     await screenshot(page, 'spend-continued');
+
+    // With fork.prices set, one fork shows one cost: its row, the CLI's list and transcript (the same runtime,
+    // the same requests), and the panel's total over every fork.
+    const forkId = (await row.getAttribute('data-fork-id'))!;
+    const rowCost = /^(\$[\d.]+) ·/.exec(await row.locator('.fork-cost').innerText())![1];
+    const total = JSON.parse((await cli('transcript', '--fork', forkId, '--json')).trim().split('\n').pop()!);
+    assert.equal(total.priceFrom, 'setting');
+    assert.equal(usdText(total.cost.usd), rowCost, 'the transcript and the row agree');
+    const forks = (await cli('list', '--json')).trim().split('\n').map(line => JSON.parse(line)).filter(item => item.type === 'fork');
+    assert.equal(usdText(forks.find(f => f.id === forkId).cost.usd), rowCost, 'the list and the row agree');
+    const all = forks.reduce((sum, f) => sum + (f.cost?.usd ?? 0), 0);
+    assert.ok((await panel.locator('.spend-totals').innerText()).startsWith(`Forks spent ${usdText(all)} `), 'the panel\'s total is the sum of the same figures');
   });
 
   it('shows the chat\'s own cost and its cache bars above the conversation', async () => {

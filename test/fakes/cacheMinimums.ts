@@ -5,7 +5,12 @@
 // OpenRouter's Anthropic caching guide and the rig crate's docs): 4,096 tokens for Claude Opus 4.7 / 4.6 /
 // 4.5 and Haiku 4.5; 2,048 for Sonnet 4.6 and Haiku 3.5 / 3; 1,024 for Sonnet 4.5, Opus 4.1, Opus 4,
 // Sonnet 4, Sonnet 3.7 and Opus 4.8; 512 for Opus 5 and Fable 5 (release notes: "down from 1,024 tokens on
-// Claude Opus 4.8"). Shorter prefixes are processed without caching, and no error is returned.
+// Claude Opus 4.8"). Read 2026-12-01: 512 for Claude Sonnet 5.5
+// (https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5) and Claude Haiku 5.5
+// (https://platform.claude.com/docs/en/models/haiku-5-5/overview); 1,024 stays for Sonnet 5 (the same
+// whats-new page); 512 for Mythos 5 (https://docs.litellm.ai/docs/completion/prompt_caching.md, updated
+// 2026-10-07). Opus 5.5 and Fable 5.1 / 5.2 are not stated on the pages read: 512, like the 5.x family.
+// Shorter prefixes are processed without caching, and no error is returned.
 const MINIMUMS: readonly [prefix: string, tokens: number][] = [
   ['claude-opus-4-5', 4096],
   ['claude-opus-4-6', 4096],
@@ -16,6 +21,9 @@ const MINIMUMS: readonly [prefix: string, tokens: number][] = [
   ['claude-3-haiku', 2048],
   ['claude-opus-5', 512],
   ['claude-fable-5', 512],
+  ['claude-mythos-5', 512],
+  ['claude-sonnet-5-5', 512],
+  ['claude-haiku-5-5', 512],
 ];
 
 export function documentedMinCacheTokens(model: string): number {

@@ -15,8 +15,11 @@ import { call, say } from './script';
 
 const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
 const tokens = (u: Usage) => u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens + u.output_tokens;
-/** Dollars at $3 / $15 per million (5 m writes ×1.25, reads ×0.1), written out by hand. */
-const handCost = (u: Usage) => (u.input_tokens * 3 + u.cache_creation_input_tokens * 3.75 + u.cache_read_input_tokens * 0.3 + u.output_tokens * 15) / 1e6;
+/**
+ * Dollars at $3 / $15 per million, written out by hand; the cache prices the setting leaves out follow Sonnet
+ * 5.5's own ratios on the pricing page (5 m writes ×1.25, reads ×0.05 since 2026-10-07).
+ */
+const handCost = (u: Usage) => (u.input_tokens * 3 + u.cache_creation_input_tokens * 3.75 + u.cache_read_input_tokens * 0.15 + u.output_tokens * 15) / 1e6;
 
 describe('runtime: budgets, costs and the cache explorer', function () {
   this.timeout(60_000);

@@ -8,6 +8,7 @@ import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { call, say } from './script';
+import { usdText } from '../../src/common/pricing';
 
 describe('cli: spending', function () {
   this.timeout(60_000);
@@ -39,9 +40,9 @@ describe('cli: spending', function () {
     assert.equal(chat.code, 0, chat.stderr);
     const { sessionId } = lastJson(chat);
 
-    const dollars = await cli('fork', '--cwd', cwd, '--session', sessionId, '--isolation', 'shared', '--budget', '0.25', 'list');
+    const dollars = await cli('fork', '--cwd', cwd, '--session', sessionId, '--isolation', 'shared', '--model', 'claude-future-9', '--budget', '0.25', 'list');
     assert.equal(dollars.code, 2, 'a dollar budget without a price is refused as bad input');
-    assert.match(dollars.stderr, /needs a price, and none is known for claude-sonnet-5-5/);
+    assert.match(dollars.stderr, /needs a price, and none is known for claude-future-9: .*pass --prices FILE/);
     const typo = await cli('fork', '--cwd', cwd, '--session', sessionId, '--budget', 'lots', 'list');
     assert.equal(typo.code, 2);
     assert.match(typo.stderr, /--budget: A budget is dollars/);
@@ -66,14 +67,44 @@ describe('cli: spending', function () {
 
     const list = await cli('list', '--json');
     const listed = list.stdout.trim().split('\n').map(line => JSON.parse(line)).find(row => row.id === paused.forkId);
-    assert.equal(listed.cost, undefined, 'no price is known for the default model, so no cost is made up');
     assert.equal(listed.model, 'claude-sonnet-5-5');
-    const text = await cli('list');
-    assert.match(text.stdout, /cost: no price known for claude-sonnet-5-5/);
+    assert.ok(listed.cost.usd > 0, 'the built-in table prices the default model');
     const transcript = await cli('transcript', '--fork', paused.forkId, '--json');
     const total = lastJson(transcript);
     assert.equal(total.type, 'total');
-    assert.equal(total.cost, null);
-    assert.ok(total.usage.input_tokens + total.usage.cache_read_input_tokens > 0);
+    assert.equal(total.priceFrom, 'table');
+    assert.equal(total.cost.usd, listed.cost.usd, 'list and transcript show one figure');
+    const text = await cli('list');
+    assert.ok(text.stdout.includes(`cost ${usdText(listed.cost.usd)} (`), text.stdout);
+  });
+
+  it('--prices FILE prices the chat, and fork --budget 0.25, list and transcript agree on the fork\'s cost; a bad file exits 2', async () => {
+    const prices = path.join(cwd, '..', 'prices.json');
+    fs.writeFileSync(prices, JSON.stringify({ 'claude-sonnet-5-5': { input: 3, output: 15 } }));
+    const chat = await cli('chat', '--cwd', cwd, '--json', '--prices', prices, 'hello there');
+    assert.equal(chat.code, 0, chat.stderr);
+    const { sessionId } = lastJson(chat);
+    forkDone = true;
+    const fork = await cli('fork', '--cwd', cwd, '--session', sessionId, '--isolation', 'shared', '--budget', '0.25', '--wait', '--json', '--prices', prices, 'list');
+    assert.equal(fork.code, 0, fork.stderr);
+    const done = lastJson(fork);
+    assert.equal(done.state, 'completed');
+    // $3 / $15 with Sonnet 5.5's cache ratios (writes ×1.25, reads ×0.05), by hand from what the fake reported.
+    const expected = fake.requests.filter(r => r.rawBody.includes('<fork-boilerplate>'))
+      .reduce((sum, r) => sum + (r.usage!.input_tokens * 3 + r.usage!.cache_creation_input_tokens * 3.75 + r.usage!.cache_read_input_tokens * 0.15 + r.usage!.output_tokens * 15) / 1e6, 0);
+    assert.ok(Math.abs(done.cost.usd - expected) < 1e-12, `${done.cost.usd} ≠ ${expected}`);
+    const listed = (await cli('list', '--json', '--prices', prices)).stdout.trim().split('\n').map(line => JSON.parse(line)).find(row => row.id === done.forkId);
+    assert.equal(listed.cost.usd, done.cost.usd);
+    const total = lastJson(await cli('transcript', '--fork', done.forkId, '--json', '--prices', prices));
+    assert.equal(total.priceFrom, 'setting');
+    assert.equal(total.cost.usd, done.cost.usd);
+
+    fs.writeFileSync(prices, JSON.stringify({ 'claude-sonnet-5-5': { input: 'cheap' } }));
+    const bad = await cli('list', '--prices', prices);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--prices: prices\.json\["claude-sonnet-5-5"\]\.input must be a non-negative number/);
+    const missing = await cli('list', '--prices', path.join(cwd, 'nope.json'));
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--prices: cannot read .*nope\.json: ENOENT/);
   });
 });

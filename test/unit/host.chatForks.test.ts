@@ -35,7 +35,8 @@ describe('chat: forks in the answer', () => {
     assert.doesNotMatch(line, /f-8978|\/tmp/);
     const applied = fork({ worktree: { path: '/tmp/wt', branch: 'fork/x', base: 'abc', repoRoot: '/r', carried: 0, appliedAt: 'now' } });
     assert.equal(worktreeState(applied), 'applied');
-    assert.match(chatForkLine(applied, { added: 0, removed: 0 }), /” applied · 2 model turns · no changes$/);
+    assert.match(chatForkLine(applied, { added: 0, removed: 0 }), /” applied · 2 model turns · no changes · no price known for this model \(set the fork\.prices setting\)$/);
+    assert.match(chatForkLine({ ...applied, model: 'claude-future-9' }), /no price known for claude-future-9 \(set the fork\.prices setting\)$/);
   });
 
   it('finds the forks whose reports a notification entry carries, and says so as an op', () => {

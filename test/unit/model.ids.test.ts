@@ -22,7 +22,10 @@ describe('model ids per provider', () => {
   });
 
   it('sends an unknown id, an inference profile or a cloud id unchanged, and never maps for the Anthropic API', () => {
-    for (const id of ['claude-sonnet-5-5', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'anthropic.claude-3-haiku-20240307-v1:0', 'claude-future-9']) {
+    assert.equal(providerModelId(bedrock, 'claude-sonnet-5-5'), 'anthropic.claude-sonnet-5-5');
+    assert.equal(providerModelId(bedrock, 'claude-haiku-5-5'), 'anthropic.claude-haiku-5-5');
+    assert.equal(providerModelId(vertex, 'claude-sonnet-5-5'), 'claude-sonnet-5-5', 'Google Cloud takes the bare id');
+    for (const id of ['claude-opus-5-5', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'anthropic.claude-3-haiku-20240307-v1:0', 'claude-future-9']) {
       assert.equal(providerModelId(bedrock, id), id);
     }
     assert.equal(providerModelId(bedrock, 'claude-3-haiku'), 'claude-3-haiku', 'no Bedrock id checked for Haiku 3: sent as written');

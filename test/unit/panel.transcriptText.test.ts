@@ -20,7 +20,7 @@ describe('panel: transcript document costs', () => {
 
   it('says so when no price is known', () => {
     const text = transcriptText(transcript());
-    assert.match(text, /^Cost: no price known for claude-sonnet-5-5$/m);
+    assert.match(text, /^Cost: no price known for claude-sonnet-5-5 \(set the fork.prices setting\)$/m);
     assert.doesNotMatch(text, /\$/);
   });
 });

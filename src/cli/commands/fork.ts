@@ -12,7 +12,7 @@ import { CliFailure, printJson } from '../output';
 import { parseBudget } from '../../common/budget';
 import { coldCacheText, modelIdProblem } from '../../common/modelChoice';
 import { stateLabel } from '../../common/forkDisplay';
-import { NO_PRICE_TEXT, usdText } from '../../common/pricing';
+import { noPriceText, usdText } from '../../common/pricing';
 
 /** --budget as the runtime takes it, checked here so a typo exits 2 before anything starts. */
 function budgetFlag(args: ParsedArgs): string | undefined {
@@ -24,7 +24,7 @@ function budgetFlag(args: ParsedArgs): string | undefined {
 }
 
 export function costText(fork: ForkSummary): string {
-  if (!fork.cost) return `cost: ${NO_PRICE_TEXT} for ${fork.model ?? 'this model'}`;
+  if (!fork.cost) return `cost: ${noPriceText(fork.model, 'cli')}`;
   return `cost ${usdText(fork.cost.usd)} (uncached ${usdText(fork.cost.uncachedUsd)}, saved ${usdText(fork.cost.uncachedUsd - fork.cost.usd)})`;
 }
 

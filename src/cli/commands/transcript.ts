@@ -4,7 +4,7 @@ import { CAUSE_LABELS, isMiss } from '../../common/cacheExplorer';
 import type { CacheStep } from '../../common/cacheExplorer';
 import { sendRequest } from '../../common/protocol/endpoint';
 import { sessionCache, sessionTranscript } from '../../common/protocol/runtime';
-import { NO_PRICE_TEXT, usdText } from '../../common/pricing';
+import { noPriceText, usdText } from '../../common/pricing';
 import type { CostFigures } from '../../common/pricing';
 import type { Entry } from '../../common/transcript';
 import { cacheReadShare, inputTokens } from '../../common/transcript';
@@ -28,7 +28,7 @@ export async function transcriptCommand(args: ParsedArgs): Promise<void> {
     }
     process.stdout.write(`# ${header.title} (${header.id})\nroot: ${header.root}\n\n`);
     for (const entry of entries) process.stdout.write(formatEntry(entry, costs?.entries[entry.id]) + '\n');
-    process.stdout.write(`\ntotal: ${costs ? costLine(costs.total) : `${NO_PRICE_TEXT} for ${header.settings.model}`}\n`);
+    process.stdout.write(`\ntotal: ${costs ? costLine(costs.total) : noPriceText(header.settings.model, 'cli')}\n`);
   } finally {
     await client.close();
   }

@@ -3,7 +3,7 @@
 import type { AgentEvent, ErrorInfo, TurnStopReason } from '../../common/agentEvents';
 import type { ToolCategory } from '../../common/approval';
 import type { SendResult, SessionEventParams } from '../../common/protocol/runtime';
-import { NO_PRICE_TEXT, usdText } from '../../common/pricing';
+import { noPriceText, usdText } from '../../common/pricing';
 import type { Entry, Usage } from '../../common/transcript';
 import { forkIdsInNotification } from '../../common/forkNotification';
 
@@ -106,9 +106,9 @@ export function contextNote(context: { tokens: number; window: number } | undefi
  * chat with its forks. Without a price for the model it says so rather than guess.
  */
 export function costNote(cost: SendResult['cost'], model: string): string {
-  if (!cost) return `\n\n_Cost: ${NO_PRICE_TEXT} for ${model} (set \`fork.prices\`)._`;
+  if (!cost) return `\n\n_Cost: ${noPriceText(model, 'editor')}._`;
   const saved = cost.chat.uncachedUsd - cost.chat.usd;
-  return `\n\n_Cost: ${usdText(cost.turn.usd)} this turn · ${usdText(cost.chat.usd)} this chat with its forks · the prompt cache saved ${usdText(saved)}._`;
+  return `\n\n_Cost on ${model}: ${usdText(cost.turn.usd)} this turn · ${usdText(cost.chat.usd)} this chat with its forks · the prompt cache saved ${usdText(saved)}._`;
 }
 
 function formatTokens(tokens: number): string {

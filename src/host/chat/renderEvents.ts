@@ -26,24 +26,29 @@ export function renderOps(stream: vscode.ChatResponseStream, root: vscode.Uri, o
 
 export const FORK_FROM_HERE_COMMAND = 'forkAgents.forkFromHere';
 export const FORK_FROM_HERE_TOOLTIP = 'Start a background fork that inherits the conversation up to this answer';
+export const REWIND_HERE_COMMAND = 'forkAgents.rewindHere';
+export const REWIND_HERE_TOOLTIP = 'Put the chat\'s files and conversation back to this answer (you can undo it)';
 
-/** The error's action button or the Fork from here link, and the result VS Code keeps in the history. */
+/** The error's action button or the Fork from here / Rewind to here links, and the result VS Code keeps in the history. */
 export function finishResponse(stream: vscode.ChatResponseStream, metadata: ChatSessionMetadata | undefined, error?: ChatErrorView): vscode.ChatResult {
   if (error?.action) stream.button(error.action);
   // A failed turn has nothing worth forking from; its metadata still lets the next request continue.
-  if (!error && metadata?.lastEntryId) stream.markdown(forkFromHereLink(metadata.sessionId, metadata.lastEntryId));
+  if (!error && metadata?.lastEntryId) stream.markdown(answerLinks(metadata.sessionId, metadata.lastEntryId));
   return error ? { errorDetails: { message: error.message }, metadata } : { metadata };
 }
 
 /**
- * A small link rather than a button: chat buttons are all large primary buttons, one under every answer,
- * and VS Code greys them out without a word once the window reloads. The link names its purpose on
- * hover, and trust is limited to this one command (the text is ours, not the model's).
+ * Small links rather than buttons: chat buttons are all large primary buttons, two under every answer,
+ * and VS Code greys them out without a word once the window reloads. Each link names its purpose on
+ * hover, and trust is limited to these two commands (the text is ours, not the model's).
  */
-export function forkFromHereLink(sessionId: string, entryId: string): vscode.MarkdownString {
+export function answerLinks(sessionId: string, entryId: string): vscode.MarkdownString {
   const args = encodeURIComponent(JSON.stringify([{ sessionId, entryId }]));
-  const markdown = new vscode.MarkdownString(`\n\n[$(repo-forked) Fork from here](command:${FORK_FROM_HERE_COMMAND}?${args} "${FORK_FROM_HERE_TOOLTIP}")`, true);
-  markdown.isTrusted = { enabledCommands: [FORK_FROM_HERE_COMMAND] };
+  const link = (label: string, command: string, tooltip: string) => `[${label}](command:${command}?${args} "${tooltip}")`;
+  const markdown = new vscode.MarkdownString(
+    `\n\n${link('Fork from here', FORK_FROM_HERE_COMMAND, FORK_FROM_HERE_TOOLTIP)} · ${link('Rewind to here', REWIND_HERE_COMMAND, REWIND_HERE_TOOLTIP)}`,
+  );
+  markdown.isTrusted = { enabledCommands: [FORK_FROM_HERE_COMMAND, REWIND_HERE_COMMAND] };
   markdown.supportHtml = false;
   return markdown;
 }

@@ -1,6 +1,7 @@
 // The `fork-agents` language model (DESIGN §5): without a tool-capable model the Chat view refuses every
 // request, @fork included. Its requests go through the runtime (`model/chat`): the runtime's one SDK
 // client, its cache breakpoints, its retries and the key it was configured with.
+import { modelFacts } from '../../common/models';
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ErrorInfo } from '../../common/agentEvents';
@@ -46,7 +47,8 @@ async function modelInformation(settings: HostSettings, runtime: RuntimeApi): Pr
     version: model.id,
     detail: 'Fork Agents',
     tooltip: `Anthropic ${model.id} through Fork Agents`,
-    maxInputTokens: model.contextWindow ?? settings.contextWindow(),
+    // The endpoint's figure (/v1/models max_input_tokens), the user's setting, else the model table's.
+    maxInputTokens: model.contextWindow ?? settings.contextWindow() ?? modelFacts(model.id).contextWindow,
     maxOutputTokens: settings.maxTokens(),
     capabilities: { toolCalling: true, imageInput: false },
   }));

@@ -7,11 +7,11 @@ import { forkCancel, forkEvent, forkHistory, forkList, forkSend, forkState } fro
 import { mcpState, sessionCache, sessionList, sessionTranscript, storeInfo } from '../../common/protocol/runtime';
 import type { TranscriptResult } from '../../common/protocol/runtime';
 import type { McpServerStatus } from '../../common/protocol/mcp';
-import { NO_PRICE_TEXT, usdText } from '../../common/pricing';
+import { noPriceText, usdText } from '../../common/pricing';
 
 /** "This chat: $0.012 (the cache saved $0.030)", its own requests only; forks show in their rows. */
 function chatCostText(t: TranscriptResult): string {
-  if (!t.costs) return `This chat: ${NO_PRICE_TEXT} for ${t.header.settings.model}`;
+  if (!t.costs) return `This chat: ${noPriceText(t.header.settings.model, 'editor')}`;
   return `This chat: ${usdText(t.costs.total.usd)} (the cache saved ${usdText(t.costs.total.uncachedUsd - t.costs.total.usd)})`;
 }
 import {
@@ -44,6 +44,8 @@ export interface ForksPanel {
   approvals: ForkApprovalRoute;
   /** The chat participant reports each response here. */
   chatSession: CurrentChatSession;
+  /** Reads the current chat's transcript again (after a rewind, which sends no entry events). */
+  refreshSession(): void;
 }
 
 export function registerForksPanel(context: vscode.ExtensionContext, runtime: RuntimeApi, settings: HostSettings, log: vscode.LogOutputChannel): ForksPanel {
@@ -165,5 +167,5 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
   void refreshSession();
   refreshStore();
   refreshModels();
-  return { approvals, chatSession };
+  return { approvals, chatSession, refreshSession: () => void refreshSession() };
 }

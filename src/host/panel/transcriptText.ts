@@ -3,7 +3,7 @@
 // stays inert. Pure.
 import type { TranscriptResult } from '../../common/protocol/runtime';
 import type { ContentBlock, Entry } from '../../common/transcript';
-import { NO_PRICE_TEXT, usdText } from '../../common/pricing';
+import { noPriceText, usdText } from '../../common/pricing';
 import type { CostFigures } from '../../common/pricing';
 
 const MAX_BLOCK_CHARS = 4_000;
@@ -14,7 +14,7 @@ export function transcriptText(transcript: TranscriptResult): string {
   if (header.parent) lines.push(`Forked from session ${header.parent.sessionId}${header.parent.entryId ? ` at entry ${header.parent.entryId}` : ''}`);
   lines.push(`${entries.length} entries${transcript.running ? ' · running' : ''}`);
   const costs = transcript.costs;
-  lines.push(costs ? `Cost: ${costText(costs.total)} (price from ${costs.priceFrom === 'setting' ? 'fork.prices' : 'the built-in table'})` : `Cost: ${NO_PRICE_TEXT} for ${header.settings.model}`, '');
+  lines.push(costs ? `Cost: ${costText(costs.total)} (price from ${costs.priceFrom === 'setting' ? 'fork.prices' : 'the built-in table'})` : `Cost: ${noPriceText(header.settings.model, 'editor')}`, '');
   for (const entry of entries) lines.push(...entryText(entry, costs?.entries[entry.id]), '');
   return lines.join('\n');
 }

@@ -8,14 +8,20 @@ import type { Session } from '../session/session';
 import { buildRequestBody } from './request';
 import { streamWithRetries } from './retry';
 import type { RetryOptions } from './retry';
+import { modelFacts } from '../../common/models';
 
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
 export const DEFAULT_AUTO_COMPACT_AT = 0.8;
 
 export interface CompactionSettings {
-  contextWindow: number;
+  /** fork.contextWindow when the user set one; absent: the model's own (contextWindowFor). */
+  contextWindow?: number;
   /** Share of the window at which a request first compacts (0 < x ≤ 1). */
   autoCompactAt: number;
+}
+
+/** The window a session's requests are measured against: the user's setting, else the model table's figure. */
+export function contextWindowFor(settings: CompactionSettings | undefined, model: string): number {
+  return settings?.contextWindow ?? modelFacts(model).contextWindow;
 }
 
 export type CompactOutcome =
@@ -73,7 +79,12 @@ export async function compactSession(
   }
 }
 
-/** Input tokens the next request will carry: the last request's (from usage) plus what came after it. */
+/**
+ * Input tokens the next request will carry: the last request's as the provider reported them, plus an
+ * estimate for what came after it. The reported figure is the model's own tokenizer's count (tokenizers
+ * differ: Haiku 5.5 counts ~30% more than Haiku 4.5 for the same text, per its overview page); only the
+ * few entries after it are guessed at 4 characters a token, and the next response's usage replaces the guess.
+ */
 export function estimateContextTokens(session: Session): number {
   const view = session.entries();
   let lastUsageAt = -1;

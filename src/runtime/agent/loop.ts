@@ -11,7 +11,7 @@ import type { Session } from '../session/session';
 import type { Tool, ToolContext } from '../tools/types';
 import { runTool } from '../tools/registry';
 import { GIT_WRITE_NOTE } from '../tools/gitGuard';
-import { autoCompactionPoint, compactSession, estimateContextTokens } from './compact';
+import { autoCompactionPoint, compactSession, contextWindowFor, estimateContextTokens } from './compact';
 import type { CompactionSettings } from './compact';
 import { buildRequestBody } from './request';
 import type { MessagesRequestBody } from '../model/wire';
@@ -100,7 +100,7 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
     }
     total = addUsage(total, response.usage);
     const contextTokens = inputTokens(response.usage);
-    deps.emit({ type: 'usage', usage: response.usage, contextTokens, contextWindow: deps.compaction?.contextWindow });
+    deps.emit({ type: 'usage', usage: response.usage, contextTokens, contextWindow: contextWindowFor(deps.compaction, deps.session.header.settings.model) });
     const toolUses = response.message.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
     text = response.message.content.map(b => (b.type === 'text' ? b.text : '')).join('');
     if (response.message.content.length > 0) {
@@ -119,7 +119,7 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
 
 async function compactIfNeeded(deps: LoopDeps): Promise<void> {
   const settings = deps.compaction;
-  if (!settings || estimateContextTokens(deps.session) < settings.contextWindow * settings.autoCompactAt) return;
+  if (!settings || estimateContextTokens(deps.session) < contextWindowFor(settings, deps.session.header.settings.model) * settings.autoCompactAt) return;
   const outcome = await compactSession(deps.session, deps.model, deps.signal, {
     upTo: autoCompactionPoint(deps.session),
     retry: { maxRetries: deps.maxRetries, onRetry: (attempt, delayMs, error) => deps.emit({ type: 'retry', attempt, delayMs, error }) },

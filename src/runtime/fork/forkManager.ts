@@ -7,7 +7,7 @@ import { forkEvent, forkState } from '../../common/protocol/forks';
 import { addUsage } from '../../common/transcript';
 import type { Usage } from '../../common/transcript';
 import type { Budget } from '../../common/budget';
-import { budgetText } from '../../common/budget';
+import { HOW_TO_PRICE, budgetText } from '../../common/budget';
 import type { ModelPrice, PriceOverrides } from '../../common/pricing';
 import { priceFor } from '../../common/pricing';
 import { cacheSteps } from '../cache/sessionCache';
@@ -21,10 +21,12 @@ import { discardForkWorktree } from '../git/worktree';
 import { createForkSession, newForkId } from './history/createFork';
 import { PortBlocks } from './workspace/forkPorts';
 import { ForkSpending } from './forkBudget';
+import type { ChatSpend } from './forkBudget';
 import { heldSession, mayContinue, newRun, runFromDisk } from './trackedFork';
 import type { ForkRun } from './trackedFork';
 import { runFork } from './runFork';
 import { placeFork } from './workspace/isolation';
+import { forkStateAt } from '../checkpoint/forkState';
 import { snapshotUpTo } from './history/select';
 import { WorktreeJanitor } from './workspace/worktreeJanitor';
 import { renderForkNotification } from './notification';
@@ -58,7 +60,7 @@ export class ForkManager implements ForkLauncher {
     private readonly approvals: ApprovalRouter,
   ) {
     this.janitor = new WorktreeJanitor(store, () => this.liveForkIds());
-    this.spending = new ForkSpending(store, () => this.forks.values(), model => this.priceOf(model));
+    this.spending = new ForkSpending(store, () => this.forks.values(), () => this.prices);
   }
 
   /**
@@ -70,7 +72,7 @@ export class ForkManager implements ForkLauncher {
     const budget = spec.budget ?? access.budgets?.perFork;
     const model = spec.model ?? spec.parent.header.settings.model;
     if (budget && 'usd' in budget && !this.priceOf(model)) {
-      throw new BudgetError(`A budget of ${budgetText(budget)} needs a price, and none is known for ${model}: set fork.prices, or give the budget in tokens (e.g. 20000tokens).`);
+      throw new BudgetError(`A budget of ${budgetText(budget)} needs a price, and none is known for ${model}: ${HOW_TO_PRICE}, or give the budget in tokens (e.g. 20000tokens).`);
     }
     spec = { ...spec, budget };
     // No copy: the parent's history array only grows meanwhile, and the snapshot knows its length.
@@ -82,6 +84,8 @@ export class ForkManager implements ForkLauncher {
       const placement = await placeFork({
         kind: spec.kind, requested: spec.isolation, parentRoot: spec.parent.header.root, id, name: spec.name, worktreeRoot: access.worktreeRoot,
         owner: this.store.storeDir,
+        // Fork from here on an earlier message starts from that message's code (checkpoint/forkState.ts).
+        stateAt: () => forkStateAt(this.store.storeDir, spec.parent, spec.atEntryId),
       });
       let session: Session;
       try {
@@ -298,13 +302,24 @@ export class ForkManager implements ForkLauncher {
     return run;
   }
 
-  /** A chat's spending: its own session's and every fork's of it. */
-  chatSpent(parentSessionId: string): Usage {
-    return this.spending.chatSpent(parentSessionId);
+  /** A chat's spending: its own session's and every fork's of it, with its cost when every part has a price. */
+  chatSpend(parentSessionId: string): ChatSpend {
+    return this.spending.chatSpend(parentSessionId);
   }
 
+  /** Today's price of a model (the setting's, else the table's). */
   priceOf(model: string): ModelPrice | undefined {
     return priceFor(model, this.prices)?.price;
+  }
+
+  /**
+   * New prices (a client configured fork.prices or --prices): every fork's cost is priced again, and clients
+   * told, so rows priced before the setting arrived (forks loaded at start-up) show the same figures as the
+   * transcript and the chat.
+   */
+  setPrices(prices: PriceOverrides): void {
+    this.prices = prices;
+    this.spending.repriceAll(id => this.store.loaded(id)?.header.settings.model, run => this.broadcastState(run));
   }
 
   /** Why the fork may not make another request (its budget, or its chat's), if it may not. */
@@ -375,6 +390,10 @@ export class ForkManager implements ForkLauncher {
         run.summary.context = { tokens: event.contextTokens, window: event.contextWindow };
         run.summary.cacheSteps = cacheSteps(heldSession(run), id => this.sessionOrUndefined(id));
       }
+      this.spending.refreshCost(run, heldSession(run).header.settings.model);
+      this.broadcastState(run);
+    } else if (event.type === 'entry' && event.entry.usage) {
+      // The usage event comes before its response is committed: the cost counts the request from here.
       this.spending.refreshCost(run, heldSession(run).header.settings.model);
       this.broadcastState(run);
     }

@@ -27,6 +27,11 @@ export interface CreateWorktreeOptions {
   name?: string;
   /** Recorded so only the runtime serving this store prunes the worktree (its store folder). */
   owner?: string;
+  /**
+   * The state to start from, a tree in the repository (a checkpoint's: Fork from here on an earlier
+   * message); absent: the parent's state now.
+   */
+  state?: string;
 }
 
 export async function createForkWorktree(options: CreateWorktreeOptions): Promise<ForkWorktree> {
@@ -48,10 +53,11 @@ export async function createForkWorktree(options: CreateWorktreeOptions): Promis
   let base: string;
   let state: string;
   try {
-    state = await snapshotTree(top, repo.indexFile);
+    state = options.state ?? (await snapshotTree(top, repo.indexFile));
     base = head?.commit ?? '';
     if (!head || head.tree !== state) {
-      const message = `fork-agents: base of ${options.name ?? suffix}\n\nThe parent's uncommitted and untracked files when the fork started.`;
+      const what = options.state ? 'The files as they were at the message the fork started from (its checkpoint).' : "The parent's uncommitted and untracked files when the fork started.";
+      const message = `fork-agents: base of ${options.name ?? suffix}\n\n${what}`;
       base = await commitTree(top, state, head ? [head.commit] : [], message);
     }
   } catch (error) {

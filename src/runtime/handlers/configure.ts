@@ -7,6 +7,7 @@ import { runtimeConfigure } from '../../common/protocol/runtime';
 import type { ConfigureParams, RuntimeInfo } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
 import { applyRetention } from '../deletion';
+import { sweepCheckpoints } from '../checkpoint/sweepCheckpoints';
 import { log } from '../log';
 import { mcpHub } from '../mcp/hub';
 import { accessOf } from '../runtimeContext';
@@ -33,7 +34,7 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
     if (params.prices !== undefined) {
       const { prices, errors } = parsePriceOverrides(params.prices);
       if (errors.length > 0) throw new ResponseError(ErrorCodes.InvalidParams, errors.join(' '));
-      ctx.forks.prices = prices;
+      ctx.forks.setPrices(prices);
     }
     client.config = { ...client.config, ...dropUndefined(params) };
     // MCP http/sse traffic goes through the proxy of the client whose entry a server runs (read per request).
@@ -43,6 +44,8 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
     if (params.retentionDays !== undefined && params.retentionDays > 0) {
       // Before revival: an expired fork is deleted, or revived, never both.
       for (const id of await applyRetention(ctx, params.retentionDays)) log(`deleted ${id}: not written to for ${params.retentionDays} days`);
+      // Not awaited: checkpoints older than that are dropped in the background (rewinds before them say so).
+      void sweepCheckpoints(ctx.store.storeDir, params.retentionDays);
     }
     const access = accessOf(client);
     if (access) ctx.forks.reviveWith(access);

@@ -5,11 +5,12 @@ import { RuntimeErrorCode, permissionRequest, sessionEvent, sessionSend } from '
 import type { SendParams, SendResult } from '../../common/protocol/runtime';
 import { zeroUsage } from '../../common/transcript';
 import { budgetStop } from '../../common/budget';
-import { costFigures } from '../../common/pricing';
+import { priceRequests } from '../../common/pricing';
 import type { Entry, ModelSettings } from '../../common/transcript';
 import { referenceBlocks } from '../../common/references';
 import type { ClientConnection } from '../clientConnection';
 import { runLoop } from '../agent/loop';
+import { checkpointTurn, toolsAfter } from '../checkpoint/codeAt';
 import type { ApprovalRequest } from '../agent/loop';
 import { applyPolicy } from '../policy';
 import { checkTextSize } from './textLimits';
@@ -65,12 +66,18 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   if (ctx.turns.isRunning(session.id)) {
     throw new ResponseError(ErrorCodes.InvalidRequest, 'A turn is already running in this session; wait for it or cancel it.');
   }
-  if (params.afterEntryId !== undefined && !session.rewindTo(params.afterEntryId)) {
+  // After a rewind (session/rewind) the Chat view still shows the rewound turns and names their last
+  // entry: the conversation continues from where the rewind left it.
+  if (params.afterEntryId !== undefined && !session.rewindTo(params.afterEntryId) && !session.wasRewoundAway(params.afterEntryId)) {
     throw new ResponseError(ErrorCodes.InvalidParams, `Entry ${params.afterEntryId} is not in session ${session.id}.`);
   }
   // A runtime that died mid-tool-call left calls without results: close them, or every request is refused.
   for (const entry of closeInterruptedCalls(session)) emitEntry(client, session.id, params.turnId, entry);
-  const emit = (event: AgentEvent) => client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event });
+  const touched = new Set<string>();
+  const emit = (event: AgentEvent) => {
+    if (event.type === 'tool_result') for (const file of event.files) touched.add(file);
+    client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event });
+  };
   const { approvalMode, approve } = applyPolicy(access, ({ callId, tool, input, description, category }: ApprovalRequest) =>
     client.request(permissionRequest, {
       sessionId: session.id, turnId: params.turnId, callId, toolName: tool.definition.name,
@@ -88,11 +95,15 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   emit({ type: 'turn_start', promptEntryId: prompt.id });
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };
-  const outcome = await ctx.turns.run(session.id, signal =>
-    runLoop({
+  const billsBefore = session.bills.length;
+  const outcome = await ctx.turns.run(session.id, async signal => {
+    // The code as the prompt found it, before any tool changes it (checkpoint/codeAt.ts).
+    const started = checkpointTurn(ctx.store.storeDir, session, 'turn-start');
+    const tools = new Map([...ALL_TOOLS, ...mcpToolsOf(session.header, { restricted: access.restricted === true })].map(tool => [tool.definition.name, tool]));
+    const ended = await runLoop({
       session,
       model: createAnthropicClient(access),
-      tools: new Map([...ALL_TOOLS, ...mcpToolsOf(session.header, { restricted: access.restricted === true })].map(tool => [tool.definition.name, tool])),
+      tools: toolsAfter(started, tools),
       toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access) },
       approvalMode,
       compaction: access.compaction,
@@ -112,16 +123,22 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
       mayRequest: () => {
         const perChat = access.budgets?.perChat;
         const model = session.header.settings.model;
-        return perChat && budgetStop("This chat's budget (fork.budget.perChat)", perChat, ctx.forks.chatSpent(session.id), ctx.forks.priceOf(model), model);
+        if (!perChat) return undefined;
+        const chat = ctx.forks.chatSpend(session.id);
+        return budgetStop("This chat's budget (fork.budget.perChat)", perChat, chat.usage, chat.cost?.usd, model);
       },
-    }),
-  );
+    });
+    await started;
+    await checkpointTurn(ctx.store.storeDir, session, 'turn-end', [...touched]);
+    return ended;
+  });
   const lastEntryId = session.lastEntry()?.id;
   const error = outcome.stopReason === 'budget' ? { kind: 'budget', message: outcome.budgetReason ?? 'The chat reached its budget.' } : outcome.error;
   emit({ type: 'turn_end', stopReason: outcome.stopReason, error: outcome.error, lastEntryId });
-  const price = ctx.forks.priceOf(session.header.settings.model);
-  const turnCost = costFigures(outcome.usage, price);
-  const chatCost = costFigures(ctx.forks.chatSpent(session.id), price);
+  // The requests this turn billed, each priced on its own (pricing.ts, priceRequest), as every surface does.
+  const priced = priceRequests(session.header.settings.model, session.bills.slice(billsBefore), ctx.forks.prices);
+  const turnCost = priced && { usd: priced.usd, uncachedUsd: priced.uncachedUsd };
+  const chatCost = ctx.forks.chatSpend(session.id).cost;
   return {
     ...result, lastEntryId, stopReason: outcome.stopReason, text: outcome.text, usage: outcome.usage, error,
     model: session.header.settings.model,

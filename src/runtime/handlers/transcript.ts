@@ -1,7 +1,7 @@
 // session/transcript: the header and active history of one session, with what each response cost.
 // session/cache: the cache explorer of one session (issue 14).
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
-import { costFigures, priceFor } from '../../common/pricing';
+import { priceFor, priceRequest, priceRequests } from '../../common/pricing';
 import type { CostFigures } from '../../common/pricing';
 import { sessionCache, sessionTranscript } from '../../common/protocol/runtime';
 import type { TranscriptResult } from '../../common/protocol/runtime';
@@ -30,10 +30,14 @@ async function sessionOf(ctx: RuntimeContext, id: string | undefined): Promise<S
 
 function costsOf(ctx: RuntimeContext, session: Session): TranscriptResult['costs'] {
   const model = session.header.settings.model;
-  const lookup = priceFor(model, ctx.forks.prices);
-  if (!lookup) return undefined;
+  const prices = ctx.forks.prices;
+  const total = priceRequests(model, session.bills, prices);
+  if (!total || !priceFor(model, prices)) return undefined;
   const entries: Record<string, CostFigures> = {};
   // A fork's inherited entries were the parent's spending, not its own.
-  for (const entry of session.ownEntries()) if (entry.usage) entries[entry.id] = costFigures(entry.usage, lookup.price)!;
-  return { entries, total: costFigures(session.spent, lookup.price)!, model, priceFrom: lookup.from };
+  for (const entry of session.ownEntries()) {
+    const cost = entry.usage && priceRequest(model, entry.usage, { overrides: prices, at: entry.time });
+    if (cost) entries[entry.id] = { usd: cost.usd, uncachedUsd: cost.uncachedUsd };
+  }
+  return { entries, total: { usd: total.usd, uncachedUsd: total.uncachedUsd }, model, priceFrom: total.from };
 }

@@ -10,9 +10,12 @@
 // [G] https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/use-claude: Vertex model
 //     names (Opus 4.5 in its current zh-cn/es/de versions); Sonnet 5.5:
 //     https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/partner-models/claude/sonnet-5-5.md.txt
+// [M55] read 2026-12-01: https://platform.claude.com/docs/en/models/haiku-5-5/overview ("Bedrock:
+//     anthropic.claude-haiku-5-5") and …/models/sonnet-5-5/overview (anthropic.claude-sonnet-5-5); Google Cloud
+//     uses the bare API ids for both.
 // Not found on those pages, so not mapped for Bedrock (pass the Bedrock id itself as the model): Opus 4,
-// Haiku 3.5, Haiku 3, Opus 3, Sonnet 3.5, and the 5.x models (newer ones are served on Bedrock's Messages-API
-// endpoint, which names models differently). Vertex's ids for Opus 4.6 and Sonnet 5.5 equal the Anthropic ones.
+// Haiku 3.5, Haiku 3, Opus 3, Sonnet 3.5, and the other 5.x models (Opus 5.5's anthropic.claude-opus-5-5 was
+// seen only second-hand). Vertex's ids for Opus 4.6 and the 5.5 models equal the Anthropic ones.
 import type { ProviderAccess } from './providers';
 
 interface CloudIds {
@@ -23,6 +26,8 @@ interface CloudIds {
 }
 
 const MODELS: CloudIds[] = [
+  { anthropic: ['claude-sonnet-5-5'], bedrock: 'anthropic.claude-sonnet-5-5' }, // [M55]
+  { anthropic: ['claude-haiku-5-5'], bedrock: 'anthropic.claude-haiku-5-5' }, // [M55]
   { anthropic: ['claude-opus-4-7'], bedrock: 'anthropic.claude-opus-4-7', vertex: 'claude-opus-4-7' }, // [O] (no ARN-versioned id: [B])
   { anthropic: ['claude-opus-4-6'], bedrock: 'anthropic.claude-opus-4-6-v1' }, // [B]
   { anthropic: ['claude-sonnet-4-6'], bedrock: 'anthropic.claude-sonnet-4-6', vertex: 'claude-sonnet-4-6' }, // [B] [O]

@@ -31,7 +31,11 @@ export type SessionRecord =
   | { type: 'bootstrap'; bootstrap: ForkBootstrap }
   | { type: 'entry'; entry: Entry }
   /** The conversation continues from `toEntryId` (null: from the start); later entries stay on disk. */
-  | { type: 'rewind'; toEntryId: string | null; time: string }
+  | { type: 'rewind'; toEntryId: string | null; time: string; code?: RewoundCode }
+  /** The latest rewind is taken back: the history is again what it was before it. */
+  | { type: 'rewind-undo'; time: string; code?: RewoundCode }
+  /** The work tree's state as a tree in the store's shadow repository (checkpoint/), after `lastEntryId`. */
+  | { type: 'checkpoint'; checkpoint: CheckpointRecord }
   | { type: 'status'; status: ForkStatus }
   /** The entries from the last seal up to `count` more were sealed as segment `hash` (segments.ts). */
   | { type: 'seal'; hash: string; count: number }
@@ -79,3 +83,21 @@ export interface ForkStatus {
   budget?: Budget;
   pausedReason?: string;
 }
+
+/** A file kept by reference in a checkpoint (too large to copy): what it looked like then. */
+export interface LargeFileRef { path: string; size: number; mtimeMs: number }
+
+export interface CheckpointRecord {
+  /** Tree id in the shadow repository of `workTree` (checkpoint/shadowRepo.ts). */
+  tree: string;
+  workTree: string;
+  /** The last entry of the history when it was taken (null: none yet). */
+  lastEntryId: string | null;
+  /** turn-start: after the prompt, before the agent changed anything; turn-end: when the turn ended. */
+  kind: 'turn-start' | 'turn-end';
+  time: string;
+  large?: LargeFileRef[];
+}
+
+/** What a rewind (or its undo) did to the files: the tree before it and the tree it left. */
+export interface RewoundCode { workTree: string; before: string; after: string; paths: string[] }

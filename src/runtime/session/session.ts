@@ -1,13 +1,15 @@
 // One session (parent chat or fork): fixed header plus the committed entries of its active history.
 import { randomUUID } from 'node:crypto';
 import type { Entry, EntryKind, Message, SessionHeader, Usage } from '../../common/transcript';
+import type { BilledRequest } from '../../common/pricing';
 import { addUsage, deepFreeze, zeroUsage } from '../../common/transcript';
 import type { RequestRecord } from './records';
 import { requestViewOf } from '../../common/requestView';
 import type { JsonlWriter } from './jsonl';
-import type { ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, SessionRecord } from './records';
+import type { CheckpointRecord, ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, RewoundCode, SessionRecord } from './records';
 import type { SegmentStore } from './segments';
 import { Picked } from './picked';
+import { RewindStack } from './rewindStack';
 import type { Span } from './picked';
 
 /** A fork before its first answer: where the parent's latest request ended, and the fork's closing entry. */
@@ -28,6 +30,9 @@ export interface HistorySnapshot { entries: readonly Entry[]; length: number }
 
 /** Positions view[view, view + count) of a session are positions chain[chain, chain + count) of its sealed chain. */
 interface ChainRun { view: number; chain: number; count: number }
+
+/** What a rewind changes, kept so it can be undone. */
+interface ViewState { view: Entry[]; sealed: number; chainRuns: ChainRun[] }
 
 /**
  * The unsealed tail stays below both bounds after every commit: a fork's bootstrap writes at most that
@@ -71,8 +76,13 @@ export class Session {
   private tailBytes = 0;
   /** Everything this session was billed for (its own requests, retried and rewound ones included). */
   private billed: Usage = zeroUsage();
+  /** The same, request by request with its time: what prices apply to (a price depends on the day and prompt). */
+  private readonly billList: BilledRequest[] = [];
   /** One record per request that got a response, oldest first. */
   private readonly sent: RequestRecord[] = [];
+  /** Code checkpoints in record order (checkpoint/codeAt.ts finds an entry's). */
+  private readonly codeCheckpoints: CheckpointRecord[] = [];
+  private readonly rewinds = new RewindStack<ViewState>();
 
   /** `segments`: where this session seals its history (parent sessions; forks are never forked). */
   constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter, private readonly segments?: SegmentStore) {
@@ -128,11 +138,13 @@ export class Session {
   /** Replays a record read from disk (no write). */
   replay(record: SessionRecord): void {
     if (record.type === 'entry') this.push(deepFreeze(record.entry));
-    else if (record.type === 'rewind') this.applyRewind(record.toEntryId);
+    else if (record.type === 'rewind') this.applyRewind(record.toEntryId, record.code);
+    else if (record.type === 'rewind-undo') this.applyUndo();
+    else if (record.type === 'checkpoint') this.codeCheckpoints.push(deepFreeze(record.checkpoint));
     else if (record.type === 'bootstrap') this.applyBootstrap(record.bootstrap, record.bootstrap.inherited ?? []);
     else if (record.type === 'status') this.status = record.status;
     else if (record.type === 'seal') this.replaySeal(record.hash, record.count);
-    else if (record.type === 'spend') this.billed = addUsage(this.billed, record.usage);
+    else if (record.type === 'spend') this.bill(record.usage, record.time);
     else if (record.type === 'request') this.sent.push(deepFreeze(record.request));
   }
 
@@ -141,14 +153,34 @@ export class Session {
     return this.billed;
   }
 
+  /** Every request billed to this session, oldest first (the parts of `spent`). */
+  get bills(): readonly BilledRequest[] {
+    return this.billList;
+  }
+
+  private bill(usage: Usage, time: string): void {
+    this.billed = addUsage(this.billed, usage);
+    this.billList.push({ usage, time });
+  }
+
   /** The requests this session sent that got a response, for the cache explorer. */
   requests(): readonly RequestRecord[] {
     return this.sent;
   }
 
   recordSpend(usage: Usage, why: string): void {
-    this.writer.append({ type: 'spend', usage, time: new Date().toISOString(), why } satisfies SessionRecord);
-    this.billed = addUsage(this.billed, usage);
+    const time = new Date().toISOString();
+    this.writer.append({ type: 'spend', usage, time, why } satisfies SessionRecord);
+    this.bill(usage, time);
+  }
+
+  checkpoints(): readonly CheckpointRecord[] {
+    return this.codeCheckpoints;
+  }
+
+  recordCheckpoint(checkpoint: CheckpointRecord): void {
+    this.writer.append({ type: 'checkpoint', checkpoint } satisfies SessionRecord);
+    this.codeCheckpoints.push(deepFreeze(checkpoint));
   }
 
   recordRequest(request: RequestRecord): void {
@@ -320,24 +352,56 @@ export class Session {
     for (let i = this.sealed; i < this.view.length; i++) this.tailBytes += JSON.stringify(this.view[i]).length;
   }
 
-  /** Makes `toEntryId` the last entry of the active history (null: empty). Returns false if unknown. */
-  rewindTo(toEntryId: string | null): boolean {
-    if (toEntryId === (this.lastEntry()?.id ?? null)) return true;
+  /**
+   * Makes `toEntryId` the last entry of the active history (null: empty). Returns false if unknown.
+   * `code`: what the same rewind did to the files (recorded with it, so undoing it can put them back).
+   */
+  rewindTo(toEntryId: string | null, code?: RewoundCode): boolean {
+    if (!code && toEntryId === (this.lastEntry()?.id ?? null)) return true;
     if (toEntryId !== null && !this.view.some(e => e.id === toEntryId)) return false;
-    this.writer.append({ type: 'rewind', toEntryId, time: new Date().toISOString() } satisfies SessionRecord);
-    this.applyRewind(toEntryId);
+    this.writer.append({ type: 'rewind', toEntryId, time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
+    this.applyRewind(toEntryId, code);
     return true;
   }
 
+  /** Whether a rewind cut `entryId` off the active history (it may be back after an undo). */
+  wasRewoundAway(entryId: string | null): boolean {
+    return entryId !== null && this.rewinds.wasCut(entryId);
+  }
+
+  /** The latest rewind, while it can be undone (nothing committed since); undefined otherwise. */
+  undoableRewind(): { code?: RewoundCode } | undefined {
+    const frame = this.rewinds.latest();
+    return frame && { code: frame.code };
+  }
+
+  /** Takes the latest rewind back; `code`: what undoing it did to the files. False when none can be. */
+  undoRewind(code?: RewoundCode): boolean {
+    if (!this.rewinds.latest()) return false;
+    this.writer.append({ type: 'rewind-undo', time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
+    this.applyUndo();
+    return true;
+  }
+
+  private applyUndo(): void {
+    const state = this.rewinds.pop()?.state;
+    if (!state) return;
+    this.view = state.view;
+    this.sealed = state.sealed;
+    this.chainRuns = state.chainRuns;
+    this.requestView = undefined;
+    if (this.segments) this.measureTail();
+  }
+
   private push(entry: Entry): void {
+    this.rewinds.committed();
     this.view.push(entry);
     this.requestView = undefined;
     if (entry.kind === 'summary') this.noSummary = false;
     if (entry.kind === 'response') this.ownResponses++;
-    if (entry.usage) this.billed = addUsage(this.billed, entry.usage);
+    if (entry.usage) this.bill(entry.usage, entry.time);
   }
 
-  /** `inherited` are frozen entries (shared with the parent, or read back from segments). */
   /**
    * `inherited` are frozen entries: shared with the parent (a Picked of its history: the fork's list is
    * built on first use), read back from segments, or (0.1.0 bootstraps) frozen here.
@@ -359,9 +423,10 @@ export class Session {
     this.view = view;
   }
 
-  private applyRewind(toEntryId: string | null): void {
+  private applyRewind(toEntryId: string | null, code?: RewoundCode): void {
     const index = toEntryId === null ? -1 : this.view.findIndex(e => e.id === toEntryId);
     if (toEntryId !== null && index < 0) return;
+    this.rewinds.pushed({ state: { view: this.view, sealed: this.sealed, chainRuns: this.chainRuns.map(run => ({ ...run })) }, code }, this.view.slice(index + 1));
     this.view = this.view.slice(0, index + 1);
     this.requestView = undefined;
     // What follows the cut was sealed and stays in the chain; new seals continue the chain after it.

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Entry, SessionHeader, Usage } from '../../common/transcript';
+import type { BilledRequest } from '../../common/pricing';
 import { deepFreeze } from '../../common/transcript';
 import { ensurePrivateDir } from '../../ipc/privateFs';
 import { JsonlWriter, TranscriptWriteError, dropTornTail } from './jsonl';
@@ -39,6 +40,8 @@ export class SessionStore {
   private readonly lastUsed = new Map<string, number>();
   /** What evicted sessions had spent: budgets read it without streaming the session in again. */
   private readonly spentIndex = new Map<string, Usage>();
+  /** The same sessions' requests one by one, with their model: what their cost is computed from. */
+  private readonly billsIndex = new Map<string, { model: string; bills: readonly BilledRequest[] }>();
   /** Leases held per loaded session: eviction waits for none. */
   private readonly holders = new Map<string, number>();
   private readonly now: () => number;
@@ -241,17 +244,28 @@ export class SessionStore {
     return this.open.get(id)?.spent ?? this.spentIndex.get(id);
   }
 
+  /** Like spentOf, request by request with the session's model (see pricing.ts, priceRequests). */
+  billsOf(id: string): { model: string; bills: readonly BilledRequest[] } | undefined {
+    const session = this.open.get(id);
+    return session ? { model: session.header.settings.model, bills: session.bills } : this.billsIndex.get(id);
+  }
+
   /** Makes spentOf known for a session on disk, reading it in if it was not since start-up. */
   async readSpent(id: string): Promise<void> {
     if (this.spentOf(id) || !SESSION_ID.test(id) || !fs.existsSync(this.fileOf(id))) return;
     const session = await this.get(id);
-    this.spentIndex.set(id, session.spent);
+    this.remember(session);
+  }
+
+  private remember(session: Session): void {
+    this.spentIndex.set(session.id, session.spent);
+    this.billsIndex.set(session.id, { model: session.header.settings.model, bills: session.bills });
   }
 
   /** Closes a session and forgets it in memory (its file stays). */
   drop(id: string): void {
     const session = this.open.get(id);
-    if (session) this.spentIndex.set(id, session.spent);
+    if (session) this.remember(session);
     session?.close();
     this.open.delete(id);
     this.lastUsed.delete(id);
@@ -264,6 +278,7 @@ export class SessionStore {
     if (!SESSION_ID.test(id)) throw new SessionNotFoundError(`no session with id ${JSON.stringify(id)}`);
     this.drop(id);
     this.spentIndex.delete(id);
+    this.billsIndex.delete(id);
     fs.rmSync(this.fileOf(id), { force: true });
   }
 

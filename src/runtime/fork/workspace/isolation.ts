@@ -17,6 +17,8 @@ export interface IsolationRequest {
   worktreeRoot?: string;
   /** The store folder, recorded in the worktree's metadata for pruning. */
   owner: string;
+  /** The tree the worktree starts from (a checkpoint's, copied into the repository); undefined: today's state. */
+  stateAt?: () => Promise<string | undefined>;
 }
 
 export interface Placement { isolation: Isolation; worktree?: ForkWorktree }
@@ -29,7 +31,8 @@ export async function placeFork(request: IsolationRequest): Promise<Placement> {
     return { isolation: 'shared' };
   }
   if (request.requested === undefined && request.kind !== 'fork') return { isolation: 'shared' };
-  const worktree = await createForkWorktree({ repoRoot: repo.top, repo, worktreeRoot: request.worktreeRoot, slug: request.name, id: request.id, name: request.name, owner: request.owner });
+  const state = await request.stateAt?.();
+  const worktree = await createForkWorktree({ repoRoot: repo.top, repo, worktreeRoot: request.worktreeRoot, slug: request.name, id: request.id, name: request.name, owner: request.owner, state });
   // The parent may work in a folder git does not track (empty or ignored): the fork gets it too, empty.
   fs.mkdirSync(forkRootIn(worktree, request.parentRoot), { recursive: true });
   return { isolation: 'worktree', worktree };

@@ -1,0 +1,121 @@
+// The shadow repository of one working folder: a private git directory in the runtime's store
+// (`<store>/checkpoints/<hash of the folder>.git`) whose objects hold the folder's checkpoints. Every call
+// names it with --git-dir / --work-tree and its own index file, so the user's repository — branches,
+// index, stash, refs, config — is never read for writing or written; nothing in it is ever pushed.
+// Objects the user's repository already has are read through `objects/info/alternates`, not copied.
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { repoInfo } from '../git/repo';
+import { git, gitOk } from '../git/run';
+import type { GitOptions, GitResult } from '../git/run';
+import { ensurePrivateDir } from '../../ipc/privateFs';
+
+export interface ShadowRepo {
+  /** The folder checkpoints cover: the repository's top inside git, else the session's root itself. */
+  workTree: string;
+  gitDir: string;
+  indexFile: string;
+  /** The tree the last checkpoint wrote (only checkpoints write the index): reused while nothing changed. */
+  lastTree?: string;
+}
+
+const opened = new Map<string, Promise<ShadowRepo>>();
+const queues = new Map<string, Promise<unknown>>();
+
+export function checkpointsDir(storeDir: string): string {
+  return path.join(storeDir, 'checkpoints');
+}
+
+/** The shadow repository for the folder `root` works in, created on first use. */
+export function shadowFor(storeDir: string, root: string): Promise<ShadowRepo> {
+  const key = `${storeDir}\0${root}`;
+  let shadow = opened.get(key);
+  if (!shadow) {
+    shadow = openShadow(storeDir, root);
+    opened.set(key, shadow);
+    shadow.catch(() => opened.delete(key));
+  }
+  return shadow;
+}
+
+async function openShadow(storeDir: string, root: string): Promise<ShadowRepo> {
+  const real = await fs.realpath(root);
+  const repo = await repoInfo(real);
+  const workTree = repo?.top ?? real;
+  const dir = checkpointsDir(storeDir);
+  ensurePrivateDir(dir);
+  const gitDir = path.join(dir, createHash('sha256').update(workTree).digest('hex').slice(0, 24) + '.git');
+  const shadow: ShadowRepo = { workTree, gitDir, indexFile: path.join(gitDir, 'index') };
+  try {
+    await fs.access(path.join(gitDir, 'HEAD'));
+    return shadow;
+  } catch {
+    // First use: made below.
+  }
+  const staging = `${gitDir}.${process.pid}.${Date.now()}.tmp`;
+  await gitOk(dir, ['init', '-q', '--bare', '--', staging]);
+  const config = (key: string, value: string) => gitOk(dir, [`--git-dir=${staging}`, 'config', key, value]);
+  await config('core.bare', 'false');
+  await config('core.autocrlf', 'false');
+  // The stat cache of the untracked scan: later checkpoints skip folders whose mtime did not change.
+  await config('core.untrackedCache', 'true');
+  await fs.writeFile(path.join(staging, 'description'), `Fork Agents checkpoints of ${workTree}\n`);
+  if (repo) {
+    const common = path.resolve(real, (await gitOk(real, ['rev-parse', '--git-common-dir'])).trim());
+    await fs.writeFile(path.join(staging, 'objects', 'info', 'alternates'), path.join(common, 'objects') + '\n');
+    // The user's own exclusions count too (`.gitignore` files are read from the work tree anyway).
+    const exclude = await fs.readFile(path.join(common, 'info', 'exclude')).catch(() => undefined);
+    if (exclude) await fs.writeFile(path.join(staging, 'info', 'exclude'), exclude);
+    // Seeded from the user's index: its tracked files (ignored or not) are in from the start, and its
+    // stat cache means the first checkpoint hashes only what differs from it.
+    await fs.copyFile(repo.indexFile, path.join(staging, 'index')).catch(() => undefined);
+  }
+  await fs.rename(staging, gitDir).catch(async (error: NodeJS.ErrnoException) => {
+    // Another runtime made it meanwhile: theirs is as good.
+    await fs.rm(staging, { recursive: true, force: true });
+    if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+  });
+  return shadow;
+}
+
+/** Removes a shadow repository, after any work on it, and forgets it: the next use makes it afresh. */
+export async function removeShadow(gitDir: string): Promise<void> {
+  const open = [...opened.entries()];
+  for (const [key, shadow] of open) {
+    const repo = await shadow.catch(() => undefined);
+    if (repo?.gitDir !== gitDir) continue;
+    opened.delete(key);
+    await serialized(repo, () => fs.rm(gitDir, { recursive: true, force: true }));
+  }
+  await fs.rm(gitDir, { recursive: true, force: true });
+}
+
+/** git in the shadow repository, over its work tree, with its private index. */
+export function shadowGit(shadow: ShadowRepo, args: string[], options: GitOptions = {}): Promise<GitResult> {
+  return git(shadow.workTree, shadowArgs(shadow, args), shadowOptions(shadow, options));
+}
+
+export async function shadowGitOk(shadow: ShadowRepo, args: string[], options: GitOptions = {}): Promise<string> {
+  return gitOk(shadow.workTree, shadowArgs(shadow, args), shadowOptions(shadow, options));
+}
+
+export function shadowArgs(shadow: ShadowRepo, args: string[]): string[] {
+  return [`--git-dir=${shadow.gitDir}`, `--work-tree=${shadow.workTree}`, ...args];
+}
+
+function shadowOptions(shadow: ShadowRepo, options: GitOptions): GitOptions {
+  return { ...options, env: { GIT_INDEX_FILE: shadow.indexFile, ...options.env } };
+}
+
+/** Runs `work` after every earlier piece of work on this shadow: one index, one writer at a time. */
+export function serialized<T>(shadow: ShadowRepo, work: () => Promise<T>): Promise<T> {
+  const before = queues.get(shadow.gitDir) ?? Promise.resolve();
+  const next = before.then(work, work);
+  const settled = next.then(() => undefined, () => undefined);
+  queues.set(shadow.gitDir, settled);
+  void settled.then(() => {
+    if (queues.get(shadow.gitDir) === settled) queues.delete(shadow.gitDir);
+  });
+  return next;
+}

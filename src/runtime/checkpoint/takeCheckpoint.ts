@@ -1,0 +1,87 @@
+// One checkpoint: the work tree's state — tracked files, untracked files that are not ignored, and every
+// file a tool touched (ignored or not) — as a tree in the shadow repository. The shadow's index persists
+// between checkpoints, so git stats every file but hashes only the files that changed since the last one
+// (`ls-files -m -o -d` lists them; only those go to `update-index`): the cost follows the changed files,
+// not the repository's size (`npm run bench`, section checkpoints).
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { CheckpointRecord, LargeFileRef } from '../session/records';
+import { serialized, shadowGit, shadowGitOk } from './shadowRepo';
+import { noteTree } from './sweepCheckpoints';
+import type { ShadowRepo } from './shadowRepo';
+
+/**
+ * Files above this size are kept by reference (path, size, modification time), never hashed or copied:
+ * a rewind leaves them as they are and says so.
+ */
+export const LARGE_FILE_BYTES = 32 * 1024 * 1024;
+/** A folder with more new content than this to record (a home folder opened by mistake) gets no checkpoint. */
+export const MAX_NEW_BYTES = 1024 * 1024 * 1024;
+export const MAX_NEW_FILES = 100_000;
+const CHECKPOINT_TIMEOUT_MS = 5 * 60_000;
+
+export type CheckpointKind = CheckpointRecord['kind'];
+
+export class CheckpointSkipped extends Error {}
+
+/**
+ * The shadow's state tree for its work tree now. `touched`: paths (relative to the work tree) tools wrote,
+ * recorded even when ignored; once in the shadow's index a path stays there, so later checkpoints follow it.
+ */
+export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = []): Promise<{ tree: string; large: LargeFileRef[] }> {
+  return serialized(shadow, async () => {
+    const listed = await shadowGitOk(shadow, ['ls-files', '-z', '-m', '-o', '-d', '--exclude-standard'], { timeoutMs: CHECKPOINT_TIMEOUT_MS });
+    // Nested repositories show as `dir/`: their own history is theirs, not a file of ours.
+    const candidates = [...new Set([...listed.split('\0'), ...touched])].filter(p => p !== '' && !p.endsWith('/') && isInside(p));
+    // Only checkpoints write the shadow's index (restores use a scratch one), so an empty list means the
+    // same tree: one git call, not two.
+    const previous = shadow.lastTree;
+    if (candidates.length === 0 && previous) {
+      await noteTree(shadow.gitDir, previous);
+      return { tree: previous, large: [] };
+    }
+    const large: LargeFileRef[] = [];
+    const update: string[] = [];
+    const drop: string[] = [];
+    let newBytes = 0;
+    await Promise.all(candidates.map(async rel => {
+      const stat = await fs.lstat(path.join(shadow.workTree, rel)).catch(() => undefined);
+      if (stat?.isFile() && stat.size > LARGE_FILE_BYTES) {
+        large.push({ path: rel, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) });
+        drop.push(rel);
+        return;
+      }
+      if (stat?.isDirectory()) return;
+      newBytes += stat?.size ?? 0;
+      update.push(rel);
+    }));
+    if (update.length > MAX_NEW_FILES || newBytes > MAX_NEW_BYTES) {
+      throw new CheckpointSkipped(`${update.length} files (${Math.round(newBytes / 1048576)} MiB) to record: over the checkpoint limit of ${MAX_NEW_FILES} files / ${MAX_NEW_BYTES / 1048576} MiB.`);
+    }
+    if (update.length > 0) {
+      await shadowGitOk(shadow, ['update-index', '--add', '--remove', '-z', '--stdin'], { input: update.join('\0') + '\0', timeoutMs: CHECKPOINT_TIMEOUT_MS });
+    }
+    if (drop.length > 0) await shadowGitOk(shadow, ['update-index', '--force-remove', '-z', '--stdin'], { input: drop.join('\0') + '\0' });
+    const tree = (await shadowGitOk(shadow, ['write-tree'])).trim();
+    shadow.lastTree = tree;
+    await noteTree(shadow.gitDir, tree);
+    large.sort((a, b) => (a.path < b.path ? -1 : 1));
+    return { tree, large };
+  });
+}
+
+function isInside(rel: string): boolean {
+  return !path.isAbsolute(rel) && !rel.split('/').includes('..');
+}
+
+/** A tool's path (relative to the session's root) as a path relative to the shadow's work tree, if inside it. */
+export function relativeToWorkTree(shadow: ShadowRepo, root: string, file: string): string | undefined {
+  const rel = path.relative(shadow.workTree, path.resolve(root, file)).split(path.sep).join('/');
+  return rel === '' || !isInside(rel) ? undefined : rel;
+}
+
+/** Whether the shadow still has `tree` (a damaged or swept store may not). */
+export async function hasTree(shadow: ShadowRepo, tree: string): Promise<boolean> {
+  const result = await shadowGit(shadow, ['cat-file', '-e', `${tree}^{tree}`]);
+  return result.code === 0;
+}

@@ -1,0 +1,243 @@
+// Code checkpoints end to end: the runtime process, the fake model scripting file changes, real git.
+// Fork from here starts at a message's code; session/rewind puts files and conversation back, asks about
+// files changed outside the agent, and can itself be undone.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { sendRequest } from '../../src/common/protocol/endpoint';
+import { sessionRewind } from '../../src/common/protocol/checkpoints';
+import type { RewindParams } from '../../src/common/protocol/checkpoints';
+import { forkStart, forkWait } from '../../src/common/protocol/forks';
+import type { ScriptedTurn } from '../fakes/anthropicServer';
+import { gitSync, initRepo, isForkRequest, read, write } from './gitRepo';
+import { startHarness, TEST_KEY } from './harness';
+import type { Harness } from './harness';
+import { call, say } from './script';
+import { cliRunner, lastJson } from './cliRunner';
+
+const writeFile = (file: string, content: string): ScriptedTurn => call(['write_file', { path: file, content }]);
+const bash = (command: string): ScriptedTurn => call(['bash', { command }]);
+
+describe('runtime: code checkpoints', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  let root: string;
+  let turns: ScriptedTurn[];
+
+  const start = async (repo: boolean, files: Record<string, string> = { 'README.md': 'readme\n' }) => {
+    h = await startHarness();
+    root = fs.realpathSync(h.root);
+    if (repo) initRepo(root, files);
+    else for (const [name, content] of Object.entries(files)) write(root, name, content);
+    turns = [];
+    h.fake.setResponder(request => (isForkRequest(request) ? say('Scope: checked.\nResult: done.') : turns.shift() ?? say('ok')));
+  };
+  afterEach(() => h?.dispose());
+
+  /** One chat turn: the prompt, then the scripted model turns (tool calls, then an answer). */
+  const turn = async (sessionId: string | undefined, prompt: string, ...script: ScriptedTurn[]) => {
+    turns.push(...script, say(`done: ${prompt}`));
+    const result = await h.send(prompt, sessionId ? { sessionId } : {});
+    assert.equal(result.stopReason, 'end_turn', JSON.stringify(result.error));
+    return result;
+  };
+  const rewind = (params: RewindParams) => sendRequest(h.client.endpoint, sessionRewind, params);
+  const lastRequestText = () => JSON.stringify(h.fake.requests.filter(r => !isForkRequest(r)).at(-1)!.body.messages);
+
+  it('notes.txt: Fork from here on turn one has version-one; rewind restores it, the next request lacks turn two; the rewind can be undone', async () => {
+    await start(true);
+    const one = await turn(undefined, 'write version one', writeFile('notes.txt', 'version-one\n'));
+    const sessionId = one.sessionId;
+    await turn(sessionId, 'write version two', writeFile('notes.txt', 'version-two\n'));
+    assert.equal(read(root, 'notes.txt'), 'version-two\n');
+
+    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, atEntryId: one.lastEntryId, directive: 'check the notes' });
+    assert.equal(fork.isolation, 'worktree');
+    assert.equal(read(fork.worktree!.path, 'notes.txt'), 'version-one\n', 'the fork starts at the code of the message it forks from');
+    assert.equal(fork.worktree!.carried, 1);
+    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
+    assert.equal(read(root, 'notes.txt'), 'version-two\n', 'the main tree is untouched by the fork');
+    assert.equal(gitSync(root, 'status', '--porcelain'), '?? notes.txt\n', "the user's index is untouched");
+    assert.equal(gitSync(root, 'stash', 'list'), '');
+    assert.deepEqual(gitSync(root, 'for-each-ref', '--format=%(refname)').split('\n').filter(r => !r.startsWith('refs/heads/fork/') && r), ['refs/heads/main']);
+
+    const rewound = await rewind({ sessionId, atEntryId: one.lastEntryId });
+    assert.equal(rewound.done, true);
+    assert.deepEqual(rewound.files, [{ path: 'notes.txt', status: 'modified' }]);
+    assert.equal(rewound.lastEntryId, one.lastEntryId);
+    assert.equal(read(root, 'notes.txt'), 'version-one\n');
+    const records = fs.readFileSync(path.join(h.storeDir, 'sessions', `${sessionId}.jsonl`), 'utf8').split('\n').filter(Boolean).map(line => JSON.parse(line));
+    assert.ok(records.some(r => r.type === 'rewind' && r.toEntryId === one.lastEntryId && r.code?.paths.includes('notes.txt')), 'an append-only rewind record');
+    assert.equal(records.filter(r => r.type === 'checkpoint').length, 4, 'a start and an end checkpoint per turn');
+
+    const undone = await rewind({ sessionId, undo: true });
+    assert.equal(undone.done, true);
+    assert.equal(read(root, 'notes.txt'), 'version-two\n', 'undo puts the files back');
+    assert.notEqual(undone.lastEntryId, one.lastEntryId, 'and the conversation');
+
+    await rewind({ sessionId, atEntryId: one.lastEntryId });
+    await turn(sessionId, 'what is in the notes now');
+    const sent = lastRequestText();
+    assert.ok(sent.includes('write version one') && sent.includes('what is in the notes now'));
+    assert.ok(!sent.includes('write version two') && !sent.includes('version-two'), 'the rewound turn is not sent');
+    await assert.rejects(rewind({ sessionId, undo: true }), /no rewind to undo/, 'a message after the rewind makes it final');
+  });
+
+  it('untracked files, deletions, renames, binary files and touched ignored files come back; other ignored files are left alone', async () => {
+    await start(true, { 'a.txt': 'alpha\n', 'b.txt': 'bee\n', '.gitignore': '*.log\n' });
+    fs.writeFileSync(path.join(root, 'c.bin'), Buffer.from([0, 1, 2, 255, 0, 10]));
+    gitSync(root, 'add', 'c.bin');
+    gitSync(root, 'commit', '-q', '-m', 'binary');
+    write(root, 'scratch.txt', 'untracked before\n');
+    write(root, 'keep.log', 'ignored, never touched\n');
+    const zero = await turn(undefined, 'look around');
+    const sessionId = zero.sessionId;
+    await turn(sessionId, 'shuffle files',
+      bash("rm a.txt && mv b.txt moved.txt && printf '\\000\\377\\001' > c.bin && echo changed > scratch.txt && echo new > brand-new.txt && mkdir -p deep/er && echo x > deep/er/f.txt && echo changed > keep.log"),
+      writeFile('tool.log', 'written by a tool\n'));
+    await turn(sessionId, 'touch the log again', writeFile('tool.log', 'rewritten\n'));
+
+    const back = await rewind({ sessionId, atEntryId: zero.lastEntryId });
+    assert.equal(back.done, true, JSON.stringify(back));
+    assert.equal(read(root, 'a.txt'), 'alpha\n');
+    assert.equal(read(root, 'b.txt'), 'bee\n');
+    assert.ok(!fs.existsSync(path.join(root, 'moved.txt')), 'the rename is undone');
+    assert.deepEqual([...fs.readFileSync(path.join(root, 'c.bin'))], [0, 1, 2, 255, 0, 10]);
+    assert.equal(read(root, 'scratch.txt'), 'untracked before\n');
+    assert.ok(!fs.existsSync(path.join(root, 'brand-new.txt')));
+    assert.ok(!fs.existsSync(path.join(root, 'deep')), 'emptied folders go too');
+    assert.equal(read(root, 'keep.log'), 'changed\n', 'an ignored file no tool touched is not recorded, so not rewound');
+    assert.equal(read(root, 'tool.log'), 'rewritten\n', 'nor deleted: it was not recorded at that point');
+    assert.ok(back.leftAlone.includes('tool.log'));
+
+    const undo = await rewind({ sessionId, undo: true });
+    assert.equal(undo.done, true);
+    assert.equal(read(root, 'moved.txt'), 'bee\n');
+    assert.ok(!fs.existsSync(path.join(root, 'a.txt')));
+
+    // Back to the turn that wrote tool.log first: the tool's file was recorded from then on.
+    const entries = (await h.transcript(sessionId)).entries;
+    const shuffleEnd = entries.find(e => JSON.stringify(e.message).includes('done: shuffle files'))!.id;
+    await rewind({ sessionId, atEntryId: shuffleEnd });
+    assert.equal(read(root, 'tool.log'), 'written by a tool\n');
+  });
+
+  it('asks before replacing a file that changed outside the agent between turns, and lists it', async () => {
+    await start(true, { 'user.txt': 'user original\n' });
+    const one = await turn(undefined, 'write one', writeFile('notes.txt', 'version-one\n'));
+    const sessionId = one.sessionId;
+    write(root, 'user.txt', 'edited by the user between turns\n');
+    await turn(sessionId, 'write two', writeFile('notes.txt', 'version-two\n'));
+
+    const asked = await rewind({ sessionId, atEntryId: one.lastEntryId });
+    assert.equal(asked.done, false);
+    assert.equal(asked.needsConfirmation, true);
+    assert.deepEqual(asked.outside, ['user.txt']);
+    assert.deepEqual(asked.files.map(f => f.path).sort(), ['notes.txt', 'user.txt']);
+    assert.equal(read(root, 'notes.txt'), 'version-two\n', 'nothing changed before the answer');
+    assert.equal(read(root, 'user.txt'), 'edited by the user between turns\n');
+    assert.notEqual((await h.transcript(sessionId)).entries.at(-1)!.id, one.lastEntryId, 'nor the conversation');
+
+    // An edit after the last turn counts as outside too.
+    write(root, 'notes.txt', 'the user finished it\n');
+    const again = await rewind({ sessionId, atEntryId: one.lastEntryId });
+    assert.deepEqual(again.outside.sort(), ['notes.txt', 'user.txt']);
+
+    const confirmed = await rewind({ sessionId, atEntryId: one.lastEntryId, confirm: true });
+    assert.equal(confirmed.done, true);
+    assert.equal(read(root, 'notes.txt'), 'version-one\n');
+    assert.equal(read(root, 'user.txt'), 'user original\n');
+  });
+
+  it('--code and --conversation rewind one side only', async () => {
+    await start(true);
+    const one = await turn(undefined, 'write one', writeFile('notes.txt', 'version-one\n'));
+    const sessionId = one.sessionId;
+    const two = await turn(sessionId, 'write two', writeFile('notes.txt', 'version-two\n'));
+    const codeOnly = await rewind({ sessionId, atEntryId: one.lastEntryId, code: true });
+    assert.equal(read(root, 'notes.txt'), 'version-one\n');
+    assert.equal(codeOnly.lastEntryId, two.lastEntryId, 'the conversation is kept');
+    await rewind({ sessionId, undo: true });
+    assert.equal(read(root, 'notes.txt'), 'version-two\n');
+    const talkOnly = await rewind({ sessionId, atEntryId: one.lastEntryId, conversation: true });
+    assert.equal(talkOnly.lastEntryId, one.lastEntryId);
+    assert.equal(read(root, 'notes.txt'), 'version-two\n', 'the files are kept');
+  });
+
+  it('works the same in a folder that is not a git repository', async () => {
+    await start(false, { 'plain.txt': 'plain\n' });
+    const one = await turn(undefined, 'write one', writeFile('notes.txt', 'version-one\n'));
+    const sessionId = one.sessionId;
+    await turn(sessionId, 'write two', writeFile('notes.txt', 'version-two\n'), bash('rm plain.txt && echo more > extra.txt'));
+    const back = await rewind({ sessionId, atEntryId: one.lastEntryId });
+    assert.equal(back.done, true);
+    assert.equal(read(root, 'notes.txt'), 'version-one\n');
+    assert.equal(read(root, 'plain.txt'), 'plain\n');
+    assert.ok(!fs.existsSync(path.join(root, 'extra.txt')));
+    assert.ok(!fs.existsSync(path.join(root, '.git')), 'no repository is made in the folder');
+  });
+
+  it("a chat's next message after a rewind continues from it, though the Chat view still names the rewound turn", async () => {
+    await start(true);
+    const one = await turn(undefined, 'write version one', writeFile('notes.txt', 'version-one\n'));
+    const sessionId = one.sessionId;
+    const two = await turn(sessionId, 'write version two', writeFile('notes.txt', 'version-two\n'));
+    await rewind({ sessionId, atEntryId: one.lastEntryId });
+    turns.push(say('continued'));
+    const next = await h.send('carry on', { sessionId, afterEntryId: two.lastEntryId });
+    assert.equal(next.stopReason, 'end_turn');
+    const sent = lastRequestText();
+    assert.ok(sent.includes('write version one') && !sent.includes('write version two'), sent);
+  });
+
+  it('fork-agents rewind: lists files changed outside and changes nothing without --yes; --yes rewinds; --undo takes it back', async () => {
+    await start(true);
+    const one = await turn(undefined, 'write version one', writeFile('notes.txt', 'version-one\n'));
+    const sessionId = one.sessionId;
+    await turn(sessionId, 'write version two', writeFile('notes.txt', 'version-two\n'));
+    write(root, 'notes.txt', 'finished by hand\n');
+    const cli = cliRunner({ apiKey: TEST_KEY, baseUrl: () => h.fake.url, store: () => h.storeDir });
+    const asked = await cli('rewind', '--session', sessionId, '--at', one.lastEntryId!);
+    assert.equal(asked.code, 1, asked.stderr);
+    assert.match(asked.stderr, /changed outside the agent[\s\S]*  notes\.txt\n[\s\S]*--yes/);
+    assert.equal(read(root, 'notes.txt'), 'finished by hand\n');
+    const done = await cli('rewind', '--session', sessionId, '--at', one.lastEntryId!, '--yes');
+    assert.equal(done.code, 0, done.stderr);
+    assert.match(done.stdout, /^restored notes\.txt$/m);
+    assert.equal(read(root, 'notes.txt'), 'version-one\n');
+    const undone = await cli('rewind', '--session', sessionId, '--undo', '--yes', '--json');
+    assert.equal(undone.code, 0, undone.stderr);
+    assert.equal(lastJson(undone).type, 'rewind-undone');
+    assert.equal(read(root, 'notes.txt'), 'finished by hand\n', 'the undo puts back what the rewind replaced');
+    const both = await cli('rewind', '--session', sessionId, '--at', one.lastEntryId!, '--code', '--conversation');
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /at most one of --code or --conversation/);
+  });
+
+  it('keeps files over 32 MiB by reference: a rewind leaves them as they are and says so', async () => {
+    await start(true);
+    const zero = await turn(undefined, 'look around');
+    const sessionId = zero.sessionId;
+    // Sparse: 40 MiB by size, almost nothing on disk.
+    await turn(sessionId, 'make a big file', bash('truncate -s 40M big.bin && echo small > small.txt'));
+    const back = await rewind({ sessionId, atEntryId: zero.lastEntryId });
+    assert.equal(back.done, true);
+    assert.deepEqual(back.files, [{ path: 'small.txt', status: 'deleted' }]);
+    assert.deepEqual(back.leftAlone, ['big.bin']);
+    assert.equal(fs.statSync(path.join(root, 'big.bin')).size, 40 * 1024 * 1024);
+    assert.ok(!fs.existsSync(path.join(root, 'small.txt')));
+    const records = fs.readFileSync(path.join(h.storeDir, 'sessions', `${sessionId}.jsonl`), 'utf8').split('\n').filter(Boolean).map(line => JSON.parse(line));
+    const ends = records.filter(r => r.type === 'checkpoint' && r.checkpoint.kind === 'turn-end');
+    assert.deepEqual(ends.at(-1).checkpoint.large.map((ref: { path: string; size: number }) => [ref.path, ref.size]), [['big.bin', 40 * 1024 * 1024]]);
+  });
+
+  it('refuses bad input with a clear error and changes nothing', async () => {
+    await start(true);
+    const one = await turn(undefined, 'write one', writeFile('notes.txt', 'version-one\n'));
+    await assert.rejects(rewind({ sessionId: one.sessionId, atEntryId: 'e-nope' }), /not in session/);
+    await assert.rejects(rewind({ sessionId: one.sessionId }), /needs atEntryId/);
+    await assert.rejects(rewind({ sessionId: one.sessionId, undo: true }), /no rewind to undo/);
+    await assert.rejects(rewind({ sessionId: one.sessionId, atEntryId: one.lastEntryId, code: false, conversation: false }), /Nothing to rewind/);
+    assert.equal(read(root, 'notes.txt'), 'version-one\n');
+  });
+});
