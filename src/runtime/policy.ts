@@ -31,7 +31,7 @@ export function revivalPolicy(recorded: LaunchPolicy | undefined, current: Launc
 export const RESTRICTED_REASON =
   'the workspace is in Restricted Mode: trust it to let the agent write files or run commands';
 
-type Approve<R> = (request: R) => Promise<{ approved: boolean; reason?: string }>;
+type Approve<R> = (request: R) => Promise<{ approved: boolean; reason?: string; unanswered?: boolean }>;
 
 /**
  * The loop's approval mode and callback under a policy. In Restricted Mode every call that is not a read

@@ -189,7 +189,7 @@ async function runToolCall(deps: LoopDeps, call: ToolUseBlock): Promise<ToolResu
     if (!answer.approved) {
       const why = answer.reason ? ` (${answer.reason})` : '';
       // "The user denied" only when someone was asked and said no; otherwise nobody answered.
-      const what = answer.unanswered ? `This ${tool.definition.name} call was not approved: nobody answered${why}.` : `The user denied this ${tool.definition.name} call${why}.`;
+      const what = answer.unanswered ? `This ${tool.definition.name} call was not run${why}.` : `The user denied this ${tool.definition.name} call${why}.`;
       return result(`${what} Do not retry it; ask the user or take another approach.`, true);
     }
   }
