@@ -21,7 +21,7 @@ import { forkList, forkState, forkWait } from '../../src/common/protocol/forks';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { openForksView, rowOf } from './forksViewUi';
-import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
+import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, typeInChat, waitForModelInPicker } from './workbenchUi';
 import { Gate, explorerRoot, runCommandAndPick, showExplorer, worktreeResponder } from './worktreeSupport';
 
 /** The Explorer's root rows: a multi-root workspace shows each folder as a row at the first level. */
@@ -80,11 +80,21 @@ describe('Worktree forks keep the Explorer tidy (code-server + chromium)', funct
     }
   }
 
-  async function fork(directive: string): Promise<ForkSummary> {
+  /**
+   * Sends a chat message and waits for what its answer shows. The chat list draws only the turns on
+   * screen, so counting its requests (as sendInChat does) miscounts once older ones scroll away.
+   */
+  async function ask(text: string, answerShows: string | RegExp): Promise<void> {
     const page = workbench!.page;
+    await typeInChat(page, text);
+    if (await page.locator('.interactive-input-part .suggest-widget.visible').count()) await page.keyboard.press('Escape');
+    await page.keyboard.press('Enter');
+    await page.locator('.interactive-response').filter({ hasText: answerShows }).last().waitFor({ timeout: 90_000 });
+  }
+
+  async function fork(directive: string, name: string): Promise<ForkSummary> {
     const before = new Set((await sendRequest(observer!.endpoint, forkList, {})).forks.map(f => f.id));
-    await sendInChat(page, `@fork /fork ${directive}`);
-    await lastResponse(page).getByText('Started fork').first().waitFor({ timeout: 60_000 });
+    await ask(`@fork /fork ${directive}`, `Started fork ${name}`);
     const started = (await sendRequest(observer!.endpoint, forkList, {})).forks.filter(f => !before.has(f.id));
     assert.equal(started.length, 1);
     return started[0];
@@ -119,9 +129,8 @@ describe('Worktree forks keep the Explorer tidy (code-server + chromium)', funct
     await explorerRoot(page, `Fork: ${keeper.name}`).waitFor({ timeout: 30_000 });
 
     // A second real turn, then a fork of only the last one that reads (no root for it).
-    await sendInChat(page, '@fork list the files');
-    await forkFromHere(lastResponse(page)).waitFor({ timeout: 60_000 });
-    const reader = await fork('--turns 1 read README.md');
+    await ask('@fork list the files', 'Here is what I found');
+    const reader = await fork('--turns 1 read README.md', 'read README.md');
     assert.equal(reader.isolation, 'worktree');
     assert.equal(reader.forkTurns, '1');
     assert.equal((await sendRequest(observer!.endpoint, forkWait, { forkId: reader.id })).state, 'completed');
