@@ -1,9 +1,14 @@
 #!/usr/bin/env node
-// `npm test`: every test layer, in order — build, no `.only`, type-check, unit, runtime, conformance, the extension-host
+// `npm test`: every test layer — build, no `.only`, lint, type-check, unit, runtime, conformance, the extension-host
 // suite inside a real VS Code (code-server) and the UI checks in chromium. Exits non-zero if anything
 // fails; the real-VS-Code layers fail (never skip) when their tools are missing.
+// Stages that do not depend on each other run side by side (a group), so 2 cores are busy: the builds; the
+// checks (no `.only`, lint, both type-checks, unit); runtime (mocha --parallel) beside conformance; then the
+// real-VS-Code layers. A side-by-side stage's output is printed in one piece when it ends.
+// `--quick` (npm run test:quick): the builds, unit, runtime and conformance only — the daily loop.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -12,11 +17,16 @@ process.chdir(root);
 const node = process.execPath;
 const mocha = join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+const eslint = join(root, 'node_modules', 'eslint', 'bin', 'eslint.js');
 const color = process.stdout.isTTY ? ['--color'] : [];
 
-let current; // the running stage's child, stopped on Ctrl-C
+const quick = process.argv.includes('--quick');
+// The daily loop runs the file-race test with 400 calls of each kind instead of 2,100 (its racer takes a
+// whole core while it runs); every assertion stays. `npm test` runs all of them.
+if (quick) process.env.FORK_AGENTS_TEST_RACE_TURNS ??= '8';
+const running = new Set(); // the running stages' children, stopped on Ctrl-C
 process.on('SIGINT', () => {
-  if (current) kill(current);
+  for (const child of running) kill(child);
   process.exit(130);
 });
 
@@ -33,11 +43,11 @@ function kill(child) {
  * `finishedWhen`: output that means the run is over; a process still alive `graceMs` after it (and after
  * its last output) left something open, and is stopped and failed rather than hanging `npm test`.
  */
-function run(command, args, { finishedWhen, graceMs = 15_000, timeoutMs = 10 * 60_000 } = {}) {
+function run(command, args, { finishedWhen, graceMs = 15_000, timeoutMs = 10 * 60_000, out = liveOutput } = {}) {
   return new Promise(resolve => {
     // Own process group, so stopping it also stops what it started.
     const child = spawn(command, args, { cwd: root, env: process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    current = child;
+    running.add(child);
     let output = '';
     let verdict;
     let graceTimer;
@@ -57,19 +67,28 @@ function run(command, args, { finishedWhen, graceMs = 15_000, timeoutMs = 10 * 6
         );
       }
     };
-    child.stdout.on('data', copy(process.stdout));
-    child.stderr.on('data', copy(process.stderr));
+    child.stdout.on('data', copy(out.stdout));
+    child.stderr.on('data', copy(out.stderr));
     child.on('error', error => {
       verdict = error.message;
     });
     child.on('close', (code, signal) => {
       clearTimeout(hardTimer);
       clearTimeout(graceTimer);
-      current = undefined;
-      if (verdict) console.error(`\n${command === node ? args[0] : command}: ${verdict}`);
+      running.delete(child);
+      if (verdict) out.stderr.write(`\n${command === node ? args[0] : command}: ${verdict}\n`);
       resolve({ code: verdict ? 1 : code ?? (signal ? 128 : 1), output, verdict });
     });
   });
+}
+
+const liveOutput = { stdout: process.stdout, stderr: process.stderr };
+
+/** Output kept until the stage ends, so stages running side by side do not interleave line by line. */
+function heldOutput() {
+  const chunks = [];
+  const sink = { write: chunk => chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk))) };
+  return { stdout: sink, stderr: sink, text: () => Buffer.concat(chunks).toString() };
 }
 
 const MOCHA_DONE = /\d+ (passing|failing)/;
@@ -119,97 +138,134 @@ async function e2eToolsProblem() {
   return 'problem' in found ? `cannot run the real-VS-Code tests: ${found.problem}` : undefined;
 }
 
-const mochaStage = (name, spec, timeout) => ({
+const mochaStage = (name, spec, timeout, extra = []) => ({
   name,
-  async run() {
-    const result = await run(node, [mocha, '--forbid-only', '--timeout', String(timeout), ...color, spec], { finishedWhen: MOCHA_DONE });
+  async run(out) {
+    const result = await run(node, [mocha, '--forbid-only', '--timeout', String(timeout), ...extra, ...color, spec], { finishedWhen: MOCHA_DONE, out });
     return { ok: result.code === 0, detail: describe(result) };
   },
 });
 
 const e2eStage = (name, args, summary) => ({
   name,
-  async run() {
+  async run(out) {
     const problem = await e2eToolsProblem();
     if (problem) {
-      console.error(`\n${name}: ${problem}`);
+      out.stderr.write(`\n${name}: ${problem}\n`);
       return { ok: false, detail: 'code-server/chromium missing (run scripts/e2e/setup.sh)' };
     }
-    const result = await run(node, args, { finishedWhen: MOCHA_DONE, graceMs: 60_000 });
+    const result = await run(node, args, { finishedWhen: MOCHA_DONE, graceMs: 60_000, out });
     return { ok: result.code === 0, detail: describe(result, summary) };
   },
 });
 
-const stages = [
-  {
-    name: 'build (esbuild.mjs)',
-    fatal: true,
-    async run() {
-      const result = await run(node, ['esbuild.mjs']);
-      const missing = ['extension', 'runtime', 'cli', 'fake-anthropic'].filter(b => !existsSync(join(root, 'dist', `${b}.js`)));
-      if (result.code === 0 && missing.length > 0) return { ok: false, detail: `no dist/${missing.join('.js, dist/')}.js` };
-      return { ok: result.code === 0, detail: result.code === 0 ? 'dist/' : `exit ${result.code}` };
-    },
+const build = {
+  name: 'build (esbuild.mjs)',
+  fatal: true,
+  async run(out) {
+    const result = await run(node, ['esbuild.mjs'], { out });
+    const missing = ['extension', 'runtime', 'cli', 'fake-anthropic'].filter(b => !existsSync(join(root, 'dist', `${b}.js`)));
+    if (result.code === 0 && missing.length > 0) return { ok: false, detail: `no dist/${missing.join('.js, dist/')}.js` };
+    return { ok: result.code === 0, detail: result.code === 0 ? 'dist/' : `exit ${result.code}` };
   },
-  {
-    name: 'build tests (build-tests.mjs)',
-    fatal: true,
-    async run() {
-      const result = await run(node, ['scripts/build-tests.mjs']);
-      return { ok: result.code === 0, detail: result.code === 0 ? 'out/' : `exit ${result.code}` };
-    },
+};
+
+const buildTests = {
+  name: 'build tests (build-tests.mjs)',
+  fatal: true,
+  async run(out) {
+    const result = await run(node, ['scripts/build-tests.mjs'], { out });
+    return { ok: result.code === 0, detail: result.code === 0 ? 'out/' : `exit ${result.code}` };
   },
-  {
-    name: 'no .only( in test/',
-    async run() {
-      const hits = findOnly();
-      for (const hit of hits) console.error(`  ${hit}`);
-      return { ok: hits.length === 0, detail: hits.length === 0 ? 'none' : `${hits.length} found` };
-    },
+};
+
+const noOnly = {
+  name: 'no .only( in test/',
+  async run(out) {
+    const hits = findOnly();
+    for (const hit of hits) out.stderr.write(`  ${hit}\n`);
+    return { ok: hits.length === 0, detail: hits.length === 0 ? 'none' : `${hits.length} found` };
   },
-  ...[['type-check', 'tsconfig.json'], ['type-check webview', 'webview/tsconfig.json']]
-    .filter(([, config]) => existsSync(join(root, config)))
-    .map(([name, config]) => ({
-      name,
-      async run() {
-        const result = await run(node, [tsc, '-p', config, '--noEmit', '--pretty', process.stdout.isTTY ? 'true' : 'false']);
-        const errors = plain(result.output).match(/Found (\d+) errors?/)?.[1];
-        return { ok: result.code === 0, detail: result.code === 0 ? 'no errors' : `${errors ?? 'some'} error(s)` };
-      },
-    })),
-  mochaStage('unit tests', 'out/test/unit/**/*.test.js', 10_000),
-  mochaStage('runtime tests', 'out/test/runtime/**/*.test.js', 30_000),
-  {
-    // The peers' own fork tests restated in our terms (test/conformance): same / deliberately different / not expressible.
-    name: 'conformance with the peers',
-    async run() {
-      const result = await run(node, [mocha, '--forbid-only', '--timeout', '60000', ...color, 'out/test/conformance/**/*.test.js'], { finishedWhen: MOCHA_DONE });
-      const line = plain(result.output).match(/conformance with the peers: ([^\n]*)/)?.[1];
-      return { ok: result.code === 0, detail: [line, describe(result)].filter(Boolean).join('; ') };
-    },
+};
+
+const lint = {
+  // The layer rules of ARCHITECTURE.md (eslint.config.mjs): a wrong import fails here.
+  name: 'lint (eslint: layer boundaries)',
+  async run(out) {
+    const result = await run(node, [eslint, '--max-warnings', '0', '.'], { out });
+    return { ok: result.code === 0, detail: result.code === 0 ? 'no problems' : `exit ${result.code}` };
   },
-  e2eStage('extension-host tests (code-server)', ['out/scripts/e2e/extensionTests.js'], mochaSummary),
-  e2eStage('UI checks (code-server + chromium)', [mocha, '--forbid-only', '--timeout', '120000', ...color, 'out/test/e2e/**/*.test.js'], mochaSummary),
-];
+};
+
+const typeChecks = [['type-check', 'tsconfig.json'], ['type-check webview', 'webview/tsconfig.json']]
+  .filter(([, config]) => existsSync(join(root, config)))
+  .map(([name, config]) => ({
+    name,
+    async run(out) {
+      const result = await run(node, [tsc, '-p', config, '--noEmit', '--pretty', process.stdout.isTTY ? 'true' : 'false'], { out });
+      const errors = plain(result.output).match(/Found (\d+) errors?/)?.[1];
+      return { ok: result.code === 0, detail: result.code === 0 ? 'no errors' : `${errors ?? 'some'} error(s)` };
+    },
+  }));
+
+const unit = mochaStage('unit tests', 'out/test/unit/**/*.test.js', 10_000);
+
+// Each runtime file starts its own runtimes, stores and fake servers in its own temp folders, and restores
+// any process.env it sets, so files run in parallel worker processes. The work is mostly waiting on child
+// processes and sockets, so one more job than cores keeps the cores busy.
+const RUNTIME_JOBS = String(Math.max(2, availableParallelism()) + 1);
+const runtime = mochaStage('runtime tests', 'out/test/runtime/**/*.test.js', 30_000, ['--parallel', '--jobs', RUNTIME_JOBS]);
+
+const conformance = {
+  // The peers' own fork tests restated in our terms (test/conformance): same / deliberately different / not expressible.
+  // Serial: its root hook counts the verdicts over every file of the run.
+  name: 'conformance with the peers',
+  async run(out) {
+    const result = await run(node, [mocha, '--forbid-only', '--timeout', '60000', ...color, 'out/test/conformance/**/*.test.js'], { finishedWhen: MOCHA_DONE, out });
+    const line = plain(result.output).match(/conformance with the peers: ([^\n]*)/)?.[1];
+    return { ok: result.code === 0, detail: [line, describe(result)].filter(Boolean).join('; ') };
+  },
+};
+
+const extensionHost = e2eStage('extension-host tests (code-server)', ['out/scripts/e2e/extensionTests.js'], mochaSummary);
+const ui = e2eStage('UI checks (code-server + chromium)', [mocha, '--forbid-only', '--timeout', '120000', '--require', 'out/test/e2e/sharedWorkbench.js', ...color, 'out/test/e2e/**/*.test.js'], mochaSummary);
+
+/** Groups run one after another; the stages of a group run side by side. */
+const groups = quick
+  ? [[build, buildTests], [noOnly, unit], [runtime, conformance]]
+  : [[build, buildTests], [noOnly, lint, ...typeChecks, unit], [runtime, conformance], [extensionHost], [ui]];
+const stages = groups.flat();
+
+async function runStage(stage, together) {
+  const out = together ? heldOutput() : liveOutput;
+  if (together) console.log(`\n━━ ${stage.name} (started; output when it ends) ━━`);
+  else console.log(`\n━━ ${stage.name} ━━`);
+  const t0 = Date.now();
+  let outcome;
+  try {
+    outcome = await stage.run(out);
+  } catch (error) {
+    outcome = { ok: false, detail: error.message };
+  }
+  const seconds = (Date.now() - t0) / 1000;
+  if (together) {
+    console.log(`\n━━ ${stage.name} (ended after ${seconds.toFixed(1)}s) ━━`);
+    process.stdout.write(out.text());
+  }
+  return { name: stage.name, fatal: stage.fatal, ...outcome, seconds };
+}
 
 rmSync(join(root, 'test-results'), { recursive: true, force: true });
 const started = Date.now();
 const results = [];
-for (const stage of stages) {
-  console.log(`\n━━ ${stage.name} ━━`);
-  const t0 = Date.now();
-  let outcome;
-  try {
-    outcome = await stage.run();
-  } catch (error) {
-    outcome = { ok: false, detail: error.message };
-  }
-  results.push({ name: stage.name, ...outcome, seconds: (Date.now() - t0) / 1000 });
-  if (!outcome.ok && stage.fatal) break;
+for (const group of groups) {
+  const outcomes = await Promise.all(group.map(stage => runStage(stage, group.length > 1)));
+  results.push(...outcomes);
+  if (outcomes.some(r => !r.ok && r.fatal)) break;
 }
 
 const width = Math.max(...stages.map(s => s.name.length));
-console.log('\n━━ summary ━━');
+console.log(`\n━━ summary${quick ? ' (quick: no lint, type-check or real-VS-Code layers; the file-race test at 400 calls)' : ''} ━━`);
 for (const r of results) {
   console.log(`${r.ok ? 'PASS' : 'FAIL'}  ${r.name.padEnd(width)}  ${r.seconds.toFixed(1).padStart(6)}s  ${r.detail}`);
 }

@@ -1,4 +1,4 @@
-// Extension entry (DESIGN §3): wiring only — each feature registers the disposables it creates.
+// Extension entry (docs/design.md §2): wiring only — each feature registers the disposables it creates.
 import * as vscode from 'vscode';
 import { registerApprovals } from './host/approvals';
 import { registerChatParticipant } from './host/chat/participant';

@@ -15,7 +15,7 @@ export class ForkList {
   private readonly outputs = new Map<string, OutputItem[]>();
   private readonly dirty = new Map<string, Set<number>>();
   private readonly rowsDue = new Map<string, ForkRowView>();
-  /** A fork to open once it is listed (the answer to fork/start can overtake its first summary). */
+  /** A fork to open once it is listed (the answer to panel/forkStart can overtake its first summary). */
   private revealWhenListed?: string;
   private approvals: PendingApprovalView[] = [];
   private frame?: number;

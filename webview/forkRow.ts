@@ -1,5 +1,6 @@
 // One fork in the Forks list: name, state, origin, turns, isolation, elapsed time, usage; expandable to
 // its live output, report (host-rendered markdown), pending approvals and actions.
+import { describeSandbox } from '../src/common/sandbox';
 import { costLine, durationText, elapsedMs, originLabel, stateLabel, turnsLabel, usageLine, workspaceLine, worktreeState } from '../src/common/forkDisplay';
 import { parseBudget, raisedBudgetText } from '../src/common/budget';
 import type { ForkState, ForkSummary } from '../src/common/forks';
@@ -30,6 +31,8 @@ export interface RowContext {
   /** A short quote of the transcript message a fork started from, when it is shown. */
   messageSnippet(entryId: string | undefined): string | undefined;
   report(error: unknown): void;
+  /** Opens the Compare view of a tournament's attempts. */
+  compare(groupId: string): void;
 }
 
 export class ForkRow {
@@ -49,6 +52,8 @@ export class ForkRow {
   private readonly budgetInput = h('input', { type: 'text', class: 'budget-input', 'aria-label': 'New budget: dollars such as 0.50, or tokens such as 40000tokens' });
   private readonly cacheBars = new CacheBars();
   private readonly workspace = h('div', { class: 'fork-workspace' });
+  /** Where its commands run: the OS sandbox and its network policy (the isolation beside worktree/shared in the meta line). */
+  private readonly sandboxEl = h('div', { class: 'fork-sandbox' });
   private readonly latest = h('div', { class: 'fork-latest' });
   private readonly approvals = h('div', { class: 'approvals' });
   private readonly body: HTMLDivElement;
@@ -94,7 +99,7 @@ export class ForkRow {
     });
     this.body.append(this.directive, this.error, this.reportSection, this.outputDetails, this.cacheBars.el, this.actions, this.continueForm);
     this.el = h('li', { class: 'fork', 'data-fork-id': view.fork.id },
-      h('div', { class: 'fork-head' }, this.toggle, this.badge, this.inline), this.meta, this.usage, this.cost, this.workspace, this.paused, this.latest, this.approvals, this.body);
+      h('div', { class: 'fork-head' }, this.toggle, this.badge, this.inline), this.meta, this.usage, this.cost, this.workspace, this.sandboxEl, this.paused, this.latest, this.approvals, this.body);
     this.update(view);
     this.output.reset(items);
     this.setExpanded(ctx.isExpanded(view.fork.id), false);
@@ -126,7 +131,9 @@ export class ForkRow {
     this.badge.className = `badge state-${fork.state}`;
     const origin = fork.origin === 'message' ? `from message${quote(this.ctx.messageSnippet(fork.parentEntryId))}` : originLabel(fork.origin);
     const model = fork.parentModel ? ` · ${fork.model} (cold cache)` : '';
-    this.meta.replaceChildren(`${origin} · ${turnsLabel(fork.forkTurns, fork.summaryExcluded)} · ${fork.isolation}${model} · `, this.elapsed);
+    const attempt = fork.tournament ? ` · attempt ${fork.tournament.attempt} of ${fork.tournament.of}` : '';
+    const verified = fork.verify ? ` · verify ${fork.verify.passed ? 'passed' : 'failed'}` : '';
+    this.meta.replaceChildren(`${origin} · ${turnsLabel(fork.forkTurns, fork.summaryExcluded)} · ${fork.isolation}${model}${attempt}${verified} · `, this.elapsed);
     this.tick(Date.now());
     const usage = usageLine(fork);
     setText(this.usage, usage.text);
@@ -144,6 +151,13 @@ export class ForkRow {
     const workspace = workspaceLine(fork);
     setText(this.workspace, workspace);
     this.workspace.hidden = workspace === '';
+    const sandboxText = fork.sandbox ? describeSandbox(fork.sandbox) : '';
+    if (this.sandboxEl.dataset.text !== sandboxText) {
+      this.sandboxEl.dataset.text = sandboxText;
+      this.sandboxEl.replaceChildren(...(fork.sandbox?.on ? [icon('shield'), ' '] : []), sandboxText);
+    }
+    this.sandboxEl.title = fork.sandbox?.note ?? '';
+    this.sandboxEl.hidden = !fork.sandbox;
     setText(this.directive, fork.directive);
     // The name is the directive's first words: quote the directive only when it says more.
     this.directive.hidden = fork.directive.trim() === fork.name.trim();
@@ -206,6 +220,7 @@ export class ForkRow {
     this.actions.replaceChildren(
       // A paused row has its own Stop beside Continue.
       ...(live && fork.state !== 'paused-budget' ? [button('Stop', { icon: 'debug-stop', kind: 'toolbar', title: `Stop ${fork.name}`, onClick: stop })] : []),
+      ...(fork.tournament ? [button('Compare', { icon: 'split-horizontal', kind: 'toolbar', title: 'Compare the attempts side by side', onClick: () => this.ctx.compare(fork.tournament!.groupId) })] : []),
       button('Transcript', { icon: 'output', kind: 'toolbar', title: 'Open the transcript', onClick: act('transcript') }),
       // A discarded worktree has no folder left to show.
       ...(fork.worktree?.discarded ? [] : [button('Folder', { icon: 'folder-opened', kind: 'toolbar', title: `Reveal ${fork.root}`, onClick: act('root') })]),

@@ -1,4 +1,4 @@
-// The Forks panel page (issue 4): says `panel/ready`, rebuilds itself from the host's snapshot (after every
+// The Forks panel page: says `panel/ready`, rebuilds itself from the host's snapshot (after every
 // load — the view may have been hidden and its page discarded), then applies the host's updates. It owns
 // no data; only what the user is typing and which rows are open are remembered across reloads.
 import { isTerminal } from '../src/common/forks';
@@ -17,6 +17,7 @@ import type { FormState } from './newForkForm';
 import { TranscriptView } from './transcriptView';
 import { CacheBars } from './cacheBars';
 import { McpServerList } from './mcpServers';
+import { CompareView } from './compareView';
 import type { CacheStep } from '../src/common/cacheExplorer';
 
 interface UiState extends FormState { expanded: string[]; closed: string[]; seen: boolean }
@@ -36,9 +37,11 @@ const transcript = new TranscriptView(message => {
   if (forkTurns === undefined) return form.focusTurns();
   channel.request(panelForkFromMessage, { messageId: message.id, forkTurns }).catch(report);
 });
+const compare = new CompareView(channel, error => report(error));
 const list = new ForkList({
   channel,
   report,
+  compare: groupId => void compare.show(groupId),
   worktreeActions: () => worktreeActions,
   isExpanded: id => ui.expanded.includes(id),
   setExpanded: (id, expanded) => {
@@ -62,7 +65,7 @@ const showStore = (store: StoreSizeView | undefined) => {
   storeLine.hidden = !store;
   if (store) setText(storeLine, `Store on disk: ${storeSizeText(store.bytes)} (${counted(store.sessions, 'session')}, ${counted(store.segments, 'shared history segment')})`);
 };
-// The panel's header: what the forks spent in total (issue 14).
+// The panel's header: what the forks spent in total.
 const totals = h('div', { class: 'spend-totals', role: 'status', 'aria-label': 'Spending' });
 list.onChange = () => {
   const forks = list.forks();
@@ -89,7 +92,7 @@ app.replaceChildren(
   totals,
   status,
   section('new', 'New fork', form.el),
-  section('forks', 'Forks', list.el, list.empty, storeLine),
+  section('forks', 'Forks', compare.el, list.el, list.empty, storeLine),
   section('conversation', 'Conversation', chatCost, mcpServers.el, chatCache.el, transcript.el, transcript.empty),
 );
 
@@ -114,7 +117,12 @@ window.addEventListener('message', (event: MessageEvent) => {
   const params = message.params as never;
   switch (message.method) {
     case panelSnapshot.method: return load(params);
-    case forksState.method: return list.upsert(params);
+    case forksState.method: {
+      list.upsert(params);
+      const { fork } = params as ParamsOf<typeof forksState>;
+      if (isTerminal(fork.state)) compare.refreshIf(fork.tournament?.groupId);
+      return;
+    }
     case forkOutput.method: {
       const { forkId, ops } = params as ParamsOf<typeof forkOutput>;
       return list.applyOutput(forkId, ops);

@@ -1,4 +1,4 @@
-// The current chat's MCP servers (issue 12 §1): one line each — name, state, tool count, and why it
+// The current chat's MCP servers: one line each — name, state, tool count, and why it
 // failed. The names and errors come from configuration and server processes: text only, like everything.
 import type { McpServerStatus } from '../src/common/protocol/mcp';
 import { h, icon } from './dom';

@@ -1,9 +1,10 @@
-// The New fork form (issue 4 §2): directive, the turn-count picker — All, or the last N real turns, N
+// The New fork form: directive, the turn-count picker — All, or the last N real turns, N
 // checked by the one fork_turns parser with its message shown inline — isolation, the model (the chat's
 // preselected: it shares the prompt cache; another says the fork starts cold), and Start.
 import type { Isolation } from '../src/common/forks';
 import { windowSkipsSummary } from '../src/common/forkWindow';
 import { parseForkTurns } from '../src/common/forkTurns';
+import { MAX_ATTEMPTS } from '../src/common/tournament';
 import { coldCacheText, forkModelOptions, sameModelText } from '../src/common/modelChoice';
 import type { ModelOption } from '../src/common/modelChoice';
 import type { ForkTurnsResult } from '../src/common/forkTurns';
@@ -30,6 +31,10 @@ export class NewForkForm {
     h('option', { value: 'worktree' }, 'Worktree — its own branch'), h('option', { value: 'shared' }, 'Shared — this folder'));
   private readonly model = h('select', { id: 'fork-model', 'aria-describedby': 'model-note' });
   private readonly modelNote = h('div', { class: 'note', id: 'model-note', role: 'status' });
+  /** Attempts 2–8: a tournament; the optional model list gives attempt i model i (cycled). */
+  private readonly attempts = h('input', { id: 'fork-attempts', type: 'number', min: '1', max: String(MAX_ATTEMPTS), value: '1', 'aria-describedby': 'attempts-note' });
+  private readonly attemptModels = h('input', { id: 'fork-attempt-models', type: 'text', placeholder: 'optional: model ids, comma-separated', 'aria-describedby': 'attempts-note' });
+  private readonly attemptsNote = h('div', { class: 'note', id: 'attempts-note', role: 'status' });
   private models: ModelOption[] = [];
   /** The model picked for this chat; a new chat (or a reload) starts again from its own model. */
   private chosenModel?: { sessionId: string; id: string };
@@ -54,7 +59,12 @@ export class NewForkForm {
       picker, this.hint, this.note, this.turnsError,
       h('label', { for: 'isolation', class: 'field-label' }, 'Isolation'), this.isolation,
       h('label', { for: 'fork-model', class: 'field-label' }, 'Model'), this.model, this.modelNote,
+      h('label', { for: 'fork-attempts', class: 'field-label' }, 'Attempts'), this.attempts,
+      h('label', { for: 'fork-attempt-models', class: 'field-label' }, 'Attempt models'), this.attemptModels, this.attemptsNote,
       h('div', { class: 'form-row' }, this.start), this.formError);
+    this.attempts.addEventListener('input', () => this.showAttempts());
+    this.attemptModels.addEventListener('input', () => this.showAttempts());
+    this.showAttempts();
     this.directive.addEventListener('input', () => this.changed());
     this.directive.addEventListener('keydown', event => {
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) this.el.requestSubmit();
@@ -152,6 +162,27 @@ export class NewForkForm {
     this.channel.notify(pickerChanged, { forkTurns: parsed.ok ? String(parsed.value) : null, isolation: this.isolation.value as Isolation });
   }
 
+  /** 1–8, or undefined while the field is invalid. */
+  private attemptCount(): number | undefined {
+    const n = Number(this.attempts.value);
+    return Number.isInteger(n) && n >= 1 && n <= MAX_ATTEMPTS ? n : undefined;
+  }
+
+  private attemptModelList(): string[] {
+    return this.attemptModels.value.split(',').map(m => m.trim()).filter(Boolean);
+  }
+
+  private showAttempts(): void {
+    const n = this.attemptCount();
+    const models = this.attemptModelList();
+    this.attemptModels.disabled = n === undefined || n < 2;
+    const text = n === undefined ? `Attempts: a whole number from 1 to ${MAX_ATTEMPTS}.`
+      : n < 2 ? 'One fork. 2 or more: a tournament — each attempt in its own worktree, verified, compared side by side.'
+      : `${n} attempts, each in its own worktree; they share this chat's prompt cache${models.length ? ' (attempts on another model start cold)' : ''}, run the verify command when they end, and are compared in the Forks panel.`;
+    this.attemptsNote.classList.toggle('warning', n === undefined);
+    this.attemptsNote.replaceChildren(icon(n === undefined ? 'warning' : 'info'), ' ', text);
+  }
+
   private async submit(): Promise<void> {
     const parsed = this.parsed();
     const directive = this.directive.value.trim();
@@ -161,11 +192,15 @@ export class NewForkForm {
       setText(this.formError, 'Say what the fork should do.');
       return this.directive.focus();
     }
+    const attempts = this.attemptCount();
+    if (attempts === undefined) return this.attempts.focus();
     this.start.disabled = true;
     try {
       const model = this.session?.model && this.model.value && this.model.value !== this.session.model ? this.model.value : undefined;
+      const models = attempts > 1 ? this.attemptModelList() : [];
       const { forkId } = await this.channel.request(panelForkStart, {
-        directive, forkTurns: String(parsed.value), isolation: this.isolation.value as Isolation, ...(model ? { model } : {}),
+        directive, forkTurns: String(parsed.value), isolation: attempts > 1 ? 'worktree' : this.isolation.value as Isolation, ...(model ? { model } : {}),
+        ...(attempts > 1 ? { attempts, ...(models.length ? { models } : model ? { models: [model] } : {}) } : {}),
       });
       this.directive.value = '';
       this.changed();

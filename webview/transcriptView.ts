@@ -1,4 +1,4 @@
-// The current chat's transcript (issue 4 §3): prompts, answers (host-rendered markdown), tool calls
+// The current chat's transcript: prompts, answers (host-rendered markdown), tool calls
 // folded. Every message carries data-vscode-context, so right-click › Fork from here (a webview/context
 // menu item) receives its entry id; a focusable message also has its own Fork from here button.
 import type { MessageView, SessionView, ToolCallView } from '../src/common/protocol/webview';

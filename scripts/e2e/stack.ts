@@ -61,7 +61,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     cleanups.length = 0;
-    // The runtime runs detached from the extension host on purpose (DESIGN §2): stop it by its store.
+    // The runtime runs detached from the extension host on purpose (docs/design.md §2): stop it by its store.
     stopRuntimesFor(storeDir);
     if (!options.keepRunDir) fs.rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
   };

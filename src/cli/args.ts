@@ -22,6 +22,8 @@ const COMMON: Record<string, OptionSpec> = {
   model: { type: 'string' },
   approval: { type: 'string' },
   'worktree-root': { type: 'string' },
+  sandbox: { type: 'string' },
+  'allow-network': { type: 'string' },
   prices: { type: 'string' },
   json: { type: 'boolean' },
   demo: { type: 'boolean' },
@@ -52,12 +54,24 @@ export const COMMANDS: Record<string, CommandSpec> = {
   },
   fork: {
     usage: 'fork --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--worktree-setup CMD] [--budget 0.25|20000tokens] [--model ID] [--trust-mcp] [--wait] [--json] "directive"\n' +
+      'fork --session ID --attempts N [--models a,b,c] [--verify CMD] [--different] [--budget …] [--wait] [--json] "directive"\n' +
+      '  (a tournament: N attempts (1–8) of the directive, each in its own worktree; --verify runs in each when it ends\n' +
+      '   (default: fork.tournament.verify, else the project\'s test script; "" for none); --budget is for all attempts\n' +
+      '   together; --different asks attempts 2..N for another approach; --wait --json: a line per attempt, then the result)\n' +
       '  (--worktree-setup: CMD runs in the new worktree before the fork\'s first tool call; its output is shown with --wait;\n' +
       '   --budget: dollars, or tokens with the suffix; the fork pauses in paused (budget) once it has spent that;\n' +
       '   --model: another model than the session\'s; the fork then starts with a cold cache (no shared prompt cache, costs more);\n' +
       '   MCP servers: those of the session\'s chat folder (or --cwd), as for chat; --trust-mcp for its .vscode/mcp.json ones)',
     summary: 'start a background fork of a session (worktree isolation by default in a git repository); prints the fork id, or its report with --wait',
-    options: { session, turns: { type: 'string' }, at: { type: 'string' }, isolation: { type: 'string' }, 'worktree-setup': { type: 'string' }, budget, model: { type: 'string' }, wait, 'trust-mcp': trustMcp },
+    options: {
+      session, turns: { type: 'string' }, at: { type: 'string' }, isolation: { type: 'string' }, 'worktree-setup': { type: 'string' }, budget, model: { type: 'string' }, wait, 'trust-mcp': trustMcp,
+      attempts: { type: 'string' }, models: { type: 'string' }, verify: { type: 'string' }, different: { type: 'boolean' },
+    },
+  },
+  compare: {
+    usage: 'compare --group ID [--json]',
+    summary: 'a tournament\'s attempts side by side: state, verify result, files and lines changed, numbered hunks, cost, cache share, verdict',
+    options: { group: { type: 'string' } },
   },
   send: {
     usage: 'send --fork ID [--budget 0.25|20000tokens] [--trust-mcp] [--wait] [--json] ["message"]\n' +
@@ -102,9 +116,16 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { fork },
   },
   apply: {
-    usage: 'apply --fork ID [--on-conflict refuse|markers] [--json]',
-    summary: 'apply a worktree fork\'s changes to the main working tree, uncommitted',
-    options: { fork, 'on-conflict': { type: 'string' } },
+    usage: 'apply --fork ID [--on-conflict refuse|markers] [--json]\n' +
+      'apply --group ID (--fork ID | --winner | --hunks "1:1,2 2:3") [--discard-rest [--keep-branches]] [--json]\n' +
+      '  (--hunks: ATTEMPT:N,N… per attempt (its number or fork id; hunk numbers as compare lists them, or all);\n' +
+      '   chosen hunks that overlap are shown as conflicts and nothing is written; --discard-rest removes every\n' +
+      '   attempt\'s worktree afterwards, --keep-branches commits each to its branch first)',
+    summary: 'apply a worktree fork\'s changes (or a tournament\'s winner or chosen hunks) to the main working tree, uncommitted',
+    options: {
+      fork, 'on-conflict': { type: 'string' }, group: { type: 'string' }, hunks: { type: 'string' }, winner: { type: 'boolean' },
+      'discard-rest': { type: 'boolean' }, 'keep-branches': { type: 'boolean' },
+    },
   },
   keep: {
     usage: 'keep --fork ID [--json]',
@@ -123,6 +144,9 @@ const COMMON_HELP = `common options:
   --store DIR          where sessions live (default: FORK_AGENTS_HOME or ~/.fork-agents)
   --model NAME         the model for new sessions (fork: the fork's model, default the session's)
   --approval MODE      ask (default: the terminal asks; a background fork asks a connected editor) | auto-edit | auto
+  --sandbox MODE       auto (default: the OS sandbox where bubblewrap / macOS can, else as without) | required | off;
+                       for the forks this command starts or continues
+  --allow-network H,H  hosts (or *.suffix) the sandboxed forks may reach through their filtering proxy; default none
   --demo               use the local scripted demo model: no key, no network
   --prices FILE        model prices, JSON: { "model-id": { "input": 2, "output": 10 } } in $ per million tokens
                        (default: FORK_AGENTS_PRICES; without either, the built-in table)

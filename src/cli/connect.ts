@@ -9,6 +9,8 @@ import { isApprovalMode } from '../common/approval';
 import type { ApprovalMode } from '../common/approval';
 import { sendRequest } from '../common/protocol/endpoint';
 import { setupCommands } from '../common/worktreeOptions';
+import { isSandboxMode, parseSandboxSettings } from '../common/sandbox';
+import type { SandboxSettings } from '../common/sandbox';
 import { runtimeConfigure } from '../common/protocol/runtime';
 import type { ConfigureParams, ProxySettings } from '../common/protocol/runtime';
 import type { McpServerConfig } from '../common/protocol/mcp';
@@ -36,6 +38,17 @@ export function approvalOf(args: ParsedArgs): ApprovalMode {
   const mode = args.flags.get('approval') ?? 'ask';
   if (!isApprovalMode(mode)) throw new UsageError(`--approval must be ask, auto-edit or auto (got ${JSON.stringify(mode)})`);
   return mode;
+}
+
+/** --sandbox and --allow-network; absent: the runtime's default (auto, no network). */
+function sandboxOf(args: ParsedArgs): SandboxSettings | undefined {
+  if (!args.flags.has('sandbox') && !args.flags.has('allow-network')) return undefined;
+  const mode = args.flags.get('sandbox') ?? 'auto';
+  if (!isSandboxMode(mode)) throw new UsageError(`--sandbox must be auto, required or off (got ${JSON.stringify(mode)})`);
+  const allowNetwork = (args.flags.get('allow-network') ?? '').split(',').map(h => h.trim()).filter(Boolean);
+  const { settings, problems } = parseSandboxSettings({ mode, allowNetwork });
+  if (problems.length) throw new UsageError(problems.join('; ').replace('fork.sandbox.allowNetwork', '--allow-network'));
+  return settings;
 }
 
 export function cwdOf(args: ParsedArgs, required: boolean): string | undefined {
@@ -74,6 +87,7 @@ export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: s
     baseUrl: demo?.url ?? (process.env.ANTHROPIC_BASE_URL || undefined),
     model: args.flags.get('model'),
     approvalMode: args.flags.has('approval') ? approvalOf(args) : undefined,
+    sandbox: sandboxOf(args),
     worktreeRoot: args.flags.has('worktree-root') ? path.resolve(args.flags.get('worktree-root')!) : undefined,
     mcpServers,
     proxy: demo ? bypassFor(cliProxy(process.env), demo.url) : cliProxy(process.env),

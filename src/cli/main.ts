@@ -1,4 +1,4 @@
-// fork-agents: the headless CLI (DESIGN §6), a second client of the runtime.
+// fork-agents: the headless CLI (docs/design.md §9), a second client of the runtime.
 import { UsageError, parseCommandLine } from './args';
 import type { ParsedArgs } from './args';
 import { chatCommand } from './commands/chat';
@@ -9,6 +9,7 @@ import { forkCommand, sendCommand } from './commands/fork';
 import { listCommand } from './commands/list';
 import { transcriptCommand } from './commands/transcript';
 import { applyCommand, discardCommand, keepCommand, reviewCommand } from './commands/worktree';
+import { compareCommand } from './commands/tournament';
 
 declare const FORK_AGENTS_VERSION: string;
 
@@ -24,6 +25,7 @@ const RUNNERS: Record<string, (args: ParsedArgs) => Promise<void>> = {
   transcript: transcriptCommand,
   review: reviewCommand,
   apply: applyCommand,
+  compare: compareCommand,
   keep: keepCommand,
   discard: discardCommand,
 };

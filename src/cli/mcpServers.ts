@@ -1,4 +1,4 @@
-// The CLI's MCP servers (DESIGN §5): the user's own from ~/.config/fork-agents/mcp.json (`servers`, VS
+// The CLI's MCP servers (docs/design.md §5): the user's own from ~/.config/fork-agents/mcp.json (`servers`, VS
 // Code's format), and the repository's .vscode/mcp.json — code a clone can run, so those start only with
 // --trust-mcp or when their exact command line / URL is in that file's `trustedWorkspaceServers`.
 // `${input:id}` values come from the environment: FORK_MCP_INPUT_<ID>.

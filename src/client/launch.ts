@@ -1,4 +1,4 @@
-// Finds the runtime serving a store, starting a detached one when none answers (DESIGN §2).
+// Finds the runtime serving a store, starting a detached one when none answers (docs/design.md §2).
 // Shared by the extension host and the CLI; Node only, no vscode.
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -24,7 +24,7 @@ const tokenReaders = new WeakMap<net.Socket, () => string | undefined>();
 
 /**
  * A connection to the runtime serving the store. Before connecting, the socket must be this user's own
- * socket in a folder only this user can enter (issue 11); someone else's socket or folder is refused.
+ * socket in a folder only this user can enter; someone else's socket or folder is refused.
  */
 export async function connectOrStart(options: LaunchOptions): Promise<net.Socket> {
   const socketPath = preparePrivatePlaces(options.storeDir);
@@ -48,8 +48,8 @@ export function readRuntimeToken(storeDir: string): string | undefined {
 }
 
 /**
- * A runtime of an older version listens where it said in runtime.json (the shared temp folder before
- * issue 11). Reaching it lets the protocol check make it step aside (or report its running forks) instead
+ * A runtime of an older version listens where it said in runtime.json (the shared temp folder in
+ * earlier versions). Reaching it lets the protocol check make it step aside (or report its running forks) instead
  * of a second runtime serving the same store. Only a socket of this user's is tried; anything else is ignored.
  */
 async function tryRecordedSocket(socketPath: string, storeDir: string): Promise<net.Socket | undefined> {

@@ -21,6 +21,7 @@ export async function connectRpc(socket: net.Socket, clientName: string): Promis
   // Pending requests are not rejected when the peer dies, so each one races the socket's close.
   const gone = new Promise<never>((_, reject) => socket.once('close', () => reject(new RuntimeGoneError(
     'The Fork Agents runtime stopped before answering (it exited or was killed); see runtime.log in the store.'))));
+  // Safe to drop: observed by the requests that race it; this only keeps an unobserved rejection from crashing the process.
   gone.catch(() => undefined);
   connection.listen();
   const call = <R>(send: () => Promise<R>): Promise<R> => Promise.race([send(), gone]);
@@ -51,7 +52,9 @@ export async function connectRpc(socket: net.Socket, clientName: string): Promis
       const polite = (async () => {
         await connection.sendRequest('shutdown');
         await connection.sendNotification('exit');
+      // Safe to drop: a polite shutdown to a runtime that is already gone: closing goes on regardless.
       })().catch(() => undefined);
+      // Safe to drop: a runtime already gone is what this race waits for.
       await Promise.race([polite, gone.catch(() => undefined)]);
       connection.dispose();
       socket.end();

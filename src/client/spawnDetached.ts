@@ -37,6 +37,7 @@ export async function spawnDetached<T>(options: DetachedStart<T>): Promise<{ val
   let exited: Promise<never> | undefined;
   if (options.exitIsFailure) {
     exited = new Promise<never>((_, reject) => child.once('exit', code => reject(new DetachedStartError(code, `exited (code ${code})`))));
+    // Safe to drop: only raced against readiness below; an exit after readiness is not a start failure.
     exited.catch(() => undefined);
   }
   try {

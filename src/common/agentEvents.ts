@@ -8,7 +8,7 @@ export type ErrorKind =
 
 export interface ErrorInfo { kind: ErrorKind; message: string; status?: number }
 
-/** budget: a spending limit was reached before the next request (issue 14). */
+/** budget: a spending limit was reached before the next request. */
 export type TurnStopReason = 'end_turn' | 'max_tokens' | 'cancelled' | 'error' | 'max_turns' | 'budget';
 
 export type AgentEvent =
@@ -28,7 +28,7 @@ export type AgentEvent =
   | { type: 'compaction'; auto: boolean; summaryEntryId: string; tokensBefore: number }
   | { type: 'compaction_failed'; auto: boolean; error: ErrorInfo }
   | { type: 'retry'; attempt: number; delayMs: number; error: ErrorInfo }
-  /** A fork's worktree preparation (issue 13): a setup command starts, prints, ends. */
+  /** A fork's worktree preparation: a setup command starts, prints, ends. */
   | { type: 'setup_start'; command: string }
   | { type: 'setup_output'; text: string }
   | { type: 'setup_end'; command: string; exitCode: number | null; timedOut: boolean; durationMs: number }

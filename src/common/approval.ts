@@ -1,4 +1,4 @@
-// Approval modes (issue 2 §4): which tool categories need the user's consent.
+// Approval modes: which tool categories need the user's consent.
 
 export type ApprovalMode = 'ask' | 'auto-edit' | 'auto';
 export const APPROVAL_MODES: readonly ApprovalMode[] = ['ask', 'auto-edit', 'auto'];

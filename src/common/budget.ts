@@ -1,4 +1,4 @@
-// Spending limits (issue 14): a budget is dollars or tokens. Tokens count every token a request
+// Spending limits: a budget is dollars or tokens. Tokens count every token a request
 // processed: uncached input, cache reads and writes, and output. Pure.
 import type { Usage } from './transcript';
 import { inputTokens } from './transcript';

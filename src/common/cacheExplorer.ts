@@ -1,4 +1,4 @@
-// The cache explorer's answer per request (issue 14): its cache figures and the first point where its
+// The cache explorer's answer per request: its cache figures and the first point where its
 // prompt stopped matching the request it should have extended. Computed by the runtime; shared types
 // and labels for the panel and the CLI. Pure.
 import type { Usage } from './transcript';

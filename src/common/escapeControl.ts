@@ -1,4 +1,4 @@
-// Text from the model shown in an approval prompt must read as what will run (issue 11 §8): a `\r` that
+// Text from the model shown in an approval prompt must read as what will run: a `\r` that
 // returns to the line start, an ANSI erase sequence, a newline hiding a second command, or a bidi override
 // could make a command look harmless. Every such character is shown as a visible escape instead.
 

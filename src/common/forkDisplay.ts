@@ -103,7 +103,7 @@ export function usageLine(fork: Pick<ForkSummary, 'modelTurns' | 'usage' | 'firs
     title.push(`First request: ${percentText(cacheReadShare(fork.firstUsage))} of ${tokenText(inputTokens(fork.firstUsage))} input tokens read from the prompt cache.`);
     title.push(`All requests: ${percentText(cacheReadShare(fork.usage))} of ${tokenText(inputTokens(fork.usage))}.`);
   }
-  // Context accounting (issue 6): how full the fork's latest request was.
+  // Context accounting: how full the fork's latest request was.
   if (fork.context?.window) {
     parts.push(`context ${percentText(fork.context.tokens / fork.context.window)}`);
     title.push(`Latest request: ${tokenText(fork.context.tokens)} of a ${tokenText(fork.context.window)}-token context window.`);
@@ -111,7 +111,7 @@ export function usageLine(fork: Pick<ForkSummary, 'modelTurns' | 'usage' | 'firs
   return { text: parts.join(' · '), title: title.join(' ') };
 }
 
-/** "setup: npm ci (running) · port 20000 · ended 2 processes it left running"; '' when there is nothing to say (issue 13). */
+/** "setup: npm ci (running) · port 20000 · ended 2 processes it left running"; '' when there is nothing to say. */
 export function workspaceLine(fork: Pick<ForkSummary, 'setup' | 'portBase' | 'endedProcesses' | 'state'>): string {
   const parts: string[] = [];
   const setup = fork.setup;

@@ -1,4 +1,4 @@
-// The one fork_turns parser (DESIGN §4.2), used by the Agent tool, the protocol, the panel's picker,
+// The one fork_turns parser (docs/design.md §4.1), used by the Agent tool, the protocol, the panel's picker,
 // the command palette and the CLI.
 
 export type ForkTurns = 'all' | number;

@@ -1,4 +1,4 @@
-// How much of a conversation a fork window covers (DESIGN §4.2, §4.3): shared by the runtime's selection,
+// How much of a conversation a fork window covers (docs/design.md §4.1, §4.2): shared by the runtime's selection,
 // the panel's turn picker and the palette, so the hint the user reads is the rule the runtime applies.
 import type { ForkTurns } from './forkTurns';
 import type { Entry } from './transcript';

@@ -2,6 +2,8 @@
 import type { Budget } from './budget';
 import type { CacheStep } from './cacheExplorer';
 import type { CostFigures } from './pricing';
+import type { SandboxState } from './sandbox';
+import type { ForkTournament, VerifyResult } from './tournament';
 import type { Usage } from './transcript';
 
 /** paused-budget ("paused (budget)"): stopped before a request at its budget; continue (raising it) or stop it. */
@@ -13,7 +15,7 @@ export type ForkOrigin = 'user' | 'agent' | 'message';
 export type Isolation = 'shared' | 'worktree';
 export type ChildKind = 'fork' | 'general-purpose' | 'explore';
 
-/** Where a worktree fork works (DESIGN §4.8), fixed at launch; the last three fields follow the user's actions. */
+/** Where a worktree fork works (docs/design.md §4.8), fixed at launch; the last three fields follow the user's actions. */
 export interface ForkWorktree {
   /** The fork's own working tree (real path), outside the main one. */
   path: string;
@@ -46,7 +48,7 @@ export interface ForkSummary {
   parentEntryId?: string;
   origin: ForkOrigin;
   forkTurns: string;
-  /** A numeric window over a compacted conversation: the summary was left out (DESIGN §4.3). */
+  /** A numeric window over a compacted conversation: the summary was left out (docs/design.md §4.2). */
   summaryExcluded?: boolean;
   isolation: Isolation;
   /** The fork's tools work here: the parent's root, or its counterpart inside the fork's worktree. */
@@ -74,11 +76,11 @@ export interface ForkSummary {
   budget?: Budget;
   /** Why it paused, when it did. */
   pausedReason?: string;
-  /** The cache explorer's answer per request (issue 14). */
+  /** The cache explorer's answer per request. */
   cacheSteps?: CacheStep[];
   /** Usage of the fork's first request: its cache-read share shows the prefix sharing. */
   firstUsage?: Usage;
-  /** Input tokens of the fork's latest request, against the model's context window (issue 6). */
+  /** Input tokens of the fork's latest request, against the model's context window. */
   context?: { tokens: number; window?: number };
   report?: string;
   error?: string;
@@ -90,6 +92,12 @@ export interface ForkSummary {
   portBase?: number;
   /** Processes its bash tool left running that were ended when it stopped, finished or was discarded. */
   endedProcesses?: number;
+  /** What its commands run in: the OS sandbox and its network policy, or why there is none (its latest run). */
+  sandbox?: SandboxState;
+  /** An attempt of a tournament: its group and number. */
+  tournament?: ForkTournament;
+  /** The tournament's verify command's run in this attempt's worktree, once it ended. */
+  verify?: VerifyResult;
 }
 
 export interface ForkSetupState {

@@ -1,4 +1,4 @@
-// The model of a new fork (issue 12 §3): by default the parent's, which keeps cache parity (DESIGN §4.6:
+// The model of a new fork: by default the parent's, which keeps cache parity (docs/design.md §4.5:
 // the fork's first request repeats the parent's prefix and reads its prompt cache). The prompt cache is
 // per model, so a fork on another model pays for its whole prefix again. One wording for every UI. Pure.
 

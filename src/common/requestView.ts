@@ -1,4 +1,4 @@
-// The request view of a session (DESIGN §4.1, issue 6): what the model is sent after compaction. Pure:
+// The request view of a session (docs/design.md §3): what the model is sent after compaction. Pure:
 // the runtime builds requests from it, the editor counts the turns a numeric fork window can reach.
 import type { Entry } from './transcript';
 

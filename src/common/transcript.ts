@@ -1,4 +1,4 @@
-// Transcript model shared by every side (DESIGN §4.1). Pure data: JSON-serialisable, no vscode/Node imports.
+// Transcript model shared by every side (docs/design.md §3). Pure data: JSON-serialisable, no vscode/Node imports.
 
 export type CacheControl = { type: 'ephemeral'; ttl?: '5m' | '1h' };
 
@@ -29,7 +29,7 @@ export interface Usage {
   output_tokens: number;
   cache_read_input_tokens: number;
   cache_creation_input_tokens: number;
-  /** cache_creation_input_tokens by TTL, as the API reports it (issue 14 prices the two differently). */
+  /** cache_creation_input_tokens by TTL, as the API reports it (priced differently). */
   cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
@@ -83,7 +83,7 @@ export function isPureReminderText(text: string): boolean {
   return SYSTEM_REMINDER.test(text);
 }
 
-/** DESIGN §4.1: a user-role entry with a block other than a tool_result, empty text or a pure reminder. */
+/** docs/design.md §3: a user-role entry with a block other than a tool_result, empty text or a pure reminder. */
 export function isRealUserTurn(message: Message): boolean {
   if (message.role !== 'user') return false;
   return message.content.some(block => {

@@ -1,4 +1,4 @@
-// How a fork's new worktree is made ready to build, test and run (issue 13): ignored files copied on
+// How a fork's new worktree is made ready to build, test and run: ignored files copied on
 // request, heavy folders linked or cloned, setup commands, and a block of ports per running fork.
 // Shared by the host's settings, the CLI and the runtime.
 

@@ -1,4 +1,4 @@
-// What the approval prompt says (issue 2 §4). Pure, so it is tested without an editor.
+// What the approval prompt says. Pure, so it is tested without an editor.
 import { approvalInputLines, escapeControl } from '../common/escapeControl';
 import { shortText } from '../common/forkDisplay';
 import type { PermissionParams, PermissionResult } from '../common/protocol/runtime';
@@ -6,7 +6,7 @@ import type { PermissionParams, PermissionResult } from '../common/protocol/runt
 export const ALLOW = 'Allow';
 export const DENY = 'Deny';
 
-/** Big enough for any real command: the modal shows the whole input (issue 11 §8); only absurd inputs are cut. */
+/** Big enough for any real command: the modal shows the whole input; only absurd inputs are cut. */
 const MAX_DETAIL_CHARS = 20_000;
 const MAX_VALUE_CHARS = 400;
 

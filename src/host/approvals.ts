@@ -1,5 +1,5 @@
-// Answers the runtime's `permission/request` (issue 2 §4) with a modal: Allow, Deny, or dismissed (= deny).
-// Forks' requests go to the Forks panel instead while it is visible (issue 4); the modal is the fallback.
+// Answers the runtime's `permission/request` with a modal: Allow, Deny, or dismissed (= deny).
+// Forks' requests go to the Forks panel instead while it is visible; the modal is the fallback.
 import * as vscode from 'vscode';
 import { permissionRequest } from '../common/protocol/runtime';
 import type { PermissionParams, PermissionResult } from '../common/protocol/runtime';

@@ -1,4 +1,4 @@
-// Where model access comes from (DESIGN §5). Pure: the vscode side passes in what it read.
+// Where model access comes from (docs/design.md §5). Pure: the vscode side passes in what it read.
 
 /** The SDK's default endpoint; shown in messages when neither the setting nor the env names one. */
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';

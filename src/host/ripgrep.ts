@@ -1,4 +1,4 @@
-// The ripgrep binary VS Code ships (issue 2 §3): the runtime's grep tool uses it when we pass a path.
+// The ripgrep binary VS Code ships: the runtime's grep tool uses it when we pass a path.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 

@@ -1,4 +1,4 @@
-// The extension's connection to the runtime process (DESIGN §2): a vscode-languageclient LanguageClient
+// The extension's connection to the runtime process (docs/design.md §2): a vscode-languageclient LanguageClient
 // over the socket of the detached runtime that serves this workspace's store, started if none runs.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -53,7 +53,9 @@ export function createRuntimeConnection(
         maxConcurrentForks: settings.maxConcurrentForks(), answersForkApprovals: true,
         contextWindow: settings.contextWindow(), autoCompactAt: settings.autoCompactAt(), worktreeRoot: settings.worktreeRoot(),
         retentionDays: settings.retentionDays(),
+        tournamentVerify: settings.tournamentVerify(),
         worktree: settings.worktreeOptions(),
+        sandbox: settings.sandbox(),
         restricted: settings.restricted(),
         thinkingBudgetTokens: settings.thinkingBudgetTokens(), cacheTtl: settings.cacheTtl(),
         proxy: settings.proxy(), mcpServers: await mcp.servers(), ...settings.provider(),
@@ -92,7 +94,7 @@ function createLanguageClient(options: ClientOptions): LanguageClient {
     options.onSocket(socket);
     return { reader: socket, writer: socket, detached: true };
   };
-  // Read at each initialize: the token of the runtime this socket reached (issue 11).
+  // Read at each initialize: the token of the runtime this socket reached.
   const initializationOptions = (): InitializationOptions => ({
     protocolVersion: PROTOCOL_VERSION, clientName: 'vscode', token: socket && runtimeTokenFor(socket),
   });

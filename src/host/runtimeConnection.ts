@@ -97,6 +97,7 @@ export class RuntimeConnection implements RuntimeApi, vscode.Disposable {
 
   dispose(): void {
     for (const d of this.wiring) d.dispose();
+    // Safe to drop: disposing a client whose runtime is gone: nothing is left to close.
     this.client?.dispose().catch(() => undefined);
     this.client = undefined;
   }
@@ -125,6 +126,7 @@ export class RuntimeConnection implements RuntimeApi, vscode.Disposable {
 
   private replaceClient(): void {
     for (const d of this.wiring) d.dispose();
+    // Safe to drop: disposing a client whose runtime is gone: nothing is left to close.
     this.client?.dispose().catch(() => undefined);
     const client = this.deps.createClient(socket => (this.socket = socket));
     this.client = client;

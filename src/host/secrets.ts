@@ -1,4 +1,4 @@
-// The Anthropic API key (DESIGN §5): SecretStorage first, then ANTHROPIC_API_KEY. The key is never logged.
+// The Anthropic API key (docs/design.md §6): SecretStorage first, then ANTHROPIC_API_KEY. The key is never logged.
 import * as vscode from 'vscode';
 import { resolveApiKey } from './modelAccess';
 

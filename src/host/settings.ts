@@ -7,6 +7,8 @@ import { parseForkTurns } from '../common/forkTurns';
 import type { ForkTurns } from '../common/forkTurns';
 import { parsePortRange, setupCommands } from '../common/worktreeOptions';
 import type { WorktreeOptions } from '../common/worktreeOptions';
+import { SANDBOX_MODES, isSandboxMode, parseSandboxSettings } from '../common/sandbox';
+import type { SandboxMode, SandboxSettings } from '../common/sandbox';
 import { DEFAULT_BASE_URL, resolveBaseUrl } from './modelAccess';
 import type { ApiKeyStore } from './secrets';
 import { parseBudget } from '../common/budget';
@@ -108,7 +110,7 @@ export class HostSettings {
     return config().get<string>('worktreeRoot')?.trim() ?? '';
   }
 
-  /** What new fork worktrees get (`fork.worktree.*`, issue 13); setup, timeout and ports are read at application scope only. */
+  /** What new fork worktrees get (`fork.worktree.*`); setup, timeout and ports are read at application scope only. */
   worktreeOptions(): WorktreeOptions {
     const cfg = config();
     const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '') : []);
@@ -126,6 +128,23 @@ export class HostSettings {
       portRange: typeof ports === 'string' && typeof parsePortRange(ports) !== 'string' ? ports : undefined,
       portBlock: typeof block === 'number' && block >= 1 ? Math.floor(block) : undefined,
     };
+  }
+
+  /** fork.sandbox.*: a workspace can make the mode stricter and add to denyRead; network and the chat's opt-in are the user's alone. */
+  sandbox(): SandboxSettings {
+    const cfg = config();
+    const mode = cfg.inspect<string>('sandbox.mode');
+    const own: SandboxMode = isSandboxMode(mode?.globalValue) ? mode.globalValue : 'auto';
+    const strictest = [mode?.workspaceValue, mode?.workspaceFolderValue].filter(isSandboxMode)
+      .reduce<SandboxMode>((a, b) => (SANDBOX_MODES.indexOf(b) > SANDBOX_MODES.indexOf(a) ? b : a), own);
+    const deny = cfg.inspect<string[]>('sandbox.denyRead');
+    const { settings } = parseSandboxSettings({
+      mode: strictest,
+      parent: cfg.inspect<boolean>('sandbox.parent')?.globalValue === true,
+      denyRead: [deny?.globalValue, deny?.workspaceValue, deny?.workspaceFolderValue].flatMap(v => (Array.isArray(v) ? v : [])),
+      allowNetwork: cfg.inspect<string[]>('sandbox.allowNetwork')?.globalValue,
+    });
+    return settings;
   }
 
   maxConcurrentForks(): number {
@@ -148,7 +167,7 @@ export class HostSettings {
   }
 
   /**
-   * Restricted Mode (issue 11): in an untrusted workspace the agent may read, never write files or run
+   * Restricted Mode: in an untrusted workspace the agent may read, never write files or run
    * commands. Settings that send the key, loosen approvals or choose where code runs are application- or machine-scoped,
    * so a repository's .vscode/settings.json cannot set them at all.
    */
@@ -190,6 +209,11 @@ export class HostSettings {
       maxForksPerTurn: typeof perTurn === 'number' && perTurn >= 1 ? Math.floor(perTurn) : 0,
       problems,
     };
+  }
+
+  /** fork.tournament.verify: '' means the runtime detects the project's test script. */
+  tournamentVerify(): string {
+    return config().get<string>('tournament.verify')?.trim() ?? '';
   }
 
   approvalMode(): ApprovalMode {

@@ -1,7 +1,7 @@
 // The language client's message trace (`forkAgentsRuntime.trace.server`: verbose) prints every message's
 // parameters: `runtime/configure` carries the API key, a Vertex access token and MCP servers' env and
 // headers (tokens, `${input:…}` values), `initialize` the runtime's token. The trace goes through this
-// channel, which blanks those values before anything is written (issue 11).
+// channel, which blanks those values before anything is written.
 import type * as vscode from 'vscode';
 
 const JSON_STRING = String.raw`"(?:[^"\\]|\\.)*"`;

@@ -1,4 +1,4 @@
-// Files and folders that belong to the user alone (issue 11): the store, the runtime's socket folder, the
+// Files and folders that belong to the user alone: the store, the runtime's socket folder, the
 // token. Modes are given when a thing is created (never chmod'ed open-then-closed), and what already
 // exists is checked: owned by this user, not reachable by anyone else.
 import * as fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Where the runtime serving a store listens, and the token clients present (issue 11). One runtime per
+// Where the runtime serving a store listens, and the token clients present. One runtime per
 // store; clients find it by this path. The socket lives in a folder only this user can enter: the store
 // itself when the path fits, else $XDG_RUNTIME_DIR, else a per-user folder in the temp folder.
 import { createHash } from 'node:crypto';

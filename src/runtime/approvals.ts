@@ -1,6 +1,6 @@
 // Where a background fork's permission requests go: a connected client that answers fork approvals
 // (the editor). With none connected the fork waits for one (a window reload takes seconds), but not
-// forever (issue 11 §11): a CLI fork in `ask` mode with no editor would otherwise hang and keep its
+// forever: a CLI fork in `ask` mode with no editor would otherwise hang and keep its
 // runtime alive. After the bounded wait the call is denied with a reason saying what would help.
 import { permissionRequest } from '../common/protocol/runtime';
 import type { PermissionParams, PermissionResult } from '../common/protocol/runtime';

@@ -1,4 +1,4 @@
-// The runtime stops after a quiet period with no client connected and nothing running (issue 11 item 9).
+// The runtime stops after a quiet period with no client connected and nothing running.
 // One timer at most: every change of the connected clients re-decides, and the timer re-checks when it
 // fires, so no timer left from an earlier disconnect can stop a runtime that has a client or running work.
 

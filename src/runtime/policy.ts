@@ -1,7 +1,9 @@
-// What a turn or fork may do without asking (issue 11): the approval mode, and Restricted Mode (an
+// What a turn or fork may do without asking: the approval mode, and Restricted Mode (an
 // untrusted workspace: reading only). A fork records both at launch; revival is never looser than that.
 import type { ApprovalMode } from '../common/approval';
 import type { WorktreeOptions } from '../common/worktreeOptions';
+import { DEFAULT_SANDBOX, stricterSandbox } from '../common/sandbox';
+import type { SandboxSettings } from '../common/sandbox';
 
 /** Loosest first. */
 const ORDER: readonly ApprovalMode[] = ['auto', 'auto-edit', 'ask'];
@@ -10,11 +12,14 @@ export interface LaunchPolicy {
   approvalMode: ApprovalMode;
   /** The workspace was in Restricted Mode: tools that write or run commands are refused. */
   restricted?: boolean;
+  /** The OS sandbox around its commands (absent in records made before sandboxing: the client's then). */
+  sandbox?: SandboxSettings;
 }
 
-/** The policy of a client's model access (its approval mode, and Restricted Mode when set). */
-export function launchPolicy(access: { approvalMode: ApprovalMode; restricted?: boolean }): LaunchPolicy {
-  return access.restricted ? { approvalMode: access.approvalMode, restricted: true } : { approvalMode: access.approvalMode };
+/** The policy of a client's model access (its approval mode, Restricted Mode when set, its sandbox). */
+export function launchPolicy(access: { approvalMode: ApprovalMode; restricted?: boolean; sandbox?: SandboxSettings }): LaunchPolicy {
+  const sandbox = access.sandbox ?? DEFAULT_SANDBOX;
+  return access.restricted ? { approvalMode: access.approvalMode, restricted: true, sandbox } : { approvalMode: access.approvalMode, sandbox };
 }
 
 export function stricterMode(a: ApprovalMode, b: ApprovalMode): ApprovalMode {
@@ -25,7 +30,8 @@ export function stricterMode(a: ApprovalMode, b: ApprovalMode): ApprovalMode {
 export function revivalPolicy(recorded: LaunchPolicy | undefined, current: LaunchPolicy): LaunchPolicy {
   const approvalMode = stricterMode(recorded?.approvalMode ?? 'ask', current.approvalMode);
   const restricted = recorded?.restricted === true || current.restricted === true;
-  return restricted ? { approvalMode, restricted } : { approvalMode };
+  const sandbox = stricterSandbox(recorded?.sandbox, current.sandbox ?? DEFAULT_SANDBOX);
+  return restricted ? { approvalMode, restricted, sandbox } : { approvalMode, sandbox };
 }
 
 export const RESTRICTED_REASON =

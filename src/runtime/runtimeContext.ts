@@ -5,6 +5,7 @@ import { parseBudget } from '../common/budget';
 import type { ApprovalRouter } from './approvals';
 import type { ClientConnection } from './clientConnection';
 import type { ForkManager } from './fork/forkManager';
+import type { TournamentManager } from './fork/tournament/tournamentManager';
 import type { ModelAccess } from './fork/forkContracts';
 import type { ProviderAccess } from './model/providers';
 import type { SessionStore } from './session/sessionStore';
@@ -14,10 +15,11 @@ export interface RuntimeContext {
   store: SessionStore;
   turns: TurnRegistry;
   forks: ForkManager;
+  tournaments: TournamentManager;
   approvals: ApprovalRouter;
   clients: Set<ClientConnection>;
   info: RuntimeInfo;
-  /** This runtime's secret: what a client must present at `initialize` (issue 11). */
+  /** This runtime's secret: what a client must present at `initialize`. */
   token: string;
   /** A client presented the token: it gets every handler and counts as connected. */
   admit(client: ClientConnection): void;
@@ -27,7 +29,7 @@ export interface RuntimeContext {
 
 /** The model access a client configured, for the turns and forks it starts. */
 export function accessOf(client: ClientConnection): ModelAccess | undefined {
-  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, worktree, contextWindow, autoCompactAt, restricted, budgetPerFork, budgetPerChat, maxForksPerTurn, proxy, provider, bedrock, vertex } = client.config;
+  const { apiKey, baseUrl, approvalMode, ripgrepPath, worktreeRoot, worktree, contextWindow, autoCompactAt, restricted, budgetPerFork, budgetPerChat, maxForksPerTurn, proxy, provider, bedrock, vertex, sandbox, tournamentVerify } = client.config;
   const compaction = {
     // Unset: each session measures against its model's window (model table, see compact.ts contextWindowFor).
     ...(contextWindow && contextWindow > 0 ? { contextWindow } : {}),
@@ -46,8 +48,10 @@ export function accessOf(client: ClientConnection): ModelAccess | undefined {
   const access: ModelAccess = {
     apiKey: apiKey ?? '', baseUrl, approvalMode: approvalMode ?? 'ask', ripgrepPath, worktreeRoot, worktree, compaction, budgets, maxForksPerTurn: perTurn,
     ...(proxy?.url ? { proxy } : {}), ...(cloud ? { provider: cloud } : {}),
+    ...(tournamentVerify?.trim() ? { tournamentVerify: tournamentVerify.trim() } : {}),
   };
   if (restricted === true) access.restricted = true;
+  if (sandbox) access.sandbox = sandbox;
   return access;
 }
 

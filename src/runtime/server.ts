@@ -1,4 +1,4 @@
-// Runtime process entry (DESIGN §2): serves one store on a local socket to any number of clients,
+// Runtime process entry (docs/design.md §2): serves one store on a local socket to any number of clients,
 // detached from the editor so turns survive a window reload. Never imports `vscode`.
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -33,6 +33,14 @@ import { registerWorktreeList } from './handlers/worktreeList';
 import { registerSessionDelete } from './handlers/sessionDelete';
 import { registerSessionRewind } from './handlers/sessionRewind';
 import { registerStoreInfo } from './handlers/storeInfo';
+import { registerTournamentStart } from './handlers/tournamentStart';
+import { registerTournamentCompare } from './handlers/tournamentCompare';
+import { registerTournamentWait } from './handlers/tournamentWait';
+import { registerTournamentList } from './handlers/tournamentList';
+import { registerTournamentDiff } from './handlers/tournamentDiff';
+import { registerTournamentApply } from './handlers/tournamentApply';
+import { registerTournamentCancel } from './handlers/tournamentCancel';
+import { TournamentManager } from './fork/tournament/tournamentManager';
 import { collectGarbage } from './session/retention';
 import { ApprovalRouter } from './approvals';
 import { ForkManager } from './fork/forkManager';
@@ -52,6 +60,8 @@ const HANDLERS = [
   registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait, registerForkAnnounce, registerForkHistory,
   registerForkReview, registerForkBaseFile, registerForkApply, registerForkKeep, registerForkDiscard, registerWorktreeList,
   registerSessionDelete, registerSessionRewind, registerStoreInfo, registerModelChat,
+  registerTournamentStart, registerTournamentCompare, registerTournamentWait, registerTournamentList, registerTournamentDiff,
+  registerTournamentApply, registerTournamentCancel,
 ];
 
 declare const FORK_AGENTS_VERSION: string | undefined;
@@ -82,7 +92,7 @@ function parseArgs(argv: string[]): ServerOptions {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  // Folders only this user can enter (issue 11): created 0700, or checked and tightened when they exist.
+  // Folders only this user can enter: created 0700, or checked and tightened when they exist.
   ensurePrivateDir(options.storeDir);
   const socketDir = separateSocketDir(options.storeDir);
   if (socketDir) ensurePrivateDir(socketDir, { followSymlink: false });
@@ -93,6 +103,7 @@ async function main(): Promise<void> {
   const clients = new Set<ClientConnection>();
   const approvals = new ApprovalRouter(clients);
   const forks = new ForkManager(store, clients, approvals);
+  const tournaments = new TournamentManager(forks, store);
   const idle = new IdleExit({
     delayMs: options.idleExitMs,
     clients: () => clients.size,
@@ -103,7 +114,7 @@ async function main(): Promise<void> {
     stop: () => shutdown('idle'),
   });
   const ctx: RuntimeContext = {
-    store, turns: new TurnRegistry(), forks, approvals, clients, info, token, stop: why => shutdown(why),
+    store, turns: new TurnRegistry(), forks, tournaments, approvals, clients, info, token, stop: why => shutdown(why),
     admit: client => {
       client.admitted = true;
       clients.add(client);
@@ -115,6 +126,11 @@ async function main(): Promise<void> {
     for (const client of clients) client.notify(mcpState, { server });
   };
   for (const problem of await forks.loadAll()) log(`skipped a fork: ${problem}`);
+  try {
+    tournaments.loadAll();
+  } catch (error) {
+    log(`tournaments not loaded: ${error instanceof Error ? error.message : String(error)}`);
+  }
   // Segments a crash left unfinished or unreferenced (a delete cut short) go now; referenced ones never.
   store.segments.removeUnfinished();
   const sweep = collectGarbage(store);
@@ -178,7 +194,7 @@ async function main(): Promise<void> {
   if (process.platform !== 'win32') fs.chmodSync(socketPath, 0o600);
   writePrivateFile(runtimeInfoPath(options.storeDir), JSON.stringify({ ...info, socket: socketPath, startedAt: new Date().toISOString() }));
   log(`runtime ${process.pid} serving ${options.storeDir} on ${socketPath}`);
-  // Worktrees of forks that no longer exist (DESIGN §4.8); in the background, so clients connect at once.
+  // Worktrees of forks that no longer exist (docs/design.md §4.8); in the background, so clients connect at once.
   void forks.janitor.pruneAtStartup();
   idle.update();
 }

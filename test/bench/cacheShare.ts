@@ -1,7 +1,7 @@
 // Section 3: the first fork request's cache-read share, through the real runtime process, the real SDK
 // and the fake server's prompt-cache simulation. A parent of ~30,000 input tokens (turns whose tool
 // results read big files) is forked once, then three siblings are forked from the same point, staggered:
-// the first sibling's response starts before the other two send (DESIGN §4.6).
+// the first sibling's response starts before the other two send (docs/design.md §4.5).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cacheReadShare } from '../../src/common/transcript';
@@ -44,9 +44,9 @@ export const cacheShareSection: Section = {
   },
 };
 
-interface Parent { sessionId: string; turns: number; tokens: number; request: ReceivedRequest }
+export interface Parent { sessionId: string; turns: number; tokens: number; request: ReceivedRequest }
 
-async function buildParent(run: RuntimeRun, script: ScriptedTurn[]): Promise<Parent> {
+export async function buildParent(run: RuntimeRun, script: ScriptedTurn[]): Promise<Parent> {
   const rng = new Rng(30);
   let sessionId: string | undefined;
   for (let turn = 1; turn <= MAX_PARENT_TURNS; turn++) {

@@ -6,7 +6,9 @@ import { forkEngineSection } from './forkEngine';
 import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
 import { panelLoadSection } from './panelLoad';
+import { sandboxSection } from './sandbox';
 import { sharedHistorySection } from './sharedHistory';
+import { tournamentSection } from './tournament';
 import type { Section } from './types';
 import { worktreeSection } from './worktree';
 import { worktreePrepSection } from './worktreePrep';
@@ -21,4 +23,6 @@ export const SECTIONS: readonly Section[] = [
   worktreePrepSection,
   sharedHistorySection,
   checkpointsSection,
+  sandboxSection,
+  tournamentSection,
 ];

@@ -1,4 +1,4 @@
-// Conformance, the fork point and its closing (DESIGN §4.3 snapshot incl. the current turn, §4.4 closing
+// Conformance, the fork point and its closing (docs/design.md §4.2 snapshot incl. the current turn, §4.4 closing
 // the boundary): forks made mid-turn, on unanswered calls and prompts, and at chosen entries.
 import * as assert from 'node:assert/strict';
 import { FORK_STARTED_RESULT, NOT_EXECUTED_RESULT } from '../../src/runtime/fork/history/directive';
@@ -41,7 +41,7 @@ describe('conformance: fork point and closing', function () {
       verdict: 'deliberately different',
       title: 'a fork made during the parent\'s first turn inherits that turn so far (its request), not an empty history',
       sources: [dshForkProvider('forks an UNSEEDED (fresh) child when the parent has no completed turn')],
-      because: 'DESIGN §4.3: the snapshot is the committed entries "including the current turn so far"; the DeepSeek provider seeds only completed turns (seed 002 proposes what we do).',
+      because: 'docs/design.md §4.2: the snapshot is the committed entries "including the current turn so far"; the DeepSeek provider seeds only completed turns (seed 002 proposes what we do).',
     }, async () => {
       assert.ok(hasText(forkRequest, `${t} q1`));
     });
@@ -72,7 +72,7 @@ describe('conformance: fork point and closing', function () {
       verdict: 'deliberately different',
       title: 'an open call is closed by one user message: placeholder results then the directive, with no synthetic assistant reply',
       sources: [qwenInherited('closes open function calls before the child task user turn'), claudeFork('buildForkedMessages')],
-      because: 'DESIGN §4.4: the directive rides in the same user message as the placeholder results (constant texts; it also keeps earlier thinking blocks, §4.6). Qwen\'s later builder answers "Delegated to child agent." and adds a model "Acknowledged." before the task.',
+      because: 'docs/design.md §4.3: the directive rides in the same user message as the placeholder results (constant texts; it also keeps earlier thinking blocks, §4.6). Qwen\'s later builder answers "Delegated to child agent." and adds a model "Acknowledged." before the task.',
     }, async () => {
       const messages = messagesOf(forkRequest);
       assert.deepEqual(messages.map(m => m.role), ['user', 'assistant', 'user']);
@@ -124,7 +124,7 @@ describe('conformance: fork point and closing', function () {
       verdict: 'deliberately different',
       title: 'only the fork call gets "Fork started"; a sibling call in the batch gets "not executed in this fork"',
       sources: [claudeFork('buildForkedMessages: identical FORK_PLACEHOLDER_RESULT for every tool_use')],
-      because: 'DESIGN §4.4: the Agent fork call(s) get "Fork started — processing in background", any other call a fixed "not executed in this fork — the parent owns this call; do not retry it" (both constants, so siblings still share the prefix).',
+      because: 'docs/design.md §4.3: the Agent fork call(s) get "Fork started — processing in background", any other call a fixed "not executed in this fork — the parent owns this call; do not retry it" (both constants, so siblings still share the prefix).',
     }, async () => {
       assert.notEqual(results()[0].content, FORK_STARTED_RESULT);
     });
@@ -166,7 +166,7 @@ describe('conformance: fork point and closing', function () {
       verdict: 'deliberately different',
       title: 'a fork made while the parent\'s turn runs inherits that turn\'s prompt and the tool results already recorded',
       sources: [dshForkProvider('produces an invariant-CLEAN seed: forking mid-turn excludes the open turn')],
-      because: 'DESIGN §4.3: the snapshot includes the current turn so far ("the request, reasoning and tool results already recorded"); §4.4 keeps it a valid conversation.',
+      because: 'docs/design.md §4.2: the snapshot includes the current turn so far ("the request, reasoning and tool results already recorded"); §4.4 keeps it a valid conversation.',
     }, async () => {
       const request = await fork(`${t} now`);
       assert.ok(hasText(request, `${t} q2`) && request.rawBody.includes('pelican'));
@@ -176,7 +176,7 @@ describe('conformance: fork point and closing', function () {
       verdict: 'deliberately different',
       title: 'a history ending in tool results gets the directive in the same user message, after the results, with no synthetic assistant reply',
       sources: [qwenInherited('preserves a trailing function response and appends a model boundary')],
-      because: 'DESIGN §4.4: "otherwise the directive is a new user message"; consecutive user entries form one message on the wire (request.ts), so the results and the directive share it. Qwen inserts a model "Acknowledged." first.',
+      because: 'docs/design.md §4.3: "otherwise the directive is a new user message"; consecutive user entries form one message on the wire (request.ts), so the results and the directive share it. Qwen inserts a model "Acknowledged." first.',
     }, async () => {
       const request = firstForkRequest(h, `${t} now`);
       const last = lastMessage(request);
@@ -189,7 +189,7 @@ describe('conformance: fork point and closing', function () {
       verdict: 'deliberately different',
       title: 'Fork from here may choose an entry of the turn that is still running',
       sources: [codexTruncation('truncate_rollout_after_turn_id_rejects_in_progress_turn (later versions of the same file)')],
-      because: 'DESIGN §4.3: the snapshot for Fork from here is the committed history up to the chosen message; committed entries of a running turn are committed.',
+      because: 'docs/design.md §4.2: the snapshot for Fork from here is the committed history up to the chosen message; committed entries of a running turn are committed.',
     }, async () => {
       const results = entries.filter(e => e.kind === 'tool_results').at(-1)!;
       const request = await fork(`${t} at-results`, results.id);

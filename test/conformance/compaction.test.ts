@@ -1,4 +1,4 @@
-// Conformance, forks of a compacted parent (DESIGN §4.3): `all` carries the compaction summary as the
+// Conformance, forks of a compacted parent (docs/design.md §4.2): `all` carries the compaction summary as the
 // parent sends it; a numeric window never holds the summary nor the turns it replaced.
 import * as assert from 'node:assert/strict';
 import { sendRequest } from '../../src/common/protocol/endpoint';

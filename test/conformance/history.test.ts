@@ -1,4 +1,4 @@
-// Conformance, history selection (DESIGN §4.1–§4.3): which parent entries a fork inherits for `all` and
+// Conformance, history selection (docs/design.md §3–§4.2): which parent entries a fork inherits for `all` and
 // for a window of N real user turns, stated from the peers' own tests and run through the real runtime.
 import * as assert from 'node:assert/strict';
 import { sendRequest } from '../../src/common/protocol/endpoint';
@@ -181,7 +181,7 @@ describe('conformance: history selection', function () {
         codexTruncation('truncates_rollout_to_last_n_fork_turns_counts_trigger_turn_messages (the triggering inter-agent task counts)'),
         codexControl('spawn_agent_fork_last_n_turns_keeps_only_recent_turns'),
       ],
-      because: 'DESIGN §4.7: a fork\'s report reaches the parent as a <fork-notification> reminder, "not a real user turn"; §4.1 counts only real user turns. Codex counts an inter-agent message that triggers a turn.',
+      because: 'docs/design.md §4.6: a fork\'s report reaches the parent as a <fork-notification> reminder, "not a real user turn"; §4.1 counts only real user turns. Codex counts an inter-agent message that triggers a turn.',
     }, async () => {
       const { request } = await fork(sessionId, `${t} two`, { forkTurns: '2' });
       assert.ok(hasText(request, `${t} q1`) && hasText(request, `${t} q2`));
@@ -286,7 +286,7 @@ describe('conformance: history selection', function () {
     verdict: 'deliberately different',
     title: 'Fork from here on an answered prompt keeps that prompt (the fork inherits up to and including it), not its answer',
     sources: [codexTruncation('truncates_rollout_from_start_before_nth_user_only (the cut falls before the chosen user message)')],
-    because: 'DESIGN §4.3: the snapshot for Fork from here is the committed history "up to the chosen message"; §4.4 drops only an unanswered trailing prompt, and this one was answered (issue 10, defect 7). Codex cuts before the nth user message.',
+    because: 'docs/design.md §4.2: the snapshot for Fork from here is the committed history "up to the chosen message"; §4.4 drops only an unanswered trailing prompt, and this one was answered (issue 10, defect 7). Codex cuts before the nth user message.',
   }, async () => {
     const t = tag();
     script([say(`${t} a1`), say(`${t} a2`)]);

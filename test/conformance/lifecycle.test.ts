@@ -1,4 +1,4 @@
-// Conformance, what a fork is after it starts (DESIGN §4.5–§4.7): its prefix, its guard, its reports,
+// Conformance, what a fork is after it starts (docs/design.md §4.4–§4.6): its prefix, its guard, its reports,
 // continuing and reviving it, its cap and its approvals.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -10,8 +10,11 @@ import { killRuntime } from '../runtime/harness';
 import { claudeFork, codexControl, codexMultiAgents, dshForkProvider, dshNote, dshSnapshotProposal, peerCase, qwenForkTurns } from './peerCase';
 import {
   call, continueFork, firstForkRequest, forkRequests, forksOf, hasText, isForkRequest, lastMessage, lastUserText, parentRequests,
-  requestArrives, say, startFork, startPeerHarnessWithNotes, tag, textsOf, waitFork,
+  requestArrives, say, startFork, startPeerHarness, startPeerHarnessWithNotes, tag, textsOf, waitFork,
 } from './peerHarness';
+
+/** The fork request cap this file's cap case injects into its own runtime. */
+const INJECTED_CAP = 4;
 import type { Harness } from './peerHarness';
 
 describe('conformance: a fork after it starts', function () {
@@ -61,7 +64,7 @@ describe('conformance: a fork after it starts', function () {
       verdict: 'deliberately different',
       title: 'a fork stays continuable, and its continued requests keep the parent\'s system prompt and tools byte for byte',
       sources: [dshNote('.agents/notes/implemented/architecture/2026-08-10-fork-children-stay-one-shot.md', 'Forked children stay one-shot')],
-      because: 'DESIGN §4.7 "Continue a fork": a message to a finished fork continues its own transcript. DeepSeek ships forks one-shot because its continuable children add a report tool ahead of the inherited history; ours add nothing child-only to the head (§4.6), so continuing costs no cache.',
+      because: 'docs/design.md §4.6: a message to a finished fork continues its own transcript. DeepSeek ships forks one-shot because its continuable children add a report tool ahead of the inherited history; ours add nothing child-only to the head (§4.6), so continuing costs no cache.',
     }, async () => {
       const parentFirst = parentRequests(h, `${t} q1`)[0];
       for (const key of ['system', 'tools', 'model']) {
@@ -305,18 +308,26 @@ describe('conformance: a fork after it starts', function () {
 
   peerCase({
     verdict: 'same',
-    title: `a fork stops at ${MAX_FORK_REQUESTS} model turns`,
+    title: `a fork stops at its cap of model turns (${MAX_FORK_REQUESTS}; ${INJECTED_CAP} here, injected)`,
     sources: [claudeFork('FORK_AGENT: maxTurns 200')],
   }, async () => {
-    const t = tag();
-    h.fake.setResponder(r => (isForkRequest(r) ? call(['list_files', { path: '.' }]) : say(`${t} a1`)));
-    const { sessionId } = await h.send(`${t} q1`);
-    const fork = await startFork(h, { sessionId, directive: `${t} forever` });
-    const done = await waitFork(h, fork.id);
-    assert.equal(done.state, 'failed');
-    assert.equal(done.modelTurns, MAX_FORK_REQUESTS);
-    assert.match(done.error ?? '', /cap of 200 model turns/);
-    assert.equal(forkRequests(h, `${t} forever`).length, MAX_FORK_REQUESTS);
+    // The cap the peer states is the default; its runtime reads a smaller one from the environment so the
+    // case reaches the cap in a few requests instead of 200 (forkRequestCap's unit test covers the default).
+    assert.equal(MAX_FORK_REQUESTS, 200);
+    const capped = await startPeerHarness({ env: { FORK_AGENTS_MAX_FORK_REQUESTS: String(INJECTED_CAP) } });
+    try {
+      const t = tag();
+      capped.fake.setResponder(r => (isForkRequest(r) ? call(['list_files', { path: '.' }]) : say(`${t} a1`)));
+      const { sessionId } = await capped.send(`${t} q1`);
+      const fork = await startFork(capped, { sessionId, directive: `${t} forever` });
+      const done = await waitFork(capped, fork.id);
+      assert.equal(done.state, 'failed');
+      assert.equal(done.modelTurns, INJECTED_CAP);
+      assert.match(done.error ?? '', new RegExp(`cap of ${INJECTED_CAP} model turns`));
+      assert.equal(forkRequests(capped, `${t} forever`).length, INJECTED_CAP);
+    } finally {
+      await capped.dispose();
+    }
   });
 
   // Codex's fork tests assert the child sees the parent's context; ours holds for every committed turn.

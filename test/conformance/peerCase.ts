@@ -19,7 +19,7 @@ export interface PeerCase {
   /** The behaviour in our terms (entries, real user turns, fork_turns, the directive). */
   title: string;
   sources: PeerSource[];
-  /** Deliberately different / not expressible: the DESIGN rule or runtime fact that decides it. */
+  /** Deliberately different / not expressible: the rule of docs/design.md or the runtime fact that decides it. */
   because?: string;
 }
 

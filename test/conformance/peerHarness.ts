@@ -16,7 +16,7 @@ import type { Harness } from '../runtime/harness';
 export type { Harness };
 
 export function startPeerHarness(config: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-  return startHarness({ fake: { minCacheTokens: 256, ...config.fake }, config: config.config });
+  return startHarness({ fake: { minCacheTokens: 256, ...config.fake }, config: config.config, env: config.env });
 }
 
 /** The harness with the workspace file the cases read: notes.md, holding the secret word "pelican". */

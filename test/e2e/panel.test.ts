@@ -183,21 +183,25 @@ describe('Forks panel UI (code-server + chromium)', function () {
   it('Fork: New Directive from the palette starts a fork', async () => {
     assert.ok(conversationReady, 'needs the conversation of the first check');
     const page = workbench!.page;
-    const input = await paletteCommand(page, 'Fork: New Directive', 'Fork: New Directive (1/4)');
+    const input = await paletteCommand(page, 'Fork: New Directive', 'Fork: New Directive (1/5)');
     await input.fill('review the math helper');
     await page.keyboard.press('Enter');
-    await page.locator('.quick-input-title', { hasText: '(2/4)' }).waitFor({ timeout: 10_000 });
+    await page.locator('.quick-input-title', { hasText: '(2/5)' }).waitFor({ timeout: 10_000 });
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Custom…' }).waitFor({ timeout: 10_000 });
     await screenshot(page, 'panel-palette-turns');
     await input.fill('1');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'the last real turn' }).first().click();
-    await page.locator('.quick-input-title', { hasText: '(3/4)' }).waitFor({ timeout: 10_000 });
+    await page.locator('.quick-input-title', { hasText: '(3/5)' }).waitFor({ timeout: 10_000 });
     await input.fill('shared');
     await page.keyboard.press('Enter');
     // The chat's model comes first and is the one Enter takes: the fork shares the chat's prompt cache.
-    await page.locator('.quick-input-title', { hasText: '(4/4)' }).waitFor({ timeout: 10_000 });
+    await page.locator('.quick-input-title', { hasText: '(4/5)' }).waitFor({ timeout: 10_000 });
     await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: "this chat's model" }).waitFor({ timeout: 10_000 });
     await screenshot(page, 'panel-palette-model');
+    await page.keyboard.press('Enter');
+    // One attempt is preselected: a plain fork.
+    await page.locator('.quick-input-title', { hasText: '(5/5)' }).waitFor({ timeout: 10_000 });
+    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: '1 attempt' }).waitFor({ timeout: 10_000 });
     await page.keyboard.press('Enter');
     const row = rowOf(panel, 'review the math helper');
     await row.waitFor({ timeout: 30_000 });

@@ -1,7 +1,8 @@
 // Issue 13 in a real VS Code workbench (code-server + chromium): with fork.worktree.setup in the user's
 // settings, a fork started from the chat runs the setup command in its new worktree, and the command's
 // output streams into the fork's row in the Forks panel (with the row saying setup is running); its
-// first tool call waits until the command ends. Screenshots: test-results/worktree-setup-*.png.
+// first tool call waits until the command ends; the row shows the fork's isolation (worktree, sandbox, network).
+// Screenshots: test-results/worktree-setup-*.png.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -84,6 +85,9 @@ describe('Worktree setup output in the fork\'s row (code-server + chromium)', fu
     assert.match(await console_.innerText(), new RegExp(`installing dependencies into ${fork.worktree!.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     await row.locator('.out-note', { hasText: 'Setup: echo "installing dependencies' }).waitFor({ timeout: 10_000 });
     await row.locator('.fork-workspace', { hasText: '(running)' }).waitFor({ timeout: 10_000 });
+    // fork.sandbox.mode is auto by default: the setup command already runs in the sandbox, and the row says so.
+    await row.locator('.fork-sandbox', { hasText: 'sandbox: on (bwrap), network: off' }).waitFor({ timeout: 10_000 });
+    assert.match(await row.locator('.fork-meta').innerText(), /· worktree ·/);
     // The fork's first tool call (write NOTES.md) waits for setup: nothing is written yet.
     assert.equal(fs.existsSync(path.join(fork.worktree!.path, 'NOTES.md')), false);
     await screenshot(page, 'worktree-setup-running');

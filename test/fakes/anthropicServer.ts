@@ -1,4 +1,4 @@
-// Fake Anthropic Messages API (DESIGN §7): a real HTTP server that validates requests like the real API,
+// Fake Anthropic Messages API (docs/design.md §8): a real HTTP server that validates requests like the real API,
 // simulates prompt caching, streams scripted turns as SSE and injects faults, so the runtime, tests,
 // benchmarks and the demo talk to it exactly as they would to api.anthropic.com.
 import { createServer } from 'node:http';

@@ -1,4 +1,4 @@
-// Prompt-cache simulation (DESIGN §4.6, §7), so cache-read shares in tests and benchmarks are measured:
+// Prompt-cache simulation (docs/design.md §4.5, §8), so cache-read shares in tests and benchmarks are measured:
 // - the prompt is flattened into blocks in prefix order tools → system → messages (one block per tool, per
 //   system text block, per message content block);
 // - tokens per block = ceil(JSON.stringify(block without cache_control).length / 4): a stable, cheap stand-in

@@ -36,8 +36,43 @@ function promptText(message: Msg): string {
 }
 
 function directiveOf(prompt: string): string {
-  const directive = /\bDIRECTIVE:\s*([\s\S]*)$/.exec(prompt);
+  // A tournament attempt's note (or the judge's prompt) follows the directive in its own block.
+  const directive = /\bDIRECTIVE:\s*([\s\S]*?)(?:<fork-attempt>|<fork-judge>|$)/.exec(prompt);
   return directive ? directive[1].trim() : prompt;
+}
+
+/** A tournament attempt's number (1 when the prompt is no attempt's). */
+function attemptOf(prompt: string): number {
+  const match = /<fork-attempt>Attempt (\d+) of/.exec(prompt);
+  return match ? Number(match[1]) : 1;
+}
+
+/**
+ * The demo judge: the smallest diff wins (the rubric's "size and risk" with everything else equal), a
+ * tie in size is a tie. Answers in the judge's line format.
+ */
+function judgeTurn(prompt: string): ScriptedTurn {
+  const sizes = [...prompt.matchAll(/<attempt number="(\d+)"[^>]*>([\s\S]*?)<\/attempt>/g)]
+    .map(m => ({ attempt: Number(m[1]), size: (m[2].split('Diff:')[1] ?? '').split('\n').filter(l => /^[+-][^+-]/.test(l)).length }));
+  const best = Math.min(...sizes.map(s => s.size));
+  const smallest = sizes.filter(s => s.size === best);
+  const lines = [
+    `WINNER: ${smallest.length === 1 ? smallest[0].attempt : 'none'}`,
+    `REASON: ${smallest.length === 1 ? `the demo judge prefers the smallest change (${best} changed lines)` : 'the demo judge found the candidates the same size (a tie)'}.`,
+    ...sizes.map(s => `ATTEMPT ${s.attempt}: ${s.size} changed lines.`),
+  ];
+  return say(lines.join('\n'));
+}
+
+/** Attempts after the first write a variant, so a demo tournament has attempts to tell apart. */
+function varied(plan: ReturnType<typeof planFor>, attempt: number): ReturnType<typeof planFor> {
+  if (attempt <= 1 || plan.kind !== 'steps') return plan;
+  return {
+    ...plan,
+    steps: plan.steps.map(step => step.name === 'write_file' && typeof step.input.content === 'string'
+      ? { ...step, input: { ...step.input, content: `${step.input.content}${'(another approach)\n'.repeat(attempt - 1)}` } }
+      : step),
+  };
 }
 
 function resultText(content: unknown): string {
@@ -87,10 +122,11 @@ export function demoTurn(body: { messages: Msg[]; tools?: { name: string }[] }):
   for (let i = messages.length - 1; i >= 0 && promptAt < 0; i--) if (promptText(messages[i]) !== '') promptAt = i;
   const raw = promptAt >= 0 ? promptText(messages[promptAt]) : '';
   const inFork = raw.includes(BOILERPLATE);
+  if (inFork && raw.includes('<fork-judge>')) return judgeTurn(raw);
   // A fork's prompt is its boilerplate ("Re-read files …") ending in the directive: only the directive is the ask.
   const ask = directiveOf(raw);
   const reports = promptAt >= 0 ? notificationsBefore(messages, promptAt) : [];
-  const plan = planFor(ask);
+  const plan = varied(planFor(ask), attemptOf(raw));
   const outcomes = outcomesSince(messages, promptAt);
 
   if (plan.kind === 'forks') {

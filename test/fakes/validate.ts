@@ -1,4 +1,4 @@
-// Request validation modelled on the real Messages API (DESIGN §7): headers, top-level fields, system, tools,
+// Request validation modelled on the real Messages API (docs/design.md §8): headers, top-level fields, system, tools,
 // thinking, tool_choice and cache_control rules. Messages themselves are checked in validateMessages.ts.
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, invalid } from './apiErrors';

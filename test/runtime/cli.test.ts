@@ -75,21 +75,15 @@ describe('cli: fork-agents', function () {
     assert.match(badTtl.stderr, /--cache-ttl must be 5m or 1h/);
   });
 
-  it('exits 2 with a one-line reason on bad input', async () => {
+  it('exits 2 with a one-line reason on bad input, and on a session the runtime does not know', async () => {
+    // The checks themselves are unit tests (test/unit/cli.args.test.ts); here, what the process makes of them.
     const badTurns = await cli('fork', '--session', 's-00000000-0000', '--turns', '1.5', 'x');
     assert.equal(badTurns.code, 2);
     assert.match(badTurns.stderr, /^fork-agents: --turns: Invalid turn count "1\.5": use "all" or a positive whole number such as 3\.$/m);
     assert.equal(badTurns.stderr.trim().split('\n').length, 1);
-    for (const bad of ['none', '0', '-1', ' 3', '3 ', '+3', '03', '1e2', '']) {
-      const run = await cli('fork', '--session', 's-00000000-0000', '--turns', bad, 'x');
-      assert.equal(run.code, 2, `--turns ${JSON.stringify(bad)}`);
-      assert.match(run.stderr, /"all" or a positive whole number/);
-    }
     const unknownSession = await cli('fork', '--session', 's-00000000-0000-0000', 'x');
     assert.equal(unknownSession.code, 2);
     assert.match(unknownSession.stderr, /no session with id/);
-    const noCwd = await cli('chat', 'hello');
-    assert.equal(noCwd.code, 2);
   });
 
   it('exits 1 with the reason when the API key is wrong', async () => {

@@ -12,7 +12,11 @@ import type { Harness } from './harness';
 import { call, say } from './script';
 
 const CALLS_PER_TURN = 50;
-const TURNS = 42; // 2,100 calls of each kind
+/**
+ * 42 turns: 2,100 calls of each kind (`npm test`). The racer takes a whole core while it runs, so the daily
+ * loop (`npm run test:quick`) sets FORK_AGENTS_TEST_RACE_TURNS to run fewer; every assertion stays.
+ */
+const TURNS = Number(process.env.FORK_AGENTS_TEST_RACE_TURNS) > 0 ? Number(process.env.FORK_AGENTS_TEST_RACE_TURNS) : 42;
 
 /** Swaps `dir` for a symlink to `outside` and back, as fast as it can, until killed; prints a line once running. */
 function startRacer(dir: string, outside: string): Promise<ChildProcess> {

@@ -1,4 +1,4 @@
-// Fork lifecycle (DESIGN §4.7): queue beyond the limit, cancel, approvals surfaced to the editor.
+// Fork lifecycle (docs/design.md §4.6): queue beyond the limit, cancel, approvals surfaced to the editor.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

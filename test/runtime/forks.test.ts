@@ -1,4 +1,4 @@
-// The fork engine end to end (DESIGN §4): runtime process + real SDK + fake server with cache simulation.
+// The fork engine end to end (docs/design.md §4): runtime process + real SDK + fake server with cache simulation.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -56,7 +56,7 @@ describe('runtime: forks', function () {
     assert.equal(closing[0].type, 'tool_result');
     assert.equal(closing[0].content, FORK_STARTED_RESULT);
     assert.match(closing[1].text, /DIRECTIVE: Summarise the notes$/);
-    // DESIGN §4.6: the fork's first request repeats the parent's latest request byte for byte.
+    // docs/design.md §4.5: the fork's first request repeats the parent's latest request byte for byte.
     const parentLatest = h.fake.requests.filter(r => !isForkRequest(r))[1];
     const n = parentLatest.body.messages.length;
     assert.equal(JSON.stringify(first.body.messages.slice(0, n)), JSON.stringify(parentLatest.body.messages));

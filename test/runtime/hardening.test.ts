@@ -53,7 +53,7 @@ describe('runtime: hardening (issue 11)', function () {
     await waitFor(f => f.id === fork.id && f.state === 'waiting-for-approval');
     const bootstrap = fs.readFileSync(path.join(h.storeDir, 'sessions', `${fork.id}.jsonl`), 'utf8').split('\n')
       .map(line => (line ? JSON.parse(line) as { type: string; bootstrap?: { policy?: unknown } } : undefined)).find(r => r?.type === 'bootstrap');
-    assert.deepEqual(bootstrap?.bootstrap?.policy, { approvalMode: 'ask' }, 'the launch approval mode is on disk');
+    assert.deepEqual(bootstrap?.bootstrap?.policy, { approvalMode: 'ask', sandbox: { mode: 'off' } }, 'the launch approval mode and sandbox are on disk');
     await killRuntime(h.runtimePid());
 
     await h.configure({ approvalMode: 'auto' }).catch(() => undefined);

@@ -41,8 +41,18 @@ export interface Harness {
 /**
  * `storeDir`: a store folder to use (a small tmpfs, say); default: a new temp folder.
  * `prepare`: fills the store (a fixture) and the work folder before the runtime starts.
+ * `env`: extra environment of the runtime this harness starts (an injected cap or wait, say), so a test
+ * need not set and restore process.env around the start.
  */
-export async function startHarness(options: { fake?: FakeAnthropicOptions; config?: ConfigureParams; storeDir?: string; prepare?: (storeDir: string, root: string) => void } = {}): Promise<Harness> {
+export async function startHarness(options: {
+  fake?: FakeAnthropicOptions;
+  config?: ConfigureParams;
+  storeDir?: string;
+  prepare?: (storeDir: string, root: string) => void;
+  env?: NodeJS.ProcessEnv;
+  /** More environment for the runtime process (a temp HOME, say); merged over `env`. */
+  runtimeEnv?: NodeJS.ProcessEnv;
+} = {}): Promise<Harness> {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-rt-'));
   const storeDir = options.storeDir ?? path.join(base, 'store');
   const root = path.join(base, 'work');
@@ -50,10 +60,11 @@ export async function startHarness(options: { fake?: FakeAnthropicOptions; confi
   options.prepare?.(storeDir, root);
   const fake = await startFakeAnthropic({ apiKey: TEST_KEY, ...options.fake });
   const listeners = new Set<(event: AgentEvent) => void>();
-  let config: ConfigureParams = { apiKey: TEST_KEY, baseUrl: fake.url, approvalMode: 'auto', ...options.config };
+  // The sandbox is off unless a test asks for it: other suites start servers in forks and reach them from here.
+  let config: ConfigureParams = { apiKey: TEST_KEY, baseUrl: fake.url, approvalMode: 'auto', sandbox: { mode: 'off' }, ...options.config };
 
   const connect = async (): Promise<RuntimeClient> => {
-    const socket = await connectOrStart({ storeDir, runtimeScript: RUNTIME_SCRIPT, idleExitMs: 60_000 });
+    const socket = await connectOrStart({ storeDir, runtimeScript: RUNTIME_SCRIPT, idleExitMs: 60_000, env: { ...options.env, ...options.runtimeEnv } });
     const client = await connectRpc(socket, 'runtime-test');
     onNotification(client.endpoint, sessionEvent, params => {
       harness.events.push({ sessionId: params.sessionId, turnId: params.turnId, event: params.event });

@@ -1,4 +1,4 @@
-// DESIGN §2: a client of another protocol version is refused at initialize; an idle runtime then makes
+// docs/design.md §2: a client of another protocol version is refused at initialize; an idle runtime then makes
 // way so the new client can start its own, a busy one stays until its work is done.
 import * as assert from 'node:assert/strict';
 import * as net from 'node:net';

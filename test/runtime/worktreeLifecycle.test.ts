@@ -1,5 +1,5 @@
 // Worktree forks across runtime restarts (revival reuses the worktree, start-up pruning), and the
-// refusal outside a git repository (DESIGN §4.7, §4.8).
+// refusal outside a git repository (docs/design.md §4.6, §4.8).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -1,4 +1,4 @@
-// Worktree isolation end to end (DESIGN §4.8): the runtime process, the fake model server scripting the
+// Worktree isolation end to end (docs/design.md §4.8): the runtime process, the fake model server scripting the
 // fork's tool calls, and real git repositories in temp folders.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';

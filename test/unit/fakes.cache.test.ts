@@ -1,5 +1,5 @@
 // Prompt-cache simulation: prefix reads, minimum length, 20-block lookback, invalidation, TTLs, write
-// visibility, and thinking blocks leaving the prefix (DESIGN §4.6).
+// visibility, and thinking blocks leaving the prefix (docs/design.md §4.5).
 import { strict as assert } from 'node:assert';
 import { Anthropic } from '@anthropic-ai/sdk';
 import type { Usage } from '../../src/common/transcript';

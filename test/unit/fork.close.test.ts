@@ -1,4 +1,4 @@
-// DESIGN §4.4: closing the boundary — the fork's history is a valid conversation ending with the directive.
+// docs/design.md §4.3: closing the boundary — the fork's history is a valid conversation ending with the directive.
 import { strict as assert } from 'node:assert';
 import type { Entry, TextBlock, ToolResultBlock, ToolUseBlock } from '../../src/common/transcript';
 import { closeBoundary } from '../../src/runtime/fork/history/close';
@@ -16,8 +16,8 @@ function assertValidConversation(inherited: readonly Entry[], closing: Entry['me
   validateMessages([...entriesToMessages(inherited), closing], { hasTools: true, thinkingEnabled: false });
 }
 
-describe('fork: closing the boundary (DESIGN §4.4)', () => {
-  it('the placeholder texts are the DESIGN\'s constants', () => {
+describe('fork: closing the boundary (docs/design.md §4.3)', () => {
+  it('the placeholder texts are the constants of docs/design.md §4.3', () => {
     assert.equal(FORK_STARTED_RESULT, 'Fork started — processing in background');
     assert.match(NOT_EXECUTED_RESULT, /not executed in this fork/i);
     assert.match(NOT_EXECUTED_RESULT, /the parent owns this call/);

@@ -1,4 +1,4 @@
-// DESIGN §4.3–§4.6 end to end through createForkSession, with an in-memory store: what a fork (or a regular
+// docs/design.md §4.2–§4.5 end to end through createForkSession, with an in-memory store: what a fork (or a regular
 // subagent) is launched with, and that its first request as the loop builds it shares the parent's prefix.
 import { strict as assert } from 'node:assert';
 import type { Entry } from '../../src/common/transcript';
@@ -41,7 +41,7 @@ function spec(parent: Session, extra: Partial<ForkSpec> = {}): ForkSpec {
   return { parent, kind: 'fork', directive: 'Write unit tests for parse().', turns: 'all', isolation: 'shared', origin: 'agent', name: 'write tests', ...extra };
 }
 
-describe('fork: createForkSession (DESIGN §4.3–§4.6)', () => {
+describe('fork: createForkSession (docs/design.md §4.2–§4.5)', () => {
   it('writes the bootstrap record before anything else, with the selection, closing and parentRequestEnd', () => {
     const parent = parentSession(richParent().entries);
     const { store, written } = memoryStore();

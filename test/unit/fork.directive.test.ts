@@ -1,4 +1,4 @@
-// DESIGN §4.5: the directive in its <fork-boilerplate> block, the worktree notice, and the nested-fork guard.
+// docs/design.md §4.4: the directive in its <fork-boilerplate> block, the worktree notice, and the nested-fork guard.
 import { strict as assert } from 'node:assert';
 import type { Entry } from '../../src/common/transcript';
 import { closeBoundary } from '../../src/runtime/fork/history/close';
@@ -19,7 +19,7 @@ function blockOf(rendered: string): string {
   return rendered.slice(open, close);
 }
 
-describe('fork: the directive and its boilerplate (DESIGN §4.5)', () => {
+describe('fork: the directive and its boilerplate (docs/design.md §4.4)', () => {
   it('is wrapped in a <fork-boilerplate> block and carries the directive', () => {
     const rendered = renderDirective(DIRECTIVE);
     assert.equal(FORK_BOILERPLATE_TAG, 'fork-boilerplate');
@@ -91,7 +91,7 @@ describe('fork: the directive and its boilerplate (DESIGN §4.5)', () => {
   });
 });
 
-describe('fork: recognising a fork transcript (DESIGN §4.5)', () => {
+describe('fork: recognising a fork transcript (docs/design.md §4.4)', () => {
   function forkOf(entries: readonly Entry[], turns: 'all' | number = 'all'): Entry[] {
     const { inherited, closing } = closeBoundary(selectHistory(entries, turns), renderDirective(DIRECTIVE));
     return [...inherited, closingEntry(closing)];
@@ -130,7 +130,7 @@ describe('fork: recognising a fork transcript (DESIGN §4.5)', () => {
   });
 });
 
-describe('fork: the nested-fork guard (DESIGN §4.5)', () => {
+describe('fork: the nested-fork guard (docs/design.md §4.4)', () => {
   const input = { description: 'nested', prompt: 'Fork again.', run_in_background: true } as const;
 
   it('a fork calling Agent with subagent_type "fork" gets an error result, not a fork', async () => {

@@ -1,4 +1,4 @@
-// DESIGN §4.6: a fork's first request repeats the parent's latest request byte for byte up to the end of
+// docs/design.md §4.5: a fork's first request repeats the parent's latest request byte for byte up to the end of
 // the inherited history, with the same cache_control placement rule (at most 4 breakpoints).
 import { strict as assert } from 'node:assert';
 import type { ForkTurns } from '../../src/common/forkTurns';
@@ -100,7 +100,7 @@ function withTrailingPrompt(): { snapshot: Entry[]; entries: Entry[] } {
   return { entries, snapshot: [...entries, { ...trailing, id: 'x3' }] };
 }
 
-describe('fork: request body and breakpoints (DESIGN §4.6)', () => {
+describe('fork: request body and breakpoints (docs/design.md §4.5)', () => {
   it('parentRequestEnd: the last user entry before the last response, or the last entry when it is a user entry (its request was sent)', () => {
     const parent = richParent();
     assert.equal(parentRequestEnd(parent.entries), parent.entries.length - 2);
@@ -180,7 +180,7 @@ describe('fork: request body and breakpoints (DESIGN §4.6)', () => {
   });
 });
 
-describe('fork: the first request shares the parent\'s prefix byte for byte (DESIGN §4.6)', () => {
+describe('fork: the first request shares the parent\'s prefix byte for byte (docs/design.md §4.5)', () => {
   const scenarios: { name: string; entries: () => Entry[]; settings?: Parameters<typeof header>[0] }[] = [
     { name: 'a model-initiated fork mid-turn (unanswered Agent fork calls)', entries: () => richParent().entries },
     { name: 'after a finished turn', entries: finishedParent },

@@ -1,4 +1,4 @@
-// DESIGN §4.1 (real user turns, frozen entries) and §4.3 (selecting history).
+// docs/design.md §3 (real user turns, frozen entries) and §4.3 (selecting history).
 import { strict as assert } from 'node:assert';
 import type { Entry, Message } from '../../src/common/transcript';
 import { deepFreeze, isRealUserTurn } from '../../src/common/transcript';
@@ -8,7 +8,7 @@ import { Transcript, compactedParent, reminderText, richParent, text } from './f
 const user = (...content: Message['content']): Message => ({ role: 'user', content });
 const ids = (entries: readonly Entry[]) => entries.map(e => e.id);
 
-describe('fork: real user turns (DESIGN §4.1)', () => {
+describe('fork: real user turns (docs/design.md §3)', () => {
   it('a user text is a real turn', () => {
     assert.equal(isRealUserTurn(user(text('Fix the bug.'))), true);
   });
@@ -64,7 +64,7 @@ describe('fork: real user turns (DESIGN §4.1)', () => {
   });
 });
 
-describe('fork: snapshot (DESIGN §4.3)', () => {
+describe('fork: snapshot (docs/design.md §4.2)', () => {
   it('without a fork point the snapshot is every committed entry, the current turn included', () => {
     const parent = richParent();
     const snapshot = snapshotUpTo(parent.entries);
@@ -85,7 +85,7 @@ describe('fork: snapshot (DESIGN §4.3)', () => {
   });
 });
 
-describe('fork: selecting history (DESIGN §4.3)', () => {
+describe('fork: selecting history (docs/design.md §4.2)', () => {
   it('"all" is the snapshot as it is, startup context and reminders included', () => {
     const parent = richParent({ emptyTexts: true });
     assert.deepEqual(ids(selectHistory(parent.entries, 'all')), ids(parent.entries));
@@ -197,7 +197,7 @@ describe('fork: selecting history (DESIGN §4.3)', () => {
   });
 });
 
-describe('fork: selection shares frozen entries with the parent (DESIGN §4.1, §4.3)', () => {
+describe('fork: selection shares frozen entries with the parent (docs/design.md §3, §4.2)', () => {
   for (const turns of ['all', 1, 2, 10] as const) {
     it(`fork_turns ${String(turns)}: every selected entry is the parent's own frozen object (===, no copies)`, () => {
       const parent = richParent({ emptyTexts: true });

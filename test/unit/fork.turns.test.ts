@@ -1,10 +1,10 @@
-// DESIGN §4.2: the one fork_turns parser, and the Agent tool's use of it (§4.2, §4.5).
+// docs/design.md §4.1: the one fork_turns parser, and the Agent tool's use of it (§4.2, §4.5).
 import { strict as assert } from 'node:assert';
 import { FORK_TURNS_FORMS, forkTurnsToString, parseForkTurns } from '../../src/common/forkTurns';
 import { agentTool, parseAgentInput } from '../../src/runtime/tools/agent';
 import { ToolError } from '../../src/runtime/tools/types';
 
-/** Every value DESIGN §4.2 lists as rejected, plus a few more of the same families. */
+/** Every value docs/design.md §4.1 lists as rejected, plus a few more of the same families. */
 const REJECTED: { label: string; value: unknown }[] = [
   { label: '"none"', value: 'none' },
   { label: '"0"', value: '0' },
@@ -41,7 +41,7 @@ function assertNamesForms(message: string): void {
   assert.match(message, /positive whole number/);
 }
 
-describe('fork: fork_turns parsing (DESIGN §4.2)', () => {
+describe('fork: fork_turns parsing (docs/design.md §4.1)', () => {
   it('omitted (undefined) means "all"', () => {
     assert.deepEqual(parseForkTurns(undefined), { ok: true, value: 'all' });
   });
@@ -113,7 +113,7 @@ function agentError(input: unknown): string {
 
 const base = { description: 'write tests', prompt: 'Write unit tests for parse().' };
 
-describe('fork: Agent tool input (DESIGN §4.2, §4.5)', () => {
+describe('fork: Agent tool input (docs/design.md §4.1, §4.4)', () => {
   it('a fork without fork_turns inherits "all"', () => {
     assert.equal(parseAgentInput({ ...base, subagent_type: 'fork' }).fork_turns, 'all');
   });

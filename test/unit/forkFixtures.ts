@@ -1,4 +1,4 @@
-// Realistic parent transcripts for the fork unit tests (DESIGN §4.1–§4.6). Every entry is deep-frozen,
+// Realistic parent transcripts for the fork unit tests (docs/design.md §3–§4.5). Every entry is deep-frozen,
 // as committed entries are in a session; the returned arrays themselves are plain (a session's view).
 import { agentTool } from '../../src/runtime/tools/agent';
 import { toolDefinitions } from '../../src/runtime/tools/registry';

@@ -23,4 +23,13 @@ describe('chat /fork command parsing', () => {
     assert.match((parseForkCommand('--turns 2') as { error: string }).error, /Say what the fork should do/);
     assert.match((parseForkCommand('   ') as { error: string }).error, /Say what the fork should do/);
   });
+
+  it('takes --attempts N (1–8) before or after --turns; more than one attempt is a tournament', () => {
+    assert.deepEqual(parseForkCommand('--attempts 3 fix the bug'), { ok: true, directive: 'fix the bug', turns: undefined, attempts: 3 });
+    assert.deepEqual(parseForkCommand('--turns 2 --attempts=4 fix it'), { ok: true, directive: 'fix it', turns: 2, attempts: 4 });
+    assert.deepEqual(parseForkCommand('--attempts 1 --turns all fix it'), { ok: true, directive: 'fix it', turns: 'all' });
+    for (const bad of ['0', '9', 'x', '2.5', '']) {
+      assert.match((parseForkCommand(`--attempts ${bad} fix`) as { error: string }).error ?? '', /--attempts takes a whole number from 1 to 8/, bad);
+    }
+  });
 });

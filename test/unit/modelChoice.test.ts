@@ -31,8 +31,8 @@ describe('a new fork\'s model choice', () => {
     model.updateMcpServer({ name: 'other', state: 'failed', error: 'gone' });
     model.updateMcpServer({ name: 'everything', state: 'failed', error: 'the server stopped', tools: 11 });
     assert.deepEqual(posted.map(m => (m.kind === 'notification' ? [m.method, m.params] : m)), [
-      ['mcp/state', { servers: [{ name: 'everything', state: 'running', tools: 11 }] }],
-      ['mcp/state', { servers: [{ name: 'everything', state: 'failed', error: 'the server stopped', tools: 11 }] }],
+      ['mcpServers/state', { servers: [{ name: 'everything', state: 'running', tools: 11 }] }],
+      ['mcpServers/state', { servers: [{ name: 'everything', state: 'failed', error: 'the server stopped', tools: 11 }] }],
     ]);
     assert.deepEqual(model.snapshot({ defaults: { forkTurns: 'all', isolation: 'shared' }, worktreeActions: true }).mcpServers, [{ name: 'everything', state: 'failed', error: 'the server stopped', tools: 11 }]);
     model.dispose();

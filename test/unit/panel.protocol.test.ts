@@ -26,17 +26,17 @@ describe('panel: protocol guards', () => {
     ['an unknown method', { kind: 'notification', method: 'fork/delete', params: {} }, /unknown method/],
     ['an inherited property name', { kind: 'notification', method: 'constructor', params: {} }, /unknown method/],
     ['__proto__', { kind: 'notification', method: '__proto__', params: {} }, /unknown method/],
-    ['a request sent as a notification', { kind: 'notification', method: 'fork/start', params: {} }, /must be sent as a request/],
-    ['a request without an id', { kind: 'request', method: 'fork/cancel', params: { forkId: 'f-1' } }, /needs an integer id/],
-    ['a fractional id', { kind: 'request', id: 1.5, method: 'fork/cancel', params: { forkId: 'f-1' } }, /needs an integer id/],
-    ['params that are not an object', { kind: 'request', id: 1, method: 'fork/cancel', params: 'f-1' }, /params must be an object/],
-    ['an empty directive', { kind: 'request', id: 1, method: 'fork/start', params: { directive: '  ', forkTurns: '2', isolation: 'shared' } }, /directive must be a non-empty string/],
-    ['a numeric fork_turns', { kind: 'request', id: 1, method: 'fork/start', params: { directive: 'x', forkTurns: 2, isolation: 'shared' } }, /forkTurns must be a string/],
-    ['an unknown isolation', { kind: 'request', id: 1, method: 'fork/start', params: { directive: 'x', forkTurns: '2', isolation: 'docker' } }, /isolation must be one of/],
-    ['a model id with a space', { kind: 'request', id: 1, method: 'fork/start', params: { directive: 'x', forkTurns: '2', isolation: 'shared', model: 'two words' } }, /is not a model id/],
-    ['a numeric model', { kind: 'request', id: 1, method: 'fork/start', params: { directive: 'x', forkTurns: '2', isolation: 'shared', model: 4 } }, /model must be a string/],
+    ['a request sent as a notification', { kind: 'notification', method: 'panel/forkStart', params: {} }, /must be sent as a request/],
+    ['a request without an id', { kind: 'request', method: 'panel/forkCancel', params: { forkId: 'f-1' } }, /needs an integer id/],
+    ['a fractional id', { kind: 'request', id: 1.5, method: 'panel/forkCancel', params: { forkId: 'f-1' } }, /needs an integer id/],
+    ['params that are not an object', { kind: 'request', id: 1, method: 'panel/forkCancel', params: 'f-1' }, /params must be an object/],
+    ['an empty directive', { kind: 'request', id: 1, method: 'panel/forkStart', params: { directive: '  ', forkTurns: '2', isolation: 'shared' } }, /directive must be a non-empty string/],
+    ['a numeric fork_turns', { kind: 'request', id: 1, method: 'panel/forkStart', params: { directive: 'x', forkTurns: 2, isolation: 'shared' } }, /forkTurns must be a string/],
+    ['an unknown isolation', { kind: 'request', id: 1, method: 'panel/forkStart', params: { directive: 'x', forkTurns: '2', isolation: 'docker' } }, /isolation must be one of/],
+    ['a model id with a space', { kind: 'request', id: 1, method: 'panel/forkStart', params: { directive: 'x', forkTurns: '2', isolation: 'shared', model: 'two words' } }, /is not a model id/],
+    ['a numeric model', { kind: 'request', id: 1, method: 'panel/forkStart', params: { directive: 'x', forkTurns: '2', isolation: 'shared', model: 4 } }, /model must be a string/],
     ['a string "approved"', { kind: 'request', id: 2, method: 'approval/answer', params: { callId: 'c', approved: 'yes' } }, /approved must be a boolean/],
-    ['an unknown action', { kind: 'request', id: 3, method: 'fork/action', params: { forkId: 'f-1', action: 'rm -rf' } }, /action must be one of/],
+    ['an unknown action', { kind: 'request', id: 3, method: 'panel/forkAction', params: { forkId: 'f-1', action: 'rm -rf' } }, /action must be one of/],
   ];
   for (const [what, raw, error] of rejects) {
     it(`rejects ${what}`, () => {
@@ -47,8 +47,8 @@ describe('panel: protocol guards', () => {
   }
 
   it('keeps the id of a rejected request so the webview gets an answer', () => {
-    const parsed = parseToHost({ kind: 'request', id: 9, method: 'fork/send', params: { forkId: 'f-1' } });
-    assert.deepEqual(parsed, { ok: false, error: 'fork/send: message must be a non-empty string', id: 9 });
+    const parsed = parseToHost({ kind: 'request', id: 9, method: 'panel/forkSend', params: { forkId: 'f-1' } });
+    assert.deepEqual(parsed, { ok: false, error: 'panel/forkSend: message must be a non-empty string', id: 9 });
   });
 
   it('isWireMessage checks the envelope of host messages', () => {

@@ -24,6 +24,7 @@ export async function chatCommand(args: ParsedArgs): Promise<void> {
   // Ctrl-C before a new chat's session id is known is kept, and sent as soon as the first event names it.
   let interrupted = false;
   const cancel = () => {
+    // Safe to drop: ctrl-C while the runtime is gone: the turn ended with it.
     if (sessionId) sendRequest(client.endpoint, sessionCancel, { sessionId }).catch(() => undefined);
   };
   onNotification(client.endpoint, sessionEvent, params => {

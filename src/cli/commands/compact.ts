@@ -1,4 +1,4 @@
-// fork-agents compact: summarise a session now (issue 6); exit 1 with the reason if it fails.
+// fork-agents compact: summarise a session now; exit 1 with the reason if it fails.
 import { sendRequest } from '../../common/protocol/endpoint';
 import { sessionCompact } from '../../common/protocol/runtime';
 import { UsageError } from '../args';

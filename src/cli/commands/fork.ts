@@ -13,6 +13,7 @@ import { parseBudget } from '../../common/budget';
 import { coldCacheText, modelIdProblem } from '../../common/modelChoice';
 import { stateLabel } from '../../common/forkDisplay';
 import { noPriceText, usdText } from '../../common/pricing';
+import { isTournament, tournamentCommand } from './tournament';
 
 /** --budget as the runtime takes it, checked here so a typo exits 2 before anything starts. */
 function budgetFlag(args: ParsedArgs): string | undefined {
@@ -38,6 +39,7 @@ export async function forkCommand(args: ParsedArgs): Promise<void> {
   const isolation = args.flags.get('isolation');
   if (isolation !== undefined && isolation !== 'shared' && isolation !== 'worktree') throw new UsageError('--isolation must be worktree or shared');
   const budget = budgetFlag(args);
+  if (isTournament(args)) return tournamentCommand(args, sessionId, directive, budget);
   const model = args.flags.get('model');
   const modelProblem = model === undefined ? undefined : modelIdProblem(model);
   if (modelProblem) throw new UsageError(`--model: ${modelProblem}`);

@@ -6,6 +6,7 @@ import type { ParsedArgs } from '../args';
 import { connectCli, cwdOf } from '../connect';
 import { printJson } from '../output';
 import { costText } from './fork';
+import { isolationText } from '../../common/sandbox';
 
 export async function listCommand(args: ParsedArgs): Promise<void> {
   const root = cwdOf(args, false);
@@ -35,6 +36,7 @@ export async function listCommand(args: ParsedArgs): Promise<void> {
         const where = f.worktree ? `  [${f.worktree.branch}${f.worktree.discarded ? ', discarded' : ''}]` : '';
         const model = f.parentModel ? `  model=${f.model} (cold cache)` : '';
         process.stdout.write(`  └ ${f.id}  ${f.state.padEnd(10)} turns=${f.forkTurns} ${f.name}${where}${model}  ${costText(f)}\n`);
+        process.stdout.write(`      ${isolationText(f)}\n`);
       }
     }
     for (const f of orphans) process.stdout.write(`${f.id}  ${f.state.padEnd(10)} turns=${f.forkTurns} ${f.name}  (parent ${f.parentSessionId} deleted)\n`);

@@ -1,4 +1,4 @@
-// fork-agents review / apply / keep / discard: what to do with a worktree fork's changes (DESIGN §4.8).
+// fork-agents review / apply / keep / discard: what to do with a worktree fork's changes (docs/design.md §4.8).
 import type { ApplyConflictMode } from '../../common/protocol/forks';
 import { sendRequest } from '../../common/protocol/endpoint';
 import { forkApply, forkDiscard, forkKeep, forkReview } from '../../common/protocol/forks';
@@ -7,6 +7,7 @@ import type { ParsedArgs } from '../args';
 import { connectCli } from '../connect';
 import { CliFailure, printJson } from '../output';
 import type { RuntimeClient } from '../../client/rpcClient';
+import { applyGroupCommand } from './tournament';
 
 function forkIdOf(args: ParsedArgs, verb: string): string {
   const forkId = args.flags.get('fork');
@@ -40,6 +41,7 @@ export async function reviewCommand(args: ParsedArgs): Promise<void> {
 
 /** Exit code 1 when files conflict (nothing written with the default --on-conflict refuse). */
 export async function applyCommand(args: ParsedArgs): Promise<void> {
+  if (args.flags.has('group')) return applyGroupCommand(args);
   const forkId = forkIdOf(args, 'apply');
   const onConflict = (args.flags.get('on-conflict') ?? 'refuse') as ApplyConflictMode;
   if (onConflict !== 'refuse' && onConflict !== 'markers') throw new UsageError('--on-conflict must be refuse or markers');

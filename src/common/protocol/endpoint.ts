@@ -4,14 +4,13 @@ import type { NotificationDescriptor, RequestDescriptor } from './descriptor';
 
 export interface Disposable { dispose(): void }
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- the untyped edge that the helpers below type */
+// `any` on purpose: the untyped edge that the helpers below type.
 export interface RpcEndpoint {
   sendRequest(method: string, params: any): Promise<any>;
   sendNotification(method: string, params: any): Promise<void> | void;
   onRequest(method: string, handler: (params: any) => any): Disposable;
   onNotification(method: string, handler: (params: any) => void): Disposable;
 }
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 export function sendRequest<P, R>(endpoint: RpcEndpoint, descriptor: RequestDescriptor<P, R>, params: P): Promise<R> {
   return endpoint.sendRequest(descriptor.method, params) as Promise<R>;

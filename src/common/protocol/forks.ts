@@ -1,6 +1,9 @@
-// Fork messages of the runtime protocol (DESIGN §2, §4.7).
+// Fork messages of the runtime protocol (docs/design.md §2, §4.6).
 import type { AgentEvent } from '../agentEvents';
-import type { ForkSummary } from '../forks';
+import type { ForkState, ForkSummary } from '../forks';
+import type { CostFigures } from '../pricing';
+import type { TournamentSummary, VerifyResult } from '../tournament';
+import type { Usage } from '../transcript';
 import { notification, request } from './descriptor';
 
 export interface ForkStartParams {
@@ -22,37 +25,51 @@ export interface ForkStartParams {
    */
   model?: string;
 }
-export const forkStart = request<ForkStartParams, ForkSummary>('fork/start');
+export type ForkStartResult = ForkSummary;
+export const forkStart = request<ForkStartParams, ForkStartResult>('fork/start');
 
-export const forkList = request<{ parentSessionId?: string }, { forks: ForkSummary[] }>('fork/list');
-export const forkCancel = request<{ forkId: string }, { cancelled: boolean }>('fork/cancel');
+export interface ForkListParams { parentSessionId?: string }
+export interface ForkListResult { forks: ForkSummary[] }
+export const forkList = request<ForkListParams | undefined, ForkListResult>('fork/list');
+
+/** The requests that name one fork and nothing else. */
+export interface ForkIdParams { forkId: string }
+export interface ForkCancelResult { cancelled: boolean }
+export const forkCancel = request<ForkIdParams, ForkCancelResult>('fork/cancel');
 /**
  * Continues a finished fork's own transcript with a new message (never re-reads the parent). A fork
  * paused at its budget continues with or without a message once `budget` (its new budget) allows.
  */
-export const forkSend = request<{ forkId: string; message?: string; budget?: string }, ForkSummary>('fork/send');
+export interface ForkSendParams { forkId: string; message?: string; budget?: string }
+export type ForkSendResult = ForkSummary;
+export const forkSend = request<ForkSendParams, ForkSendResult>('fork/send');
 /** Resolves once the fork is completed, failed or cancelled. */
-export const forkWait = request<{ forkId: string }, ForkSummary>('fork/wait');
+export type ForkWaitResult = ForkSummary;
+export const forkWait = request<ForkIdParams, ForkWaitResult>('fork/wait');
 
 /**
  * Claims the announcement of a finished run: `first` is true for exactly one caller per run, whichever
  * window (or reload of one) asks first; false while the fork still runs. Recorded on disk.
  */
-export const forkAnnounce = request<{ forkId: string }, { first: boolean }>('fork/announce');
+export interface ForkAnnounceResult { first: boolean }
+export const forkAnnounce = request<ForkIdParams, ForkAnnounceResult>('fork/announce');
 
 /**
  * A fork's output so far, for a window that opens while forks run: its committed entries as the events
  * its run emitted (one text event per response), then what it emitted since its last commit. `seq` is
  * that of the latest `fork/event` included: later ones (seq > it) are not.
  */
-export const forkHistory = request<{ forkId: string }, { events: AgentEvent[]; seq: number }>('fork/history');
+export interface ForkHistoryResult { events: AgentEvent[]; seq: number }
+export const forkHistory = request<ForkIdParams, ForkHistoryResult>('fork/history');
 
 /** Streaming output of a fork, to every connected client; `seq` counts a fork's events in this runtime. */
-export const forkEvent = notification<{ forkId: string; event: AgentEvent; seq: number }>('fork/event');
+export interface ForkEventParams { forkId: string; event: AgentEvent; seq: number }
+export const forkEvent = notification<ForkEventParams>('fork/event');
 /** A fork's summary whenever its state, turns or usage change. */
-export const forkState = notification<{ fork: ForkSummary }>('fork/state');
+export interface ForkStateParams { fork: ForkSummary }
+export const forkState = notification<ForkStateParams>('fork/state');
 
-// Worktree forks (DESIGN §4.8). Each answers InvalidParams for an unknown fork or a fork without a
+// Worktree forks (docs/design.md §4.8). Each answers InvalidParams for an unknown fork or a fork without a
 // worktree, and InvalidRequest while the fork is still running (except review and discard).
 
 export type ForkFileStatus = 'added' | 'modified' | 'deleted' | 'type-changed';
@@ -70,11 +87,12 @@ export interface ForkReviewResult {
   /** The main working tree the fork applies to. */
   repoRoot: string;
 }
-export const forkReview = request<{ forkId: string }, ForkReviewResult>('fork/review');
+export const forkReview = request<ForkIdParams, ForkReviewResult>('fork/review');
 
 /** A file's content at the fork's base (the left side of its diff); `exists: false` for files the fork added. */
 export interface ForkBaseFileResult { exists: boolean; content?: string; binary?: boolean }
-export const forkBaseFile = request<{ forkId: string; path: string }, ForkBaseFileResult>('fork/baseFile');
+export interface ForkBaseFileParams { forkId: string; path: string }
+export const forkBaseFile = request<ForkBaseFileParams, ForkBaseFileResult>('fork/baseFile');
 
 /**
  * "refuse" (default): when any file conflicts, nothing is written. "markers": clean files are written,
@@ -90,16 +108,19 @@ export interface ForkApplyResult {
   withMarkers: string[];
   message: string;
 }
-export const forkApply = request<{ forkId: string; onConflict?: ApplyConflictMode }, ForkApplyResult>('fork/apply');
+export interface ForkApplyParams { forkId: string; onConflict?: ApplyConflictMode }
+export const forkApply = request<ForkApplyParams, ForkApplyResult>('fork/apply');
 
 /**
  * Cancels the fork if it runs, removes its worktree, branch and folder; the fork stays listed with
  * worktree.discarded. `endedProcesses`: what its commands had left running and the discard ended.
  */
-export const forkDiscard = request<{ forkId: string }, { endedProcesses?: number }>('fork/discard');
+export interface ForkDiscardResult { endedProcesses?: number }
+export const forkDiscard = request<ForkIdParams, ForkDiscardResult>('fork/discard');
 
 /** Commits the worktree's current state to the fork's branch (when it changed) and removes nothing. */
-export const forkKeep = request<{ forkId: string }, { branch: string; commit: string }>('fork/keep');
+export interface ForkKeepResult { branch: string; commit: string }
+export const forkKeep = request<ForkIdParams, ForkKeepResult>('fork/keep');
 
 /** A fork worktree whose fork no longer exists. */
 export interface WorktreeListing {
@@ -114,4 +135,93 @@ export interface WorktreeListing {
  * Worktrees pruned since the runtime started (fork gone, nothing unapplied) and those kept because they
  * hold unapplied changes. Waits for the start-up prune; with `root`, prunes that repository first.
  */
-export const worktreeList = request<{ root?: string }, { pruned: WorktreeListing[]; kept: WorktreeListing[] }>('worktree/list');
+export interface WorktreeListParams { root?: string }
+export interface WorktreeListResult { pruned: WorktreeListing[]; kept: WorktreeListing[] }
+export const worktreeList = request<WorktreeListParams | undefined, WorktreeListResult>('worktree/list');
+
+// Tournaments: N attempts of one directive, each a worktree fork of the same point, verified, judged,
+// compared; the winner applied or chosen hunks merged.
+
+export interface TournamentStartParams extends Omit<ForkStartParams, 'model' | 'isolation'> {
+  /** 1–8; absent with `models`: one attempt per model. */
+  attempts?: number;
+  /** Attempt i runs models[(i-1) % models.length]; absent: every attempt runs the parent's model. */
+  models?: string[];
+  /** Run in each attempt's worktree when it ends; absent: fork.tournament.verify, else the detected test script; "" for none. */
+  verify?: string;
+  /** Ask attempts 2..N to take a different approach from the first (the hint follows the shared prefix). */
+  differentApproaches?: boolean;
+}
+export interface TournamentStartResult { group: TournamentSummary; attempts: ForkSummary[] }
+export const tournamentStart = request<TournamentStartParams, TournamentStartResult>('tournament/start');
+
+export interface AttemptComparison {
+  forkId: string;
+  attempt: number;
+  name: string;
+  state: ForkState;
+  model?: string;
+  /** Set for an attempt on another model than the parent's: why its first request read no cache. */
+  coldCache?: string;
+  verify?: VerifyResult;
+  files: { path: string; status: ForkFileStatus }[];
+  added: number;
+  removed: number;
+  /** Hunks of its patch, numbered 1.. for tournament/apply's `hunks`. */
+  hunks: { number: number; path: string; header: string }[];
+  cost?: CostFigures;
+  usage: Usage;
+  /** Share of its first request's input read from the cache (0–1). */
+  cacheShare?: number;
+  report?: string;
+  error?: string;
+  pausedReason?: string;
+}
+export interface TournamentCompareParams { groupId: string }
+export interface TournamentCompareResult { group: TournamentSummary; attempts: AttemptComparison[]; judgeUsage?: Usage }
+export const tournamentCompare = request<TournamentCompareParams, TournamentCompareResult>('tournament/compare');
+
+/** Resolves once the group has a verdict, or every attempt ended or paused at the budget. */
+export interface TournamentWaitParams { groupId: string }
+export const tournamentWait = request<TournamentWaitParams, TournamentCompareResult>('tournament/wait');
+
+export interface TournamentListParams { parentSessionId?: string }
+export interface TournamentListResult { groups: TournamentSummary[] }
+export const tournamentList = request<TournamentListParams, TournamentListResult>('tournament/list');
+
+/** The changes of attempt `b` relative to attempt `a` (their worktrees' states). */
+export interface TournamentDiffParams { groupId: string; a: string; b: string }
+export interface TournamentDiffResult { patch: string }
+export const tournamentDiff = request<TournamentDiffParams, TournamentDiffResult>('tournament/diff');
+
+/** Hunks of one attempt: by fork id or attempt number; `all` for every hunk. */
+export interface HunkChoice { attempt: string | number; hunks: number[] | 'all' }
+export interface TournamentApplyParams {
+  groupId: string;
+  /** Apply this attempt whole (fork/apply's three-way apply). */
+  forkId?: string;
+  /** Or merge these hunks into one result; chosen hunks that overlap are refused, never overwritten. */
+  hunks?: HunkChoice[];
+  onConflict?: ApplyConflictMode;
+  /** Then discard every attempt's worktree in one action… */
+  discardRest?: boolean;
+  /** …committing each to its branch and keeping the branches. */
+  keepBranches?: boolean;
+}
+export interface HunkConflictInfo { path: string; between: [string, string]; hunks: [number, number]; reason: string }
+export interface TournamentApplyResult {
+  applied: string[];
+  /** Between chosen hunks of different attempts: nothing was written. */
+  hunkConflicts: HunkConflictInfo[];
+  /** With the main tree (fork/apply's conflicts, or git apply's reasons). */
+  conflicts: string[];
+  discarded: string[];
+  keptBranches: string[];
+  message: string;
+}
+export const tournamentApply = request<TournamentApplyParams, TournamentApplyResult>('tournament/apply');
+
+/** Stops every attempt of the group (and the judge). */
+export interface TournamentCancelParams { groupId: string }
+export interface TournamentCancelResult { cancelled: string[] }
+export const tournamentCancel = request<TournamentCancelParams, TournamentCancelResult>('tournament/cancel');

@@ -1,4 +1,4 @@
-// MCP servers as the runtime sees them (DESIGN §5): resolved by its client (the editor from
+// MCP servers as the runtime sees them (docs/design.md §5): resolved by its client (the editor from
 // `.vscode/mcp.json` + `fork.mcp.servers`, the CLI from the same files), trusted ones only. Env values
 // and headers may hold secrets: like the key they live in the runtime's memory only.
 

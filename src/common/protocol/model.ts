@@ -1,4 +1,4 @@
-// model/*: a plain model request for the Chat view's language-model provider (DESIGN §5: "its requests go
+// model/*: a plain model request for the Chat view's language-model provider (docs/design.md §5: "its requests go
 // through the runtime's one client"). The runtime adds the cache breakpoints (request.ts), retries like a
 // turn does and uses the key the client configured; the host never holds a second API client.
 import type { ErrorInfo } from '../agentEvents';
@@ -34,8 +34,12 @@ export interface ModelPartParams { requestId: string; part: ModelPart }
 /** Runtime → client while a `model/chat` request streams; all arrive before its response. */
 export const modelPart = notification<ModelPartParams>('model/part');
 
-export const modelCancel = request<{ requestId: string }, { cancelled: boolean }>('model/cancel');
+export interface ModelCancelParams { requestId: string }
+export interface ModelCancelResult { cancelled: boolean }
+export const modelCancel = request<ModelCancelParams, ModelCancelResult>('model/cancel');
 
 export interface ListedModel { id: string; name: string; contextWindow?: number }
 /** The Claude models the configured endpoint offers (`models.list`); `error` when it lists none. */
-export const modelList = request<Record<string, never>, { models: ListedModel[]; error?: string }>('model/list');
+export type ModelListParams = Record<string, never> | undefined;
+export interface ModelListResult { models: ListedModel[]; error?: string }
+export const modelList = request<ModelListParams, ModelListResult>('model/list');

@@ -1,4 +1,4 @@
-// The runtime protocol (DESIGN §2): every message between the runtime process and its clients
+// The runtime protocol (docs/design.md §2): every message between the runtime process and its clients
 // (extension host, CLI). Methods are named scope/verb; payloads are JSON only.
 import type { ApprovalMode, ToolCategory } from '../approval';
 import type { AgentEvent } from '../agentEvents';
@@ -6,6 +6,7 @@ import type { Entry, SessionHeader, Usage } from '../transcript';
 import type { McpServerConfig, McpServerStatus } from './mcp';
 import type { PromptReference } from '../references';
 import type { WorktreeOptions } from '../worktreeOptions';
+import type { SandboxSettings } from '../sandbox';
 import { notification, request } from './descriptor';
 import type { CacheStep } from '../cacheExplorer';
 import type { CostFigures, PriceOverrides } from '../pricing';
@@ -19,7 +20,7 @@ export const RuntimeErrorCode = {
   protocolMismatch: -32002,
   busy: -32003,
   compactFailed: -32004,
-  /** `initialize` without the runtime's token (issue 11): nothing else is served on that connection. */
+  /** `initialize` without the runtime's token: nothing else is served on that connection. */
   unauthorized: -32005,
 } as const;
 
@@ -58,17 +59,21 @@ export interface ConfigureParams {
   retentionDays?: number;
   /** The editor's workspace is untrusted (Restricted Mode): tools may read, never write or run commands. */
   restricted?: boolean;
-  /** fork.prices: dollars per million tokens per model id, over the built-in table (issue 14). */
+  /** fork.prices: dollars per million tokens per model id, over the built-in table. */
   prices?: PriceOverrides;
   /** fork.budget.perFork / perChat: dollars ("0.25") or tokens ("20000tokens"); empty: none. */
   budgetPerFork?: string;
   budgetPerChat?: string;
   /** fork.maxForksPerTurn: Agent calls the model may make in one turn; 0 or absent: no limit. */
   maxForksPerTurn?: number;
+  /** fork.tournament.verify: the command each tournament attempt runs when it ends; absent: the detected test script. */
+  tournamentVerify?: string;
   /** MCP servers this client trusts (repository servers only after the user said so); tools of new sessions. */
   mcpServers?: McpServerConfig[];
   /** Proxy for model and MCP HTTP traffic (VS Code's http.proxy, or HTTPS_PROXY/NO_PROXY in the CLI); url '' is direct. */
   proxy?: ProxySettings;
+  /** fork.sandbox*, `--sandbox`: the OS sandbox around the commands of this client's forks (absent: auto). */
+  sandbox?: SandboxSettings;
   /** `fork.provider`: the Anthropic API (default, needs apiKey), Amazon Bedrock or Google Vertex AI. */
   provider?: ProviderName;
   /** Bedrock: region (else AWS_REGION); credentials from the AWS chain. */
@@ -80,7 +85,8 @@ export interface ConfigureParams {
 export type ProviderName = 'anthropic' | 'bedrock' | 'vertex';
 
 export interface ProxySettings { url?: string; strictSSL?: boolean; noProxy?: string }
-export const runtimeConfigure = request<ConfigureParams, RuntimeInfo>('runtime/configure');
+export type ConfigureResult = RuntimeInfo;
+export const runtimeConfigure = request<ConfigureParams, ConfigureResult>('runtime/configure');
 
 export interface SendParams {
   /** Absent: start a new session rooted at `root`. */
@@ -124,7 +130,10 @@ export interface CompactResult { summaryEntryId: string; tokensBefore: number; u
 /** Summarises the session now (`/compact`); fails with a clear message and changes nothing on error. */
 export const sessionCompact = request<CompactParams, CompactResult>('session/compact');
 
-export const sessionCancel = request<{ sessionId: string }, { cancelled: boolean }>('session/cancel');
+/** The requests that name one session and nothing else. */
+export interface SessionIdParams { sessionId: string }
+export interface CancelResult { cancelled: boolean }
+export const sessionCancel = request<SessionIdParams, CancelResult>('session/cancel');
 
 export interface SessionSummary {
   id: string;
@@ -136,9 +145,12 @@ export interface SessionSummary {
   /** MCP servers whose tools the session's header holds, and their state now. */
   mcpServers?: McpServerStatus[];
 }
-export const sessionList = request<{ root?: string }, { sessions: SessionSummary[] }>('session/list');
+export interface SessionListParams { root?: string }
+export interface SessionListResult { sessions: SessionSummary[] }
+export const sessionList = request<SessionListParams | undefined, SessionListResult>('session/list');
 /** Runtime → every client: an MCP server's state changed (started, failed, stopped, restarted, tools listed). */
-export const mcpState = notification<{ server: McpServerStatus }>('mcp/state');
+export interface McpStateParams { server: McpServerStatus }
+export const mcpState = notification<McpStateParams>('mcp/state');
 
 export interface TranscriptResult {
   header: SessionHeader;
@@ -149,11 +161,13 @@ export interface TranscriptResult {
   /** Everything billed to this session (its own requests only). */
   spent?: Usage;
 }
-export const sessionTranscript = request<{ sessionId: string }, TranscriptResult>('session/transcript');
+export const sessionTranscript = request<SessionIdParams, TranscriptResult>('session/transcript');
 
 /** What the store takes on disk: session files plus the sealed history segments they share. */
 export interface StoreUsage { bytes: number; sessionBytes: number; segmentBytes: number; sessions: number; segments: number }
-export const storeInfo = request<Record<string, never> | undefined, StoreUsage>('store/info');
+export type StoreInfoParams = Record<string, never> | undefined;
+export type StoreInfoResult = StoreUsage;
+export const storeInfo = request<StoreInfoParams, StoreInfoResult>('store/info');
 
 /** Deletes one session (a chat) or one fork; forks of a deleted chat keep running and reviving. */
 /** `force`: discard changes a fork's worktree holds that were never applied or kept (else they refuse the delete). */
@@ -163,8 +177,9 @@ export interface RemovedWorktree { forkId: string; path: string; keptBranch?: st
 export interface DeleteResult { deleted: string; segmentsRemoved: number; freedBytes: number; store: StoreUsage; worktreesRemoved?: RemovedWorktree[] }
 export const sessionDelete = request<DeleteParams, DeleteResult>('session/delete');
 
-/** The cache explorer of a chat or fork: one step per request that got a response (issue 14). */
-export const sessionCache = request<{ sessionId: string }, { steps: CacheStep[] }>('session/cache');
+/** The cache explorer of a chat or fork: one step per request that got a response. */
+export interface SessionCacheResult { steps: CacheStep[] }
+export const sessionCache = request<SessionIdParams, SessionCacheResult>('session/cache');
 
 /** Runtime → client: may this tool call run? The turn waits for the answer. */
 export interface PermissionParams {

@@ -1,12 +1,14 @@
-// The Forks panel's postMessage channel (DESIGN §2): the host ⇄ webview messages, named scope/verb like the
+// The Forks panel's postMessage channel (docs/design.md §2): the host ⇄ webview messages, named scope/verb like the
 // runtime protocol and typed by the same descriptors. The webview owns no state: the host sends a snapshot
 // on `panel/ready` and updates after it; the webview sends intents (requests with ids, answered once).
+import type { TournamentCompareResult } from './forks';
 import type { ToolCategory } from '../approval';
 import type { ForkSummary, Isolation } from '../forks';
 import type { EntryKind } from '../transcript';
 import { notification, request } from './descriptor';
 import type { CacheStep } from '../cacheExplorer';
 import { modelIdProblem } from '../modelChoice';
+import { MAX_ATTEMPTS } from '../tournament';
 import type { ModelOption } from '../modelChoice';
 import type { McpServerStatus } from './mcp';
 import type { NotificationDescriptor, RequestDescriptor } from './descriptor';
@@ -64,7 +66,7 @@ export interface SessionView {
   /** Real user turns a numeric window can reach: those after the latest compaction summary. */
   realTurns: number;
   messages: MessageView[];
-  /** The chat's own spending line (issue 14): its cost, or why there is none. */
+  /** The chat's own spending line: its cost, or why there is none. */
   costText?: string;
   /** The cache explorer of the chat's requests. */
   cacheSteps?: CacheStep[];
@@ -100,29 +102,42 @@ export const forkOutput = notification<{ forkId: string; ops: OutputOp[] }>('for
 export const approvalsState = notification<{ approvals: PendingApprovalView[] }>('approvals/state');
 export const sessionState = notification<{ session?: SessionView }>('session/state');
 /** The current chat's MCP servers, whenever one starts, fails, stops or comes back (the runtime's mcp/state). */
-export const mcpServersState = notification<{ servers: McpServerStatus[] }>('mcp/state');
+export const mcpServersState = notification<{ servers: McpServerStatus[] }>('mcpServers/state');
 export const modelsState = notification<{ models: ModelOption[] }>('models/state');
 /** Expand and scroll to a fork (one just started from the palette or a message). */
 export const forkReveal = notification<{ forkId: string }>('fork/reveal');
 
 // ── Webview → host ──────────────────────────────────────────────────────────────────────────────────
+// Names of their own (`panel/…`), not the runtime's `fork/start`, `fork/send`, … : these carry the panel's
+// shapes (a form's strings, no session id), and the host turns each into the runtime request it means.
 
 export const panelReady = notification<Record<string, never>>('panel/ready');
 /** The form's turn count (null while invalid) and isolation whenever they change: the context menu's Fork from here uses them. */
 export const pickerChanged = notification<{ forkTurns: string | null; isolation: Isolation }>('picker/changed');
 
 /** `model`: another model than the chat's (the fork starts with a cold cache); absent: the chat's. */
-export interface PanelForkStart { directive: string; forkTurns: string; isolation: Isolation; model?: string }
-export const panelForkStart = request<PanelForkStart, { forkId: string }>('fork/start');
+export interface PanelForkStart {
+  directive: string; forkTurns: string; isolation: Isolation; model?: string;
+  /** 2–8: a tournament (worktree attempts); `models`: one per attempt, cycled. */
+  attempts?: number;
+  models?: string[];
+}
+export const panelForkStart = request<PanelForkStart, { forkId: string }>('panel/forkStart');
 /** Fork from a transcript message: the host asks for the directive. */
-export const panelForkFromMessage = request<{ messageId: string; forkTurns: string }, { forkId?: string }>('fork/fromMessage');
-export const panelForkCancel = request<{ forkId: string }, { cancelled: boolean }>('fork/cancel');
-export const panelForkSend = request<{ forkId: string; message: string }, Record<string, never>>('fork/send');
+export const panelForkFromMessage = request<{ messageId: string; forkTurns: string }, { forkId?: string }>('panel/forkFromMessage');
+export const panelForkCancel = request<{ forkId: string }, { cancelled: boolean }>('panel/forkCancel');
+export const panelForkSend = request<{ forkId: string; message: string }, Record<string, never>>('panel/forkSend');
 /** Continues a fork paused at its budget with a new budget (dollars "0.50" or tokens "40000tokens"). */
-export const panelForkContinue = request<{ forkId: string; budget: string }, Record<string, never>>('fork/continue');
+export const panelForkContinue = request<{ forkId: string; budget: string }, Record<string, never>>('panel/forkContinue');
 export const approvalAnswer = request<{ callId: string; approved: boolean }, Record<string, never>>('approval/answer');
+/** A tournament's attempts side by side (the runtime's tournament/compare, passed through). */
+export const panelTournamentCompare = request<{ groupId: string }, TournamentCompareResult>('tournament/compare');
+/** The changes of attempt b against attempt a. */
+export const panelTournamentDiff = request<{ groupId: string; a: string; b: string }, { patch: string }>('tournament/diff');
+/** Applies one attempt to the main working tree; `discardRest`: then removes every attempt's worktree. */
+export const panelTournamentApply = request<{ groupId: string; forkId: string; discardRest?: boolean }, { message: string; applied: string[] }>('tournament/apply');
 export type ForkAction = 'transcript' | 'root' | 'review' | 'apply' | 'keep' | 'discard';
-export const panelForkAction = request<{ forkId: string; action: ForkAction }, Record<string, never>>('fork/action');
+export const panelForkAction = request<{ forkId: string; action: ForkAction }, Record<string, never>>('panel/forkAction');
 /** A link in model output was clicked: the host asks before opening anything. */
 export const openLink = request<{ href: string }, Record<string, never>>('open/link');
 
@@ -139,13 +154,26 @@ const str = (key: string, nonEmpty = false): Check => p =>
 const oneOf = (key: string, values: readonly string[]): Check => p => (values.includes(p[key] as string) ? undefined : `${key} must be one of ${values.join(', ')}`);
 const bool = (key: string): Check => p => (typeof p[key] === 'boolean' ? undefined : `${key} must be a boolean`);
 const optionalModel = (key: string): Check => p => (p[key] === undefined ? undefined : modelIdProblem(p[key]));
+const optionalAttempts = (key: string): Check => p =>
+  p[key] === undefined || (Number.isInteger(p[key]) && (p[key] as number) >= 1 && (p[key] as number) <= MAX_ATTEMPTS) ? undefined : `${key} must be a whole number from 1 to ${MAX_ATTEMPTS}`;
+const optionalModels = (key: string): Check => p => {
+  if (p[key] === undefined) return undefined;
+  if (!Array.isArray(p[key]) || (p[key] as unknown[]).length > MAX_ATTEMPTS) return `${key} must be a list of at most ${MAX_ATTEMPTS} model ids`;
+  return (p[key] as unknown[]).map(m => modelIdProblem(m)).find(Boolean);
+};
+const optionalBool = (key: string): Check => p => (p[key] === undefined || typeof p[key] === 'boolean' ? undefined : `${key} must be a boolean`);
 const strOrNull = (key: string): Check => p => (p[key] === null || typeof p[key] === 'string' ? undefined : `${key} must be a string or null`);
 
 /** What the host accepts from the webview: method → the checks its params must pass. */
 const TO_HOST: Record<string, { kind: 'request' | 'notification'; checks: Check[] }> = {
   [panelReady.method]: { kind: 'notification', checks: [] },
   [pickerChanged.method]: { kind: 'notification', checks: [strOrNull('forkTurns'), oneOf('isolation', ['shared', 'worktree'])] },
-  [panelForkStart.method]: { kind: 'request', checks: [str('directive', true), str('forkTurns'), oneOf('isolation', ['shared', 'worktree']), optionalModel('model')] },
+  [panelForkStart.method]: {
+    kind: 'request', checks: [str('directive', true), str('forkTurns'), oneOf('isolation', ['shared', 'worktree']), optionalModel('model'), optionalAttempts('attempts'), optionalModels('models')],
+  },
+  [panelTournamentCompare.method]: { kind: 'request', checks: [str('groupId', true)] },
+  [panelTournamentDiff.method]: { kind: 'request', checks: [str('groupId', true), str('a', true), str('b', true)] },
+  [panelTournamentApply.method]: { kind: 'request', checks: [str('groupId', true), str('forkId', true), optionalBool('discardRest')] },
   [panelForkFromMessage.method]: { kind: 'request', checks: [str('messageId', true), str('forkTurns')] },
   [panelForkCancel.method]: { kind: 'request', checks: [str('forkId', true)] },
   [panelForkSend.method]: { kind: 'request', checks: [str('forkId', true), str('message', true)] },

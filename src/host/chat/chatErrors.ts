@@ -1,4 +1,4 @@
-// Every way a chat turn can fail, as a message that says what happened and what to do (issue 2 §5).
+// Every way a chat turn can fail, as a message that says what happened and what to do.
 // Pure: turn errors come from the runtime's ErrorInfo, request errors from JSON-RPC rejections.
 import type { ErrorInfo } from '../../common/agentEvents';
 import { RuntimeErrorCode } from '../../common/protocol/runtime';

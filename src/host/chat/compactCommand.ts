@@ -1,4 +1,4 @@
-// The chat's `/compact [focus]`: summarise the conversation now (issue 6).
+// The chat's `/compact [focus]`: summarise the conversation now.
 import type * as vscode from 'vscode';
 import { sessionCompact } from '../../common/protocol/runtime';
 import type { RuntimeApi } from '../runtimeApi';

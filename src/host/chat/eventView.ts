@@ -94,7 +94,7 @@ function messageText(entry: Entry): string {
   return entry.message.content.map(block => (block.type === 'text' ? block.text : '')).join('\n');
 }
 
-/** A short line when the context is more than half full (issue 6), e.g. "Context: 62% of 200k tokens". */
+/** A short line when the context is more than half full, e.g. "Context: 62% of 200k tokens". */
 export function contextNote(context: { tokens: number; window: number } | undefined): string | undefined {
   if (!context || context.window <= 0 || context.tokens / context.window <= 0.5) return undefined;
   const percent = Math.round((context.tokens / context.window) * 100);
@@ -102,7 +102,7 @@ export function contextNote(context: { tokens: number; window: number } | undefi
 }
 
 /**
- * The chat's cost line (issue 14), from the runtime's figures for the recorded usage: this turn, and the
+ * The chat's cost line, from the runtime's figures for the recorded usage: this turn, and the
  * chat with its forks. Without a price for the model it says so rather than guess.
  */
 export function costNote(cost: SendResult['cost'], model: string): string {

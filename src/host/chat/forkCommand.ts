@@ -1,7 +1,8 @@
-// The chat's `/fork [--turns all|N] <directive>`: forks the current chat's session in the background.
+// The chat's `/fork [--turns all|N] [--attempts N] <directive>`: forks the current chat's session in the
+// background; with --attempts, a tournament of that many attempts.
 import type * as vscode from 'vscode';
 import { forkTurnsToString } from '../../common/forkTurns';
-import { forkStart } from '../../common/protocol/forks';
+import { forkStart, tournamentStart } from '../../common/protocol/forks';
 import { parseForkCommand } from '../forks/forkDirective';
 import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
@@ -27,6 +28,15 @@ export async function forkCommand(
   const turns = forkTurnsToString(parsed.turns ?? deps.settings.defaultTurns());
   try {
     // A worktree fork's git worktree is made before the fork starts (up to a second or two).
+    if (parsed.attempts) {
+      stream.progress(`Starting ${parsed.attempts} attempts…`);
+      const { group } = await deps.runtime.request(tournamentStart, { sessionId, directive: parsed.directive, forkTurns: turns, origin: 'user', attempts: parsed.attempts });
+      stream.markdown(untrusted(
+        `Started a tournament of **${parsed.attempts} attempts** in their own worktrees${group.verify ? `; each runs \`${group.verify}\` when it ends` : ' (no verify command found)'}. ` +
+        'Compare them in the Forks panel and apply the best.',
+      ));
+      return { metadata };
+    }
     stream.progress('Starting the fork…');
     const fork = await deps.runtime.request(forkStart, { sessionId, directive: parsed.directive, forkTurns: turns, origin: 'user' });
     stream.markdown(untrusted(

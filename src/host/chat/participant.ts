@@ -1,4 +1,4 @@
-// `@fork` in the Chat view (issue 2 §5): one chat request = one `session/send` turn in the runtime,
+// `@fork` in the Chat view: one chat request = one `session/send` turn in the runtime,
 // streamed back as text, tool progress and file anchors, ending with a Fork from here button.
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -58,6 +58,7 @@ async function handleRequest(
   const cancel = () => {
     if (cancelSent || !view.sessionId) return;
     cancelSent = true;
+    // Safe to drop: the turn may have ended or the runtime gone meanwhile: nothing left to cancel.
     deps.runtime.request(sessionCancel, { sessionId: view.sessionId }).catch(() => undefined);
   };
   const forks = new ChatForks(deps.runtime, stream, () => view.sessionId);

@@ -1,4 +1,4 @@
-// A VS Code chat ↔ a runtime session (issue 2 §5). The chat keeps no state of ours except what we stamp
+// A VS Code chat ↔ a runtime session. The chat keeps no state of ours except what we stamp
 // into each ChatResult.metadata; reading it back from the history tells which session to continue and
 // where its transcript must end — so when the user edits or removes earlier requests, the runtime
 // rewinds to the last response still shown and the model never sees turns the user no longer sees.

@@ -1,4 +1,4 @@
-// The Fork commands of the panel (issue 4 §4): Show Forks, Stop All, New Directive, and Fork from here on
+// The Fork commands of the panel: Show Forks, Stop All, New Directive, and Fork from here on
 // a message of the panel's transcript.
 import * as vscode from 'vscode';
 import { isTerminal } from '../../common/forks';

@@ -1,6 +1,6 @@
-// `Fork: New Directive` (issue 4 §4): directive, turn count (All, 1, 2, 3, …, Custom…), isolation and the
-// model (the chat's, preselected: it shares the prompt cache) through quick input, then a fork of the
-// current chat session.
+// `Fork: New Directive`: directive, turn count (All, 1, 2, 3, …, Custom…), isolation, the model (the
+// chat's, preselected: it shares the prompt cache) and the number of attempts (1 preselected; more is a
+// tournament) through quick input, then a fork (or tournament) of the current chat session.
 import * as vscode from 'vscode';
 import type { ForkSummary, Isolation } from '../../common/forks';
 import { countRealTurns } from '../../common/forkWindow';
@@ -25,7 +25,7 @@ export async function newDirective(deps: PanelDeps): Promise<ForkSummary | undef
     return undefined;
   }
   const directive = await vscode.window.showInputBox({
-    title: `${TITLE} (1/4)`,
+    title: `${TITLE} (1/5)`,
     prompt: 'What should the fork do? It works in the background and reports when done.',
     placeHolder: 'e.g. write tests for the parser',
     ignoreFocusOut: true,
@@ -40,11 +40,18 @@ export async function newDirective(deps: PanelDeps): Promise<ForkSummary | undef
   const listed = deps.model.models().length > 0 ? deps.model.models() : await availableModels(deps.settings, deps.runtime);
   const model = await pickModel(conversation.model, listed);
   if (!model) return undefined;
+  const attempts = await pickAttempts();
+  if (!attempts) return undefined;
   try {
-    const fork = await deps.starter.start({ directive, forkTurns: turns, isolation, ...(model !== conversation.model ? { model } : {}) });
+    const other = model !== conversation.model ? model : undefined;
+    const fork = await deps.starter.start({
+      directive, forkTurns: turns, isolation: attempts > 1 ? 'worktree' : isolation, ...(other ? { model: other } : {}),
+      ...(attempts > 1 ? { attempts, ...(other ? { models: [other] } : {}) } : {}),
+    });
     deps.view().highlight(fork.id);
     const cold = fork.parentModel ? ` ${coldCacheText(fork.model ?? model, fork.parentModel)}` : '';
-    void vscode.window.showInformationMessage(`Fork "${fork.name}" started in the background.${cold}`, 'Show Forks').then(choice => {
+    const what = attempts > 1 ? `A tournament of ${attempts} attempts of "${directive.trim()}" started, each in its own worktree.` : `Fork "${fork.name}" started in the background.`;
+    void vscode.window.showInformationMessage(`${what}${cold}`, 'Show Forks').then(choice => {
       if (choice) void deps.view().reveal(fork.id);
     });
     return fork;
@@ -66,14 +73,14 @@ async function conversationOf(deps: PanelDeps, sessionId: string): Promise<{ rea
 async function pickTurns(realTurns: number, preferred: string): Promise<string | undefined> {
   const choices = turnChoices(realTurns);
   const picked = await pickOne<TurnChoice>(choices, {
-    title: `${TITLE} (2/4): how much of the conversation to inherit`,
+    title: `${TITLE} (2/5): how much of the conversation to inherit`,
     placeholder: `${turnsHint(realTurns)} All, or the last N real turns.`,
     active: choices.find(c => c.value === preferred),
   });
   if (!picked) return undefined;
   if (picked.value) return picked.value;
   return vscode.window.showInputBox({
-    title: `${TITLE} (2/4): custom turn count`,
+    title: `${TITLE} (2/5): custom turn count`,
     prompt: `${turnsHint(realTurns)} "all" or a positive whole number.`,
     ignoreFocusOut: true,
     validateInput: validateTurns,
@@ -85,7 +92,7 @@ async function pickIsolation(preferred: Isolation): Promise<Isolation | undefine
     { label: 'worktree', description: 'its own git worktree and branch; you review and apply its changes', value: 'worktree' },
     { label: 'shared', description: 'works directly in this workspace folder', value: 'shared' },
   ];
-  const picked = await pickOne(choices, { title: `${TITLE} (3/4): isolation`, placeholder: 'Where the fork works', active: choices.find(c => c.value === preferred) });
+  const picked = await pickOne(choices, { title: `${TITLE} (3/5): isolation`, placeholder: 'Where the fork works', active: choices.find(c => c.value === preferred) });
   return picked?.value;
 }
 
@@ -95,7 +102,17 @@ async function pickModel(parentModel: string, listed: readonly ModelOption[]): P
     description: i === 0 ? "this chat's model: the fork reads its prompt cache" : 'cold cache: no shared prompt cache, costs more',
     value: m.id,
   }));
-  const picked = await pickOne(choices, { title: `${TITLE} (4/4): model`, placeholder: `The chat's model (${parentModel}) shares its prompt cache; another starts cold.`, active: choices[0] });
+  const picked = await pickOne(choices, { title: `${TITLE} (4/5): model`, placeholder: `The chat's model (${parentModel}) shares its prompt cache; another starts cold.`, active: choices[0] });
+  return picked?.value;
+}
+
+async function pickAttempts(): Promise<number | undefined> {
+  const choices = [1, 2, 3, 4, 8].map((n): vscode.QuickPickItem & { value: number } => ({
+    label: n === 1 ? '1 attempt' : `${n} attempts`,
+    description: n === 1 ? 'one fork' : 'a tournament: each in its own worktree, verified, compared; you apply the best',
+    value: n,
+  }));
+  const picked = await pickOne(choices, { title: `${TITLE} (5/5): attempts`, placeholder: 'How many attempts of this directive', active: choices[0] });
   return picked?.value;
 }
 

@@ -1,4 +1,4 @@
-// The palette's turn-count step (issue 4 §4): All, 1, 2, 3, …, Custom…, each custom value checked by the
+// The palette's turn-count step: All, 1, 2, 3, …, Custom…, each custom value checked by the
 // one fork_turns parser. Pure.
 import { parseForkTurns } from '../../common/forkTurns';
 

@@ -35,6 +35,7 @@ export function registerForkNotifier(context: vscode.ExtensionContext, runtime: 
     runtime.request(forkAnnounce, { forkId: fork.id }).then(
       ({ first }) => (first ? announce(fork) : undefined),
       () => claiming.delete(key),
+    // Safe to drop: a claim that failed (runtime gone) is tried again with the next fork/state; no notification is lost.
     ).catch(() => undefined);
   };
   const onState = (fork: ForkSummary) => {

@@ -1,4 +1,4 @@
-// The `fork-agents` language model (DESIGN §5): without a tool-capable model the Chat view refuses every
+// The `fork-agents` language model (docs/design.md §5): without a tool-capable model the Chat view refuses every
 // request, @fork included. Its requests go through the runtime (`model/chat`): the runtime's one SDK
 // client, its cache breakpoints, its retries and the key it was configured with.
 import { modelFacts } from '../../common/models';
@@ -81,6 +81,7 @@ async function respond(
   deps.streams.set(requestId, part => {
     if (part.type === 'text' && !token.isCancellationRequested) progress.report(new vscode.LanguageModelTextPart(part.text));
   });
+  // Safe to drop: cancelling a request the runtime no longer has (ended, or the runtime is gone): nothing to stop.
   const cancellation = token.onCancellationRequested(() => void deps.runtime.request(modelCancel, { requestId }).catch(() => undefined));
   try {
     const result = await deps.runtime.request(modelChat, params);

@@ -1,4 +1,4 @@
-// The editor's MCP servers (DESIGN §5): the user's `fork.mcp.servers` setting (application scope) and
+// The editor's MCP servers (docs/design.md §6): the user's `fork.mcp.servers` setting (application scope) and
 // each workspace folder's `.vscode/mcp.json`. A repository's servers are code a clone can run: each starts
 // only once the user trusts it — a prompt showing the exact command line or URL, remembered per workspace
 // against the entry as written, so any change asks again — and never in Restricted Mode.

@@ -1,4 +1,4 @@
-// Batches a stream of items per key into at most one flush per interval (issue 4: no more than ~20
+// Batches a stream of items per key into at most one flush per interval (no more than ~20
 // renders a second per fork). The first item of a quiet key flushes on the next tick; items arriving
 // within the interval after a flush wait for the next slot, so a busy fork costs ≤ 1000/interval posts/s.
 // Pure: the clock is injected, so tests drive time instead of sleeping.

@@ -1,5 +1,5 @@
 // The row actions of a fork that leave the panel: its transcript, its folder, a worktree fork's review /
-// apply / keep / discard (DESIGN §4.8: the worktree commands do those; the panel only names the fork),
+// apply / keep / discard (docs/design.md §4.8: the worktree commands do those; the panel only names the fork),
 // and links in model output (asked about, never followed silently).
 import * as path from 'node:path';
 import * as vscode from 'vscode';

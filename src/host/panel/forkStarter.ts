@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ForkSummary, Isolation } from '../../common/forks';
 import { forkTurnsToString, parseForkTurns } from '../../common/forkTurns';
-import { forkStart } from '../../common/protocol/forks';
+import { forkStart, tournamentStart } from '../../common/protocol/forks';
 import type { RuntimeApi } from '../runtimeApi';
 import type { CurrentChatSession } from './currentSession';
 import type { PanelModel } from './panelModel';
@@ -13,7 +13,12 @@ import type { PanelModel } from './panelModel';
 export const NO_SESSION_MESSAGE = 'No chat session to fork yet: ask @fork something in the Chat view first.';
 
 /** `model`: another model than the chat's (the runtime records it; the fork starts with a cold cache). */
-export interface StartRequest { directive: string; forkTurns: string; isolation?: Isolation; atEntryId?: string; model?: string }
+export interface StartRequest {
+  directive: string; forkTurns: string; isolation?: Isolation; atEntryId?: string; model?: string;
+  /** More than 1: a tournament of that many worktree attempts (`models` per attempt, cycled). */
+  attempts?: number;
+  models?: string[];
+}
 
 export class ForkStarter {
   constructor(private readonly runtime: RuntimeApi, private readonly session: CurrentChatSession, private readonly model: PanelModel) {}
@@ -29,6 +34,14 @@ export class ForkStarter {
     if (directive === '') throw new Error('Say what the fork should do.');
     const turns = parseForkTurns(request.forkTurns, 'user');
     if (!turns.ok) throw new Error(turns.error);
+    if ((request.attempts ?? 1) > 1 || (request.models?.length ?? 0) > 1) {
+      const { attempts } = await this.runtime.request(tournamentStart, {
+        sessionId, directive, forkTurns: forkTurnsToString(turns.value), atEntryId: request.atEntryId, origin: request.atEntryId ? 'message' : 'user',
+        attempts: request.attempts, ...(request.models?.length ? { models: request.models } : {}),
+      });
+      for (const attempt of attempts) this.model.addForkIfNew(attempt);
+      return attempts[0];
+    }
     const fork = await this.runtime.request(forkStart, {
       sessionId, directive, forkTurns: forkTurnsToString(turns.value), isolation: request.isolation,
       atEntryId: request.atEntryId, origin: request.atEntryId ? 'message' : 'user', ...(request.model ? { model: request.model } : {}),
@@ -39,7 +52,7 @@ export class ForkStarter {
   }
 }
 
-/** DESIGN §4.8: worktree in a git repository, shared elsewhere. */
+/** docs/design.md §4.8: worktree in a git repository, shared elsewhere. */
 export function defaultIsolation(): Isolation {
   const root = vscode.workspace.workspaceFolders?.[0]?.uri;
   if (!root || root.scheme !== 'file') return 'shared';

@@ -1,4 +1,4 @@
-// The Forks webview view (issue 4): serves the HTML shell, validates what the webview sends, answers its
+// The Forks webview view: serves the HTML shell, validates what the webview sends, answers its
 // requests, and sends the snapshot on every `panel/ready` — after each (re)load, including when the view
 // comes back after being hidden (no retainContextWhenHidden: the host keeps the state, not the webview).
 import * as vscode from 'vscode';

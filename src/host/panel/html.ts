@@ -1,4 +1,4 @@
-// The Forks panel's HTML shell (issue 4 §5): a strict CSP — nothing loads but our own script (by nonce)
+// The Forks panel's HTML shell: a strict CSP — nothing loads but our own script (by nonce)
 // and our stylesheet and codicon font (from the webview's resource origin); no inline handlers, no
 // remote anything, no images. Pure: unit-tested without an editor.
 import { randomBytes } from 'node:crypto';

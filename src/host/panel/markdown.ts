@@ -1,4 +1,4 @@
-// Model output is untrusted (issue 4 §5): reports and answers are rendered by markdown-it with raw HTML
+// Model output is untrusted: reports and answers are rendered by markdown-it with raw HTML
 // off (an `<img onerror>` or `<script>` shows as text), no linkify, no images (nothing remote loads),
 // only http(s)/mailto link targets, and links made inert — the href lives in data-href, so neither the
 // browser nor VS Code's webview follows it; the panel asks the host (`open/link`), which asks the user.

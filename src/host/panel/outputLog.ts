@@ -1,4 +1,4 @@
-// A fork's live output as the panel shows it (issue 4 §1): streamed text, tool calls with their outcome,
+// A fork's live output as the panel shows it: streamed text, tool calls with their outcome,
 // retries and errors. Each AgentEvent becomes small ops the webview applies; the log itself is bounded
 // so a fork that talks for hours costs the host (and a fresh snapshot) a few hundred KB at most. Pure.
 import type { AgentEvent } from '../../common/agentEvents';

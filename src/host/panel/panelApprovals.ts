@@ -1,4 +1,4 @@
-// Every fork's approvals in one place (DESIGN §4.7): a fork's permission request shows in its row of the
+// Every fork's approvals in one place (docs/design.md §4.6): a fork's permission request shows in its row of the
 // Forks view with Approve / Deny and the fork waits; while the view is hidden (or once it is hidden) a
 // non-modal notification with Allow / Deny asks as well, and whichever answers first decides. Background
 // work never opens a modal dialog; the chat's own turn asks in the foreground.

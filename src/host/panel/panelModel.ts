@@ -1,4 +1,4 @@
-// What the Forks panel shows, kept by the host (DESIGN §2: the webview owns no state): fork summaries,
+// What the Forks panel shows, kept by the host (docs/design.md §2: the webview owns no state): fork summaries,
 // their live output, pending approvals and the current chat's transcript. Updates go out as typed
 // messages, coalesced per fork — its output and its summary flush together, at most 20 times a second —
 // and a snapshot rebuilds a fresh webview.

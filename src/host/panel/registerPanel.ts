@@ -1,4 +1,4 @@
-// Wires the Forks panel (issue 4): the host-side model fed by the runtime's fork notifications, the
+// Wires the Forks panel: the host-side model fed by the runtime's fork notifications, the
 // webview view, its request handlers, fork approvals, read-only documents and the Fork commands.
 import * as vscode from 'vscode';
 import { isTerminal } from '../../common/forks';
@@ -16,7 +16,9 @@ function chatCostText(t: TranscriptResult): string {
 }
 import {
   approvalAnswer, openLink, panelForkAction, panelForkCancel, panelForkContinue, panelForkFromMessage, panelForkSend, panelForkStart,
+  panelTournamentApply, panelTournamentCompare, panelTournamentDiff,
 } from '../../common/protocol/webview';
+import { tournamentApply, tournamentCompare, tournamentDiff } from '../../common/protocol/forks';
 import { registerPanelCommands } from '../commands/forkPanelCommands';
 import { registerChatForkCommands } from '../commands/chatForkCommands';
 import { forkFromMessage } from '../commands/forkFromMessage';
@@ -71,6 +73,14 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
     log,
     handlers: new Map([
       handler(panelForkStart, async params => ({ forkId: (await starter.start(params)).id })),
+      // Webview content is untrusted: only ids go through; the runtime checks they name the group's attempts.
+      handler(panelTournamentCompare, params => runtime.request(tournamentCompare, { groupId: String(params.groupId) })),
+      handler(panelTournamentDiff, params => runtime.request(tournamentDiff, { groupId: String(params.groupId), a: String(params.a), b: String(params.b) })),
+      handler(panelTournamentApply, async params => {
+        const result = await runtime.request(tournamentApply, { groupId: String(params.groupId), forkId: String(params.forkId), discardRest: params.discardRest === true });
+        if (result.conflicts.length > 0) throw new Error(result.message);
+        return { message: result.message, applied: result.applied };
+      }),
       handler(panelForkFromMessage, async params => ({ forkId: (await forkFromMessage(deps, params.messageId, params.forkTurns, provider?.picker.isolation))?.id })),
       handler(panelForkCancel, params => runtime.request(forkCancel, { forkId: params.forkId })),
       // The new state arrives as fork/state; the answer could be older than it by the time it lands.

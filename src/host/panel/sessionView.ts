@@ -1,4 +1,4 @@
-// The current chat's transcript as the panel shows it (issue 4 §3): prompts, answers, tool calls folded
+// The current chat's transcript as the panel shows it: prompts, answers, tool calls folded
 // under their answer. Each message names the entry a fork "from here" ends at: a prompt its own entry,
 // an answer its last entry (its final text, or the tool results that complete its calls). Pure.
 import { countRealTurns } from '../../common/forkWindow';

@@ -1,4 +1,4 @@
-// A session's transcript as plain markdown text for a read-only editor ("open transcript", issue 4 §1):
+// A session's transcript as plain markdown text for a read-only editor ("open transcript"):
 // every entry in order, tool calls and results in fences. Shown as text, never rendered: model output
 // stays inert. Pure.
 import type { TranscriptResult } from '../../common/protocol/runtime';

@@ -1,7 +1,7 @@
-// A worktree fork's folder becomes a workspace root named after the fork (DESIGN §4.8), once per fork and,
+// A worktree fork's folder becomes a workspace root named after the fork (docs/design.md §4.8), once per fork and,
 // by default, only once the fork changes files (`fork.worktree.addToWorkspace`, rootRules.ts); it leaves on
 // Apply, Keep or Discard. A single-folder window reloads when it gains its first extra root, so the user is
-// asked once how to handle that; forks keep running through the reload because the runtime is detached (§2).
+// asked once how to handle that; forks keep running through the reload because the runtime is detached (docs/design.md §2).
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { AgentEvent } from '../../common/agentEvents';

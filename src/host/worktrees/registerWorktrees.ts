@@ -1,4 +1,4 @@
-// Worktree forks in the editor (DESIGN §4.8, issue 5): their folders as workspace roots, the review /
+// Worktree forks in the editor (docs/design.md §4.8): their folders as workspace roots, the review /
 // apply / keep / discard commands, and the start-up pass that tidies roots and reports orphaned worktrees.
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -1,4 +1,4 @@
-// Which workspace folders a window should gain or lose for worktree forks (DESIGN §4.8), as pure functions
+// Which workspace folders a window should gain or lose for worktree forks (docs/design.md §4.8), as pure functions
 // of the window's folders and the runtime's fork list, so the rules are unit-tested without VS Code.
 import * as path from 'node:path';
 import type { ForkSummary, ForkWorktree } from '../../common/forks';

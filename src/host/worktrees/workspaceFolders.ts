@@ -57,6 +57,7 @@ export class FolderUpdates {
 
   private serial<T>(step: () => Promise<T>): Promise<T> {
     const next = this.chain.then(step, step);
+    // Safe to drop: the chain only orders the steps; each step's caller gets its own result from `next`.
     this.chain = next.catch(() => undefined);
     return next;
   }

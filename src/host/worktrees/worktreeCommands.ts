@@ -1,4 +1,4 @@
-// Fork: Review / Apply / Keep / Discard for worktree forks (DESIGN §4.8). Each takes `{ forkId }` (the
+// Fork: Review / Apply / Keep / Discard for worktree forks (docs/design.md §4.8). Each takes `{ forkId }` (the
 // Forks panel, the fork-finished notification) or asks with a quick pick, and returns what it did so
 // callers and tests can follow up.
 import * as path from 'node:path';

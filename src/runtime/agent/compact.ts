@@ -1,4 +1,4 @@
-// Compaction (issue 6): the model summarises the history so far; the summary becomes a `summary` entry
+// Compaction: the model summarises the history so far; the summary becomes a `summary` entry
 // and the request view restarts from it. Nothing is deleted: the transcript stays append-only.
 import type { ErrorInfo } from '../../common/agentEvents';
 import type { Entry, Usage } from '../../common/transcript';

@@ -46,6 +46,8 @@ export interface LoopDeps {
   beforeSend?(): Promise<void>;
   /** The request's response has started: its cache writes are readable from now on. */
   onResponseStart?(): void;
+  /** Tools whose commands run inside the OS sandbox: under auto-edit they run unasked, since what would leave it fails. */
+  sandboxedTools?: ReadonlySet<string>;
 }
 
 export interface LoopOutcome {
@@ -180,7 +182,8 @@ async function runToolCall(deps: LoopDeps, call: ToolUseBlock): Promise<ToolResu
   if (deps.signal.aborted) return result(CANCELLED_RESULT, true);
   // Writes under .git are allowed only when this call was cleared as a command would be.
   const gitWritesAllowed = !needsApproval(deps.approvalMode, 'exec') || category === 'exec';
-  if (needsApproval(deps.approvalMode, category)) {
+  const sandboxed = deps.approvalMode === 'auto-edit' && category === 'exec' && deps.sandboxedTools?.has(tool.definition.name) === true;
+  if (needsApproval(deps.approvalMode, category) && !sandboxed) {
     deps.emit({ type: 'approval_wait', callId: call.id, description });
     const answer = await deps
       .approve({ callId: call.id, tool, input: call.input, description, category })

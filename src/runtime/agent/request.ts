@@ -1,5 +1,5 @@
 // Builds the Messages API request body for a session. Parent and forks share this one function, so a
-// fork's first request repeats the parent's bytes (DESIGN §4.6): tools → system → messages, with the
+// fork's first request repeats the parent's bytes (docs/design.md §4.5): tools → system → messages, with the
 // same cache_control placement rule everywhere.
 import type { CacheControl, ContentBlock, Entry, Message, SessionHeader } from '../../common/transcript';
 import { minCacheableTokens } from './cacheMinimums';

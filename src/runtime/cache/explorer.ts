@@ -1,6 +1,6 @@
-// The cache explorer (issue 14): for each request a session sent, where its prompt stopped matching the
+// The cache explorer: for each request a session sent, where its prompt stopped matching the
 // request it should have extended — its own previous request, or for a fork's first request the parent's
-// latest — and what that means for the provider's cache (DESIGN §4.6). Works on request records only.
+// latest — and what that means for the provider's cache (docs/design.md §4.5). Works on request records only.
 import type { CacheStep } from '../../common/cacheExplorer';
 import type { RequestRecord } from '../session/records';
 

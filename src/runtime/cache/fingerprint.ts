@@ -1,4 +1,4 @@
-// What the cache explorer keeps of each request sent (issue 14): the settings that key the provider's
+// What the cache explorer keeps of each request sent: the settings that key the provider's
 // cache and one short hash per prompt block, in prefix order tools → system → messages. Computed from
 // the very body that went out, so the explorer needs no second copy of the transcript.
 import { createHash } from 'node:crypto';

@@ -61,6 +61,7 @@ export function restorePaths(shadow: ShadowRepo, tree: string, paths: readonly {
     for (const rel of remove) {
       if (ignored.has(rel)) continue;
       const file = path.join(shadow.workTree, rel);
+      // Safe to drop: a parent folder that no longer exists holds nothing to delete; skipped below.
       const parent = await fs.realpath(path.dirname(file)).catch(() => undefined);
       if (!parent) continue;
       if (!isInsidePath(shadow.workTree, parent)) {

@@ -65,10 +65,12 @@ async function openShadow(storeDir: string, root: string): Promise<ShadowRepo> {
     const common = path.resolve(real, (await gitOk(real, ['rev-parse', '--git-common-dir'])).trim());
     await fs.writeFile(path.join(staging, 'objects', 'info', 'alternates'), path.join(common, 'objects') + '\n');
     // The user's own exclusions count too (`.gitignore` files are read from the work tree anyway).
+    // Safe to drop: no exclude file is the common case, and means no extra exclusions.
     const exclude = await fs.readFile(path.join(common, 'info', 'exclude')).catch(() => undefined);
     if (exclude) await fs.writeFile(path.join(staging, 'info', 'exclude'), exclude);
     // Seeded from the user's index: its tracked files (ignored or not) are in from the start, and its
     // stat cache means the first checkpoint hashes only what differs from it.
+    // Safe to drop: without the user's index the first checkpoint only hashes more; the result is the same.
     await fs.copyFile(repo.indexFile, path.join(staging, 'index')).catch(() => undefined);
   }
   await fs.rename(staging, gitDir).catch(async (error: NodeJS.ErrnoException) => {
@@ -83,6 +85,7 @@ async function openShadow(storeDir: string, root: string): Promise<ShadowRepo> {
 export async function removeShadow(gitDir: string): Promise<void> {
   const open = [...opened.entries()];
   for (const [key, shadow] of open) {
+    // Safe to drop: a shadow that failed to open was reported where it was opened, and has nothing to remove.
     const repo = await shadow.catch(() => undefined);
     if (repo?.gitDir !== gitDir) continue;
     opened.delete(key);

@@ -45,6 +45,7 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     const drop: string[] = [];
     let newBytes = 0;
     await Promise.all(candidates.map(async rel => {
+      // Safe to drop: a file gone since git listed it is not large; the checkpoint records it as deleted.
       const stat = await fs.lstat(path.join(shadow.workTree, rel)).catch(() => undefined);
       if (stat?.isFile() && stat.size > LARGE_FILE_BYTES) {
         large.push({ path: rel, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) });

@@ -1,4 +1,4 @@
-// Runs forks and subagents in the background (DESIGN §4.7): detached start, a queue beyond the
+// Runs forks and subagents in the background (docs/design.md §4.6): detached start, a queue beyond the
 // concurrency limit, a 200-request cap, cancel, continue, reports to clients and to the parent.
 import type { AgentEvent } from '../../common/agentEvents';
 import type { ForkSummary, ForkState, ForkWorktree } from '../../common/forks';
@@ -13,6 +13,7 @@ import { priceFor } from '../../common/pricing';
 import { cacheSteps } from '../cache/sessionCache';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
+import { sandboxNotice } from '../sandbox/notice';
 import { launchPolicy, revivalPolicy } from '../policy';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
@@ -34,8 +35,9 @@ import { claimAnnouncement, markDelivered, recordEnd, undelivered } from './fork
 import { outputHistory } from './outputHistory';
 import { closeInterruptedCalls } from './revive';
 import { PrefixWriters } from './stagger';
-import { BudgetError, ForkBusyError, ForkNotFoundError, MAX_FORK_REQUESTS } from './forkContracts';
-import type { ForkLauncher, ModelAccess, StartSpec } from './forkContracts';
+import { BudgetError, ForkBusyError, ForkNotFoundError, forkRequestCap } from './forkContracts';
+import type { ForkLauncher, GroupHooks, ModelAccess, StartSpec } from './forkContracts';
+import type { VerifyResult } from '../../common/tournament';
 
 
 export class ForkManager implements ForkLauncher {
@@ -47,12 +49,14 @@ export class ForkManager implements ForkLauncher {
   private readonly pending = new Set<string>();
   private readonly ports = new PortBlocks();
   readonly janitor: WorktreeJanitor;
-  /** First requests of sibling forks in flight, by shared prefix (the stagger, DESIGN §4.6). */
+  /** First requests of sibling forks in flight, by shared prefix (the stagger, docs/design.md §4.5). */
   private readonly prefixWriters = new PrefixWriters();
   maxConcurrent = 4;
   /** fork.prices of the client that configured last (the table covers the rest). */
   prices: PriceOverrides = {};
   private readonly spending: ForkSpending;
+  /** Tournaments: set by the tournament manager. */
+  groups?: GroupHooks;
 
   constructor(
     private readonly store: SessionStore,
@@ -90,8 +94,9 @@ export class ForkManager implements ForkLauncher {
       let session: Session;
       try {
         const policy = launchPolicy(access);
-        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy }, placement.worktree);
+        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy, sandboxNotice: policy.restricted ? undefined : sandboxNotice(policy.sandbox) }, placement.worktree);
       } catch (error) {
+        // Safe to drop: cleanup after a failed start: the start's own error is what the caller gets; a leftover worktree is pruned later.
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
         throw error;
       }
@@ -263,6 +268,7 @@ export class ForkManager implements ForkLauncher {
       this.spending.refreshCost(run, session.header.settings.model);
       if (session.requests().length > 0) run.summary.cacheSteps = this.cacheStepsOf(session);
       // It runs on revival: its chat's spending must be known for fork.budget.perChat.
+      // Safe to drop: a parent that is gone or unreadable has no spending to count; the fork revives without it.
       if (run.summary.state === 'interrupted') await this.store.readSpent(run.summary.parentSessionId).catch(() => undefined);
     }
     return problems;
@@ -276,10 +282,10 @@ export class ForkManager implements ForkLauncher {
         this.finish(run, 'failed', undefined, `Its worktree ${run.summary.worktree.path} no longer exists.`);
         continue;
       }
-      // Issue 11: a fork launched with `ask` still asks when a client configured with `auto` revives it.
+      // A fork launched with `ask` still asks when a client configured with `auto` revives it.
       const session = heldSession(run);
       const policy = revivalPolicy(session.bootstrap?.policy, launchPolicy(access));
-      run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted };
+      run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted, sandbox: policy.sandbox };
       closeInterruptedCalls(session);
       this.enqueue(run);
     }
@@ -324,7 +330,13 @@ export class ForkManager implements ForkLauncher {
 
   /** Why the fork may not make another request (its budget, or its chat's), if it may not. */
   private budgetStop(run: ForkRun): string | undefined {
-    return this.spending.stopOf(run, heldSession(run).header.settings.model);
+    return this.spending.stopOf(run, heldSession(run).header.settings.model) ?? this.groups?.budgetStopOf(run.summary);
+  }
+
+  /** A verify result read back from its tournament's record (the runtime restarted). */
+  restoreVerify(forkId: string, verify: VerifyResult): void {
+    const run = this.forks.get(forkId);
+    if (run) run.summary.verify = verify;
   }
 
   /** Lets an ended or paused fork's session leave memory when idle. */
@@ -364,19 +376,21 @@ export class ForkManager implements ForkLauncher {
     const signal = controller.signal;
     run.summary.endedProcesses = undefined;
     this.setState(run, 'running');
-    const { outcome, setupFailure } = await runFork(run, session, access, {
+    const { outcome, setupFailure, verify } = await runFork(run, session, access, {
       store: this.store, ports: this.ports, prefixWriters: this.prefixWriters, approvals: this.approvals, controller,
       emit: event => this.onEvent(run, event),
       setState: state => this.setState(run, state),
       changed: () => this.broadcastState(run),
       mayRequest: () => this.budgetStop(run),
+      verifyCommand: this.groups?.verifyCommandOf(run.summary),
     });
+    if (verify) run.summary.verify = verify;
     if (setupFailure) return this.finish(run, 'failed', undefined, setupFailure);
     if (outcome.stopReason === 'cancelled') return this.finish(run, 'cancelled');
     if (outcome.stopReason === 'budget') return this.pause(run, outcome.budgetReason ?? 'Its budget is reached.');
     if (outcome.stopReason === 'error') return this.finish(run, 'failed', undefined, outcome.error?.message);
     if (outcome.stopReason === 'max_turns') {
-      return this.finish(run, 'failed', outcome.text || undefined, `Stopped at the cap of ${MAX_FORK_REQUESTS} model turns.`);
+      return this.finish(run, 'failed', outcome.text || undefined, `Stopped at the cap of ${forkRequestCap()} model turns.`);
     }
     this.finish(run, 'completed', outcome.text);
   }
@@ -409,6 +423,7 @@ export class ForkManager implements ForkLauncher {
     this.unhold(run);
     this.setState(run, 'paused-budget');
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
+    this.groups?.attemptEnded({ ...run.summary });
   }
 
   /** A session in memory (the explorer compares a fork's first request with its parent's, when loaded). */
@@ -435,7 +450,7 @@ export class ForkManager implements ForkLauncher {
     run.summary.announced = undefined;
     run.summary.pausedReason = undefined;
     try {
-      recordEnd(this.store, run, { state, time: run.summary.endedAt, report, error, budget: run.summary.budget });
+      recordEnd(this.store, run, { state, time: run.summary.endedAt, report, error, budget: run.summary.budget, sandbox: run.summary.sandbox });
     } catch (writeError) {
       // A full disk: the clients still learn how the run ended; on disk it stays unfinished and is revived.
       const message = writeError instanceof Error ? writeError.message : String(writeError);
@@ -446,6 +461,7 @@ export class ForkManager implements ForkLauncher {
     this.unhold(run);
     this.setState(run, state);
     for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
+    this.groups?.attemptEnded({ ...run.summary });
   }
 
   private setState(run: ForkRun, state: ForkState): void {

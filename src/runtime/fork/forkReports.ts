@@ -1,6 +1,6 @@
 // A fork's report on its way to the parent (delivered once into the parent's next request) and to the
 // user (announced once across windows), recorded as flags on the fork's latest status record. A fork that
-// ended may have left memory (issue 15): its session is streamed in again for the write.
+// ended may have left memory: its session is streamed in again for the write.
 import { isTerminal } from '../../common/forks';
 import { log } from '../log';
 import type { ForkStatus } from '../session/records';

@@ -1,5 +1,5 @@
 // The report of a finished agent-started fork, as the reminder the parent's next request carries
-// (DESIGN §4.7). A pure system reminder, so it never counts as a real user turn.
+// (docs/design.md §4.6). A pure system reminder, so it never counts as a real user turn.
 import type { ForkSummary } from '../../common/forks';
 import { forkNotificationHeadline } from '../../common/forkNotification';
 

@@ -1,4 +1,4 @@
-// One run of a fork's agent loop (DESIGN §4.7): its policy and approvals, its workspace (worktree
+// One run of a fork's agent loop (docs/design.md §4.6): its policy and approvals, its workspace (worktree
 // preparation, environment, processes), the sibling stagger, the loop itself, and the workspace's end.
 // The fork manager decides what the outcome means for the fork's state.
 import type { AgentEvent } from '../../common/agentEvents';
@@ -15,13 +15,16 @@ import type { SessionStore } from '../session/sessionStore';
 import { ALL_TOOLS } from '../tools/registry';
 import type { Tool } from '../tools/types';
 import type { ModelAccess } from './forkContracts';
-import { MAX_FORK_REQUESTS } from './forkContracts';
+import { forkRequestCap } from './forkContracts';
 import type { PortBlocks } from './workspace/forkPorts';
 import type { ForkRun } from './trackedFork';
 import { workspaceForRun } from './workspace/workspaceForRun';
 import type { PrefixWriters } from './stagger';
 import { StaggerGate } from './stagger';
 import { refusingSubagentHost } from './subagentHost';
+import { sandboxForRun, SANDBOXED_TOOLS } from '../sandbox/sandboxForRun';
+import { runVerify } from './tournament/verify';
+import type { VerifyResult } from '../../common/tournament';
 
 export interface RunForkDeps {
   store: SessionStore;
@@ -35,10 +38,14 @@ export interface RunForkDeps {
   changed(): void;
   /** Why no further request may go out (a budget), if none may. */
   mayRequest(): string | undefined;
+  /** A tournament attempt's verify command: run in its workspace when the loop ends with a report. */
+  verifyCommand?: string;
 }
 
+const UNFINISHED: readonly LoopOutcome['stopReason'][] = ['cancelled', 'budget', 'error', 'max_turns'];
+
 /** Runs the loop once; a failed worktree preparation is reported as `setupFailure`. */
-export async function runFork(run: ForkRun, session: Session, access: ModelAccess, deps: RunForkDeps): Promise<{ outcome: LoopOutcome; setupFailure?: string }> {
+export async function runFork(run: ForkRun, session: Session, access: ModelAccess, deps: RunForkDeps): Promise<{ outcome: LoopOutcome; setupFailure?: string; verify?: VerifyResult }> {
   const { controller, emit } = deps;
   const signal = controller.signal;
   const { approvalMode, approve } = applyPolicy(launchPolicy(access), async ({ callId, tool, input, description, category }: ApprovalRequest) => {
@@ -52,38 +59,49 @@ export async function runFork(run: ForkRun, session: Session, access: ModelAcces
       if (!signal.aborted) deps.setState('running');
     }
   });
+  const sandbox = await sandboxForRun(run, session, access, deps.store.storeDir);
+  run.summary.sandbox = sandbox.state;
+  deps.changed();
   const workspace = workspaceForRun(run, session, {
     store: deps.store, ports: deps.ports, policy: launchPolicy(access), options: access.worktree, emit, controller, changed: deps.changed,
+    sandbox: sandbox.commands,
   });
   await workspace.begin();
   const stagger = new StaggerGate(deps.prefixWriters, session, signal);
+  const toolContext = {
+    root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost,
+    env: workspace.env, onProcessGroup: (pgid: number) => workspace.groups.add(pgid), sandbox: sandbox.commands, fileRules: sandbox.fileRules,
+  };
   const outcome = await runLoop({
     session,
     model: createAnthropicClient(access),
     tools: workspace.gatedTools(toolsFor(run.summary.kind, session.header, access.restricted === true)),
-    toolContext: {
-      root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost,
-      env: workspace.env, onProcessGroup: pgid => workspace.groups.add(pgid),
-    },
+    toolContext,
+    sandboxedTools: sandbox.commands ? SANDBOXED_TOOLS : undefined,
     beforeRequest: () => workspace.beforeRequest(),
     approvalMode,
     compaction: access.compaction,
     approve,
     signal,
     emit,
-    maxRequests: Math.max(0, MAX_FORK_REQUESTS - run.summary.modelTurns),
+    maxRequests: Math.max(0, forkRequestCap() - run.summary.modelTurns),
     mayRequest: deps.mayRequest,
     beforeSend: stagger.beforeSend,
     onResponseStart: stagger.onResponseStart,
   });
   stagger.release();
+  // Before the workspace ends: the command runs with the fork's environment, and what it leaves running ends with it.
+  const verify = deps.verifyCommand && !UNFINISHED.includes(outcome.stopReason) && !workspace.failureReason && !signal.aborted
+    ? await runVerify(deps.verifyCommand, { approvalMode, approve, toolContext: { ...toolContext, signal } })
+    : undefined;
   run.controller = undefined;
   // A failed preparation is recorded too: the reason is in the transcript, not only in the summary.
   if (!signal.aborted || workspace.failureReason) await workspace.settle();
   // Servers and watchers its commands left running end with the run (stopped, failed or finished).
   const ended = await workspace.end();
+  await sandbox.close();
   if (ended > 0) run.summary.endedProcesses = ended;
-  return { outcome, setupFailure: workspace.failureReason };
+  return { outcome, setupFailure: workspace.failureReason, verify };
 }
 
 function toolsFor(kind: ForkSummary['kind'], header: SessionHeader, restricted: boolean): ReadonlyMap<string, Tool> {

@@ -1,4 +1,4 @@
-// Sibling stagger (DESIGN §4.6): a prompt-cache entry becomes readable only once the response of the
+// Sibling stagger (docs/design.md §4.5): a prompt-cache entry becomes readable only once the response of the
 // request that writes it has started (Anthropic prompt-caching docs: "for concurrent requests, a cache
 // entry only becomes available after the first response begins"). Forks started together from one point
 // would each pay the full write of their shared prefix; the first to send claims that prefix and the

@@ -1,10 +1,10 @@
 // The Agent tool's behaviour per session: a parent starts forks and subagents; a child refuses
-// (DESIGN §4.5: the tool stays declared for cache parity, but a fork does not fork).
+// (docs/design.md §4.4: the tool stays declared for cache parity, but a fork does not fork).
 import type { Session } from '../session/session';
 import type { AgentToolInput, SubagentHost, ToolOutput } from '../tools/types';
 import { NESTED_FORK_ERROR, isForkTranscript } from './history/directive';
 import { BudgetError } from './forkContracts';
-import type { ForkLauncher, ModelAccess } from './forkContracts';
+import type { ForkLauncher, ModelAccess, TournamentLauncher } from './forkContracts';
 import { GitError } from '../git/run';
 import { WorktreeError } from '../git/worktree';
 
@@ -16,7 +16,7 @@ export const refusingSubagentHost: SubagentHost = {
 };
 
 /** One per parent turn: it counts the Agent calls of that turn against fork.maxForksPerTurn. */
-export function parentSubagentHost(manager: ForkLauncher, parent: Session, access: ModelAccess): SubagentHost {
+export function parentSubagentHost(manager: ForkLauncher, parent: Session, access: ModelAccess, tournaments?: TournamentLauncher): SubagentHost {
   let started = 0;
   return {
     async run(input, callId, signal) {
@@ -31,6 +31,7 @@ export function parentSubagentHost(manager: ForkLauncher, parent: Session, acces
         };
       }
       started++;
+      if (input.attempts && input.attempts > 1 && tournaments) return startTournament(tournaments, parent, access, input, callId);
       let fork;
       try {
         fork = await manager.start({
@@ -69,4 +70,23 @@ export function parentSubagentHost(manager: ForkLauncher, parent: Session, acces
       }
     },
   };
+}
+
+/** An Agent call with attempts > 1: a tournament; the reports arrive like any background fork's. */
+async function startTournament(tournaments: TournamentLauncher, parent: Session, access: ModelAccess, input: AgentToolInput, callId: string): Promise<ToolOutput> {
+  try {
+    const { group, attempts } = await tournaments.start({
+      spec: { parent, kind: 'fork', directive: input.prompt, turns: input.fork_turns ?? 'all', origin: 'agent', name: input.description, callId },
+      attempts: input.attempts!, verify: tournaments.defaultVerify(access, parent.header.root),
+    }, access);
+    const verify = group.verify ? ` Each runs \`${group.verify}\` in its worktree when it ends;` : ' There is no verify command;';
+    return {
+      content: `Tournament "${input.description}" started: ${attempts.length} attempts in their own git worktrees (group ${group.id}; forks ${attempts.map(a => a.id).join(', ')}).`
+        + `${verify} the user compares them and applies the best. Each attempt's report arrives as a <fork-notification>; continue with other work.`,
+    };
+  } catch (error) {
+    if (error instanceof WorktreeError || error instanceof BudgetError) return { content: `Agent: ${error.message}`, isError: true };
+    if (error instanceof GitError) return { content: `Agent: could not create the attempts' git worktrees: ${error.message}`, isError: true };
+    throw error;
+  }
 }

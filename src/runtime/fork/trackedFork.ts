@@ -1,5 +1,5 @@
 // One fork as the fork manager keeps it: the summary clients see, the run's live state, and a lease on its
-// session while it is queued, running or waiting to be revived (issue 15: a fork that ended, or paused at
+// session while it is queued, running or waiting to be revived (a fork that ended, or paused at
 // its budget, holds none, so its session leaves memory when idle and is streamed in again on use);
 // and the summary rebuilt from disk when the runtime starts.
 import * as fs from 'node:fs';
@@ -88,6 +88,7 @@ export function summarize(session: Session): ForkSummary {
     summary.announced = status.announced;
     if (status.budget) summary.budget = status.budget;
     summary.pausedReason = status.pausedReason;
+    if (status.sandbox) summary.sandbox = status.sandbox;
   }
   return summary;
 }

@@ -1,5 +1,5 @@
-// Applies a fork's changes to the main working tree as uncommitted changes, three-way per file (DESIGN
-// §4.8). The main tree's index is never touched. Every file is planned before anything is written:
+// Applies a fork's changes to the main working tree as uncommitted changes, three-way per file
+// (docs/design.md §4.8). The main tree's index is never touched. Every file is planned before anything is written:
 // - the main file still matches the fork's base: it takes the fork's version (or is deleted);
 // - it already matches the fork's version: nothing to do;
 // - both changed it: `git merge-file`; a clean merge is written, overlapping edits are a conflict;
@@ -134,6 +134,7 @@ async function writePlan(top: string, plan: Plan): Promise<void> {
   }
   await fs.mkdir(path.dirname(abs), { recursive: true });
   // Never write through a symlink that sits where the new content goes: replace the link itself.
+  // Safe to drop: no stat: nothing there yet, so no link to replace.
   const existing = await fs.lstat(abs).catch(() => undefined);
   if (existing?.isSymbolicLink() || (plan.kind === 'symlink' && existing)) await fs.rm(abs, { force: true });
   if (plan.kind === 'symlink') {

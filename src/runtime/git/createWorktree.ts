@@ -1,4 +1,4 @@
-// Creates a fork's worktree (DESIGN §4.8) on branch fork/<slug>-<shortid>, outside the main working
+// Creates a fork's worktree (docs/design.md §4.8) on branch fork/<slug>-<shortid>, outside the main working
 // tree, holding the parent's current state: HEAD plus uncommitted changes (staged and not, deletions,
 // renames) and untracked-but-not-ignored files. That state is committed as the fork's base (parent:
 // HEAD), so "the fork's changes" are exactly base..worktree and the carried files need no copying.
@@ -61,6 +61,7 @@ export async function createForkWorktree(options: CreateWorktreeOptions): Promis
       base = await commitTree(top, state, head ? [head.commit] : [], message);
     }
   } catch (error) {
+    // Safe to drop: undoing a half-made worktree: the error rethrown below is the one that matters; leftovers are pruned.
     if (checkout && !(await checkout)) await discardForkWorktree({ repoRoot: top, path: dir, branch }).catch(() => undefined);
     throw error;
   }

@@ -1,4 +1,4 @@
-// Start-up pruning (DESIGN §4.8): fork worktrees whose fork no longer exists are removed — worktree,
+// Start-up pruning (docs/design.md §4.8): fork worktrees whose fork no longer exists are removed — worktree,
 // branch and folder — unless they hold changes that were never applied; those are kept and listed.
 import type { WorktreeListing } from '../../common/protocol/forks';
 import { gitCommonDir, repoTopLevel } from './repo';

@@ -1,6 +1,6 @@
 // git as a plain function of cwd. Arguments are an array (no shell); callers put `--` before user text.
 //
-// The runtime's own git must never run a program a repository chose (issue 11 §2): every call disables
+// The runtime's own git must never run a program a repository chose: every call disables
 // hooks, fsmonitor and the other config keys that start programs, and in a fork's worktree it runs with
 // GIT_DIR / GIT_WORK_TREE pinned to the admin folder recorded when the worktree was made, so a `.git` file
 // the fork rewrote (`gitdir: <a folder with its own config>`) is never read.

@@ -1,4 +1,4 @@
-// A fork's own git worktree (DESIGN §4.8), once created (createWorktree.ts): listed, kept, or discarded
+// A fork's own git worktree (docs/design.md §4.8), once created (createWorktree.ts): listed, kept, or discarded
 // without a trace. Also the naming rules of fork branches and folders.
 import { existsSync, realpathSync } from 'node:fs';
 import { promises as fs } from 'node:fs';

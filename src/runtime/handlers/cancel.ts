@@ -4,5 +4,5 @@ import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';
 
 export function registerCancel(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(sessionCancel.method, (params: { sessionId: string }) => ({ cancelled: ctx.turns.cancel(params.sessionId) }));
+  client.handle(sessionCancel, params => ({ cancelled: ctx.turns.cancel(params.sessionId) }));
 }

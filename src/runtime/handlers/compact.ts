@@ -8,23 +8,17 @@ import type { ClientConnection } from '../clientConnection';
 import { createAnthropicClient } from '../model/anthropicClient';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
-import { SessionNotFoundError } from '../session/sessionStore';
 import type { SessionLease } from '../session/sessionStore';
 import type { ModelAccess } from '../fork/forkContracts';
 import type { Session } from '../session/session';
 import { MISSING_KEY_MESSAGE } from './send';
 
 export function registerCompact(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(sessionCompact.method, async (params: CompactParams): Promise<CompactResult> => {
+  client.handle(sessionCompact, async (params: CompactParams): Promise<CompactResult> => {
     const access = accessOf(client);
     if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
     let lease: SessionLease;
-    try {
-      lease = await ctx.store.hold(params.sessionId);
-    } catch (error) {
-      if (error instanceof SessionNotFoundError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
-      throw error;
-    }
+    lease = await ctx.store.hold(params.sessionId);
     try {
       return await compactIn(ctx, lease.session, access, params);
     } finally {

@@ -3,6 +3,7 @@ import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { isApprovalMode } from '../../common/approval';
 import { parseBudget } from '../../common/budget';
 import { parsePriceOverrides } from '../../common/pricing';
+import { parseSandboxSettings } from '../../common/sandbox';
 import { runtimeConfigure } from '../../common/protocol/runtime';
 import type { ConfigureParams, RuntimeInfo } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
@@ -14,7 +15,7 @@ import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 
 export function registerConfigure(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(runtimeConfigure.method, async (params: ConfigureParams): Promise<RuntimeInfo> => {
+  client.handle(runtimeConfigure, async (params: ConfigureParams): Promise<RuntimeInfo> => {
     if (params.approvalMode !== undefined && !isApprovalMode(params.approvalMode)) {
       throw new ResponseError(ErrorCodes.InvalidParams, `approvalMode must be ask, auto-edit or auto (got ${JSON.stringify(params.approvalMode)}).`);
     }
@@ -24,6 +25,10 @@ export function registerConfigure(ctx: RuntimeContext, client: ClientConnection)
     }
     if (params.cacheTtl !== undefined && params.cacheTtl !== '5m' && params.cacheTtl !== '1h') {
       throw new ResponseError(ErrorCodes.InvalidParams, `cacheTtl must be "5m" or "1h" (got ${JSON.stringify(params.cacheTtl)}).`);
+    }
+    if (params.sandbox !== undefined) {
+      const { problems } = parseSandboxSettings(params.sandbox ?? {});
+      if (problems.length > 0) throw new ResponseError(ErrorCodes.InvalidParams, `sandbox: ${problems.join('; ')}.`);
     }
     // Spending settings are checked before anything is kept: a bad one changes nothing.
     for (const [name, value] of [['fork.budget.perFork', params.budgetPerFork], ['fork.budget.perChat', params.budgetPerChat]] as const) {

@@ -5,7 +5,7 @@ import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';
 
 export function registerForkAnnounce(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkAnnounce.method, async (params: { forkId: string }) => {
+  client.handle(forkAnnounce, async params => {
     if (!ctx.forks.get(params?.forkId)) throw new ResponseError(ErrorCodes.InvalidParams, `No fork with id ${params?.forkId}.`);
     return { first: await ctx.forks.claimAnnouncement(params.forkId) };
   });

@@ -1,17 +1,16 @@
 // fork/apply: a finished worktree fork's changes onto the main working tree as uncommitted changes.
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { forkApply } from '../../common/protocol/forks';
-import type { ApplyConflictMode } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import { applyFork } from '../fork/workspace/worktreeActions';
 import type { RuntimeContext } from '../runtimeContext';
-import { mappingErrors, requireForkId } from './worktreeErrors';
+import { requireForkId } from './requireForkId';
 
 export function registerForkApply(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkApply.method, mappingErrors(async (params: { forkId: string; onConflict?: ApplyConflictMode }) => {
+  client.handle(forkApply, async params => {
     const forkId = requireForkId(params);
     const mode = params.onConflict ?? 'refuse';
     if (mode !== 'refuse' && mode !== 'markers') throw new ResponseError(ErrorCodes.InvalidParams, 'onConflict must be "refuse" or "markers".');
     return applyFork(ctx.forks, forkId, mode);
-  }));
+  });
 }

@@ -4,12 +4,12 @@ import { forkBaseFile } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import { baseFileOfFork } from '../fork/workspace/worktreeActions';
 import type { RuntimeContext } from '../runtimeContext';
-import { mappingErrors, requireForkId } from './worktreeErrors';
+import { requireForkId } from './requireForkId';
 
 export function registerForkBaseFile(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkBaseFile.method, mappingErrors(async (params: { forkId: string; path: string }) => {
+  client.handle(forkBaseFile, async params => {
     const forkId = requireForkId(params);
     if (typeof params.path !== 'string' || params.path === '') throw new ResponseError(ErrorCodes.InvalidParams, 'fork/baseFile needs a path.');
     return baseFileOfFork(ctx.forks, forkId, params.path);
-  }));
+  });
 }

@@ -4,5 +4,5 @@ import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';
 
 export function registerForkCancel(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkCancel.method, (params: { forkId: string }) => ({ cancelled: ctx.forks.cancel(params.forkId) }));
+  client.handle(forkCancel, params => ({ cancelled: ctx.forks.cancel(params.forkId) }));
 }

@@ -3,8 +3,8 @@ import { forkDiscard } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import { discardFork } from '../fork/workspace/worktreeActions';
 import type { RuntimeContext } from '../runtimeContext';
-import { mappingErrors, requireForkId } from './worktreeErrors';
+import { requireForkId } from './requireForkId';
 
 export function registerForkDiscard(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkDiscard.method, mappingErrors((params: { forkId: string }) => discardFork(ctx.forks, requireForkId(params))));
+  client.handle(forkDiscard, params => discardFork(ctx.forks, requireForkId(params)));
 }

@@ -5,7 +5,7 @@ import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';
 
 export function registerForkHistory(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkHistory.method, (params: { forkId: string }) => {
+  client.handle(forkHistory, params => {
     if (!ctx.forks.get(params?.forkId)) throw new ResponseError(ErrorCodes.InvalidParams, `No fork with id ${params?.forkId}.`);
     return ctx.forks.history(params.forkId);
   });

@@ -3,8 +3,8 @@ import { forkKeep } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import { keepFork } from '../fork/workspace/worktreeActions';
 import type { RuntimeContext } from '../runtimeContext';
-import { mappingErrors, requireForkId } from './worktreeErrors';
+import { requireForkId } from './requireForkId';
 
 export function registerForkKeep(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkKeep.method, mappingErrors((params: { forkId: string }) => keepFork(ctx.forks, requireForkId(params))));
+  client.handle(forkKeep, params => keepFork(ctx.forks, requireForkId(params)));
 }

@@ -4,7 +4,7 @@ import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';
 
 export function registerForkList(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkList.method, (params: { parentSessionId?: string } | undefined) => ({
+  client.handle(forkList, params => ({
     forks: ctx.forks.list(params?.parentSessionId),
   }));
 }

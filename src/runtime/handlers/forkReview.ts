@@ -3,8 +3,8 @@ import { forkReview } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import { reviewFork } from '../fork/workspace/worktreeActions';
 import type { RuntimeContext } from '../runtimeContext';
-import { mappingErrors, requireForkId } from './worktreeErrors';
+import { requireForkId } from './requireForkId';
 
 export function registerForkReview(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkReview.method, mappingErrors((params: { forkId: string }) => reviewFork(ctx.forks, requireForkId(params))));
+  client.handle(forkReview, params => reviewFork(ctx.forks, requireForkId(params)));
 }

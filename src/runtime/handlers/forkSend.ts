@@ -4,13 +4,12 @@ import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 import { parseBudget } from '../../common/budget';
 import { forkSend } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
-import { BudgetError, ForkBusyError, ForkNotFoundError } from '../fork/forkContracts';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { checkTextSize } from './textLimits';
 
 export function registerForkSend(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(forkSend.method, async (params: { forkId: string; message?: string; budget?: string }) => {
+  client.handle(forkSend, async params => {
     const invalid = (message: string) => new ResponseError(ErrorCodes.InvalidParams, message);
     const message = params?.message;
     if (message !== undefined && (typeof message !== 'string' || message.trim() === '')) throw invalid('fork/send: the message must not be empty.');
@@ -18,12 +17,6 @@ export function registerForkSend(ctx: RuntimeContext, client: ClientConnection):
     if (message === undefined && params?.budget === undefined) throw invalid('fork/send needs a non-empty message (or, for a fork paused at its budget, a new budget).');
     const budget = params.budget === undefined ? undefined : parseBudget(params.budget);
     if (budget && !budget.ok) throw invalid(`budget: ${budget.error}`);
-    try {
-      return await ctx.forks.send(params.forkId, message, accessOf(client), budget?.ok ? budget.value : undefined);
-    } catch (error) {
-      if (error instanceof ForkNotFoundError || error instanceof BudgetError) throw invalid(error.message);
-      if (error instanceof ForkBusyError) throw new ResponseError(ErrorCodes.InvalidRequest, error.message);
-      throw error;
-    }
+    return ctx.forks.send(params.forkId, message, accessOf(client), budget?.ok ? budget.value : undefined);
   });
 }

@@ -1,4 +1,4 @@
-// LSP lifecycle messages. `initialize` must carry the runtime's token (issue 11) before anything else is
+// LSP lifecycle messages. `initialize` must carry the runtime's token before anything else is
 // served — the protocol version is not even revealed without it. `exit` closes only this client's
 // connection: the runtime is shared by every window and CLI run of the store and keeps its turns running.
 import { timingSafeEqual } from 'node:crypto';
@@ -24,7 +24,7 @@ export function registerLifecycle(ctx: RuntimeContext, client: ClientConnection)
         "The runtime's token is missing or wrong: only the user who owns the store can connect (its runtime.token file).");
     }
     if (options?.protocolVersion !== PROTOCOL_VERSION) {
-      // DESIGN §2: after an extension update, an idle runtime of the old version makes way (the client
+      // docs/design.md §2: after an extension update, an idle runtime of the old version makes way (the client
       // then starts its own); one with running work stays until that work is done.
       const replacing = ctx.turns.count === 0 && !ctx.forks.busy;
       if (replacing) setTimeout(() => ctx.stop(`replaced: a client speaks protocol ${String(options?.protocolVersion)}`), 100);

@@ -6,7 +6,7 @@ import { mcpHub } from '../mcp/hub';
 import type { RuntimeContext } from '../runtimeContext';
 
 export function registerList(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(sessionList.method, (params: { root?: string } | undefined) => {
+  client.handle(sessionList, params => {
     const sessions: SessionSummary[] = ctx.store
       .listHeaders()
       .filter(header => !params?.root || header.root === params.root)

@@ -1,4 +1,4 @@
-// model/list, model/chat and model/cancel: the Chat view's models and language-model requests (DESIGN §5),
+// model/list, model/chat and model/cancel: the Chat view's models and language-model requests (docs/design.md §5),
 // sent through the runtime's one client. The body comes from request.ts like a session's (cache breakpoints included),
 // the retry loop is the turns' one, and the key is the one this client configured.
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
@@ -22,12 +22,12 @@ export function registerModelChat(_ctx: RuntimeContext, client: ClientConnection
   client.rpc.onClose(() => {
     for (const abort of running.values()) abort.abort();
   });
-  client.rpc.onRequest(modelCancel.method, (params: { requestId: string }) => {
+  client.handle(modelCancel, params => {
     const abort = running.get(params?.requestId);
     abort?.abort();
     return { cancelled: abort !== undefined };
   });
-  client.rpc.onRequest(modelList.method, async () => {
+  client.handle(modelList, async () => {
     const access = accessOf(client);
     if (!access) return { models: [], error: MISSING_KEY_MESSAGE };
     try {
@@ -36,7 +36,7 @@ export function registerModelChat(_ctx: RuntimeContext, client: ClientConnection
       return { models: [], error: `The endpoint lists no models: ${error instanceof Error ? error.message : String(error)}` };
     }
   });
-  client.rpc.onRequest(modelChat.method, async (params: ModelChatParams): Promise<ModelChatResult> => {
+  client.handle(modelChat, async (params: ModelChatParams): Promise<ModelChatResult> => {
     const problem = invalidParams(params);
     if (problem) throw new ResponseError(ErrorCodes.InvalidParams, `model/chat: ${problem}`);
     const access = accessOf(client);

@@ -23,19 +23,19 @@ import { closeInterruptedCalls } from '../fork/revive';
 import { parentSubagentHost } from '../fork/subagentHost';
 import type { RuntimeContext } from '../runtimeContext';
 import type { ModelAccess } from '../fork/forkContracts';
-import { BadRootError, createSession } from '../session/createSession';
-import { SessionNotFoundError } from '../session/sessionStore';
+import { createSession } from '../session/createSession';
 import type { Session } from '../session/session';
-import { TranscriptWriteError } from '../session/jsonl';
 import { ALL_TOOLS } from '../tools/registry';
 import { mcpHub } from '../mcp/hub';
+import { createForkSandbox } from '../sandbox/forkSandbox';
+import { SANDBOXED_TOOLS } from '../sandbox/sandboxForRun';
 import { mcpToolsOf } from '../mcp/mcpTools';
 
 export const MISSING_KEY_MESSAGE =
   'No Anthropic API key is set. Run "Fork: Set Anthropic API Key" or set ANTHROPIC_API_KEY.';
 
 export function registerSend(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(sessionSend.method, (params: SendParams) => handleSend(ctx, client, params));
+  client.handle(sessionSend, (params: SendParams) => handleSend(ctx, client, params));
 }
 
 async function handleSend(ctx: RuntimeContext, client: ClientConnection, params: SendParams): Promise<SendResult> {
@@ -46,7 +46,7 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
   const access = accessOf(client);
   if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
   const session = await openOrCreate(ctx, client, params);
-  // Held until the turn ends: idle eviction never makes a second copy of a session in use (issue 15).
+  // Held until the turn ends: idle eviction never makes a second copy of a session in use.
   const lease = ctx.store.holdLoaded(session.id)!;
   try {
     return await sendIn(ctx, client, params, access, session);
@@ -57,7 +57,7 @@ async function handleSend(ctx: RuntimeContext, client: ClientConnection, params:
 
 async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: SendParams, access: ModelAccess, session: Session): Promise<SendResult> {
   if (session.bootstrap || isForkTranscript(session.history())) {
-    // A fork runs only in the fork manager's loop, with the fork's tools and guard (DESIGN §4.5, §4.7).
+    // A fork runs only in the fork manager's loop, with the fork's tools and guard (docs/design.md §4.4, §4.6).
     throw new ResponseError(
       ErrorCodes.InvalidParams,
       `Session ${session.id} is a fork: continue it with fork/send (\`fork-agents send --fork ${session.id} "message"\`), not as a chat.`,
@@ -85,17 +85,17 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
     }));
   const references = Array.isArray(params.references) ? referenceBlocks(params.references) : [];
   let prompt;
-  try {
-    prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }, ...references] });
-  } catch (error) {
-    // A full disk: the prompt is not saved, so no turn starts; the session stays as it was.
-    if (error instanceof TranscriptWriteError) throw new ResponseError(ErrorCodes.InternalError, error.message);
-    throw error;
-  }
+  // A full disk throws TranscriptWriteError: the prompt is not saved, so no turn starts and the session stays
+  // as it was (the client gets InternalError with its message, src/runtime/protocolErrors.ts).
+  prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }, ...references] });
   emit({ type: 'turn_start', promptEntryId: prompt.id });
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };
   const billsBefore = session.bills.length;
+  // fork.sandbox.parent: the chat's own commands run sandboxed too, its folder writable, its .git not.
+  const sandbox = access.sandbox?.parent && !access.restricted
+    ? await createForkSandbox({ settings: access.sandbox, root: session.header.root, storeDir: ctx.store.storeDir, id: session.id })
+    : undefined;
   const outcome = await ctx.turns.run(session.id, async signal => {
     // The code as the prompt found it, before any tool changes it (checkpoint/codeAt.ts).
     const started = checkpointTurn(ctx.store.storeDir, session, 'turn-start');
@@ -104,7 +104,11 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
       session,
       model: createAnthropicClient(access),
       tools: toolsAfter(started, tools),
-      toolContext: { root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access) },
+      toolContext: {
+        root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: parentSubagentHost(ctx.forks, session, access, ctx.tournaments),
+        sandbox: sandbox?.commands, fileRules: sandbox?.fileRules,
+      },
+      sandboxedTools: sandbox?.commands ? SANDBOXED_TOOLS : undefined,
       approvalMode,
       compaction: access.compaction,
       beforeRequest: () => {
@@ -131,7 +135,7 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
     await started;
     await checkpointTurn(ctx.store.storeDir, session, 'turn-end', [...touched]);
     return ended;
-  });
+  }).finally(() => sandbox?.close());
   const lastEntryId = session.lastEntry()?.id;
   const error = outcome.stopReason === 'budget' ? { kind: 'budget', message: outcome.budgetReason ?? 'The chat reached its budget.' } : outcome.error;
   emit({ type: 'turn_end', stopReason: outcome.stopReason, error: outcome.error, lastEntryId });
@@ -148,22 +152,15 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
 }
 
 async function openOrCreate(ctx: RuntimeContext, client: ClientConnection, params: SendParams): Promise<Session> {
-  try {
-    if (params.sessionId) return await ctx.store.get(params.sessionId);
-    // A new chat lists the MCP servers' tools now: they stay fixed in its header (DESIGN §5).
-    const mcp = await mcpHub.definitionsFor(client.config.mcpServers ?? []);
-    return await createSession(ctx.store, {
-      mcp,
-      root: params.root,
-      title: params.prompt.split('\n', 1)[0],
-      settings: sessionSettings(client, params.model),
-    });
-  } catch (error) {
-    if (error instanceof SessionNotFoundError || error instanceof BadRootError) {
-      throw new ResponseError(ErrorCodes.InvalidParams, error.message);
-    }
-    throw error;
-  }
+  if (params.sessionId) return ctx.store.get(params.sessionId);
+  // A new chat lists the MCP servers' tools now: they stay fixed in its header (docs/design.md §5).
+  const mcp = await mcpHub.definitionsFor(client.config.mcpServers ?? []);
+  return createSession(ctx.store, {
+    mcp,
+    root: params.root,
+    title: params.prompt.split('\n', 1)[0],
+    settings: sessionSettings(client, params.model),
+  });
 }
 
 function emitEntry(client: ClientConnection, sessionId: string, turnId: string, entry: Entry): void {
@@ -172,7 +169,7 @@ function emitEntry(client: ClientConnection, sessionId: string, turnId: string, 
 
 /**
  * A new session's model settings, fixed in its header: forks copy them, so they keep the parent's
- * thinking config and cache TTL (DESIGN §4.6: a different TTL or thinking setting is a different cache entry).
+ * thinking config and cache TTL (docs/design.md §4.5: a different TTL or thinking setting is a different cache entry).
  */
 function sessionSettings(client: ClientConnection, picked: unknown): ModelSettings {
   const { model, maxTokens, thinkingBudgetTokens, cacheTtl } = client.config;

@@ -10,7 +10,7 @@ import type { RuntimeContext } from '../runtimeContext';
 import { SessionNotFoundError } from '../session/sessionStore';
 
 export function registerSessionRewind(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(sessionRewind.method, async (params: RewindParams): Promise<RewindResult> => {
+  client.handle(sessionRewind, async (params: RewindParams): Promise<RewindResult> => {
     const invalid = (message: string) => new ResponseError(ErrorCodes.InvalidParams, message);
     if (typeof params?.sessionId !== 'string') throw invalid('session/rewind needs a sessionId string.');
     if (params.undo !== undefined && typeof params.undo !== 'boolean') throw invalid('undo must be true or false.');

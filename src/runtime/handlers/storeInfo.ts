@@ -5,5 +5,5 @@ import type { RuntimeContext } from '../runtimeContext';
 import { storeUsage } from '../session/retention';
 
 export function registerStoreInfo(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(storeInfo.method, () => storeUsage(ctx.store));
+  client.handle(storeInfo, () => storeUsage(ctx.store));
 }

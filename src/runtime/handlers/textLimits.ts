@@ -1,4 +1,4 @@
-// Caps on what a client may send as one prompt, directive or message (issue 11 item 12): a 64 MB prompt
+// Caps on what a client may send as one prompt, directive or message: a 64 MB prompt
 // once grew the runtime to 568 MB. Refused with the size and the limit before anything is stored.
 import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
 

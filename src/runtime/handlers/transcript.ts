@@ -1,6 +1,5 @@
 // session/transcript: the header and active history of one session, with what each response cost.
-// session/cache: the cache explorer of one session (issue 14).
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+// session/cache: the cache explorer of one session.
 import { priceFor, priceRequest, priceRequests } from '../../common/pricing';
 import type { CostFigures } from '../../common/pricing';
 import { sessionCache, sessionTranscript } from '../../common/protocol/runtime';
@@ -8,24 +7,18 @@ import type { TranscriptResult } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';
 import type { Session } from '../session/session';
-import { SessionNotFoundError } from '../session/sessionStore';
 
 export function registerTranscript(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(sessionTranscript.method, async (params: { sessionId: string }): Promise<TranscriptResult> => {
+  client.handle(sessionTranscript, async (params): Promise<TranscriptResult> => {
     const session = await sessionOf(ctx, params?.sessionId);
     const entries = [...session.history()];
     return { header: session.header, entries, running: ctx.turns.isRunning(session.id), costs: costsOf(ctx, session), spent: session.spent };
   });
-  client.rpc.onRequest(sessionCache.method, async (params: { sessionId: string }) => ({ steps: ctx.forks.cacheStepsOf(await sessionOf(ctx, params?.sessionId)) }));
+  client.handle(sessionCache, async params => ({ steps: ctx.forks.cacheStepsOf(await sessionOf(ctx, params?.sessionId)) }));
 }
 
 async function sessionOf(ctx: RuntimeContext, id: string | undefined): Promise<Session> {
-  try {
-    return await ctx.store.get(String(id));
-  } catch (error) {
-    if (error instanceof SessionNotFoundError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
-    throw error;
-  }
+  return ctx.store.get(String(id));
 }
 
 function costsOf(ctx: RuntimeContext, session: Session): TranscriptResult['costs'] {

@@ -6,7 +6,7 @@ import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';
 
 export function registerWorktreeList(ctx: RuntimeContext, client: ClientConnection): void {
-  client.rpc.onRequest(worktreeList.method, (params: { root?: string } | undefined) => {
+  client.handle(worktreeList, params => {
     if (params?.root !== undefined && typeof params.root !== 'string') throw new ResponseError(ErrorCodes.InvalidParams, 'root must be a folder path.');
     return ctx.forks.janitor.list(params?.root);
   });

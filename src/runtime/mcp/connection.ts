@@ -84,8 +84,10 @@ export class McpConnection {
     this.connecting = undefined;
     if (why) this.stoppedWhy = why;
     if (this.state === 'running' || this.state === 'starting') this.state = 'not-started';
+    // Safe to drop: stopping a server whose transport already failed: it is stopped either way.
     await client?.close().catch(() => undefined);
     // A start under way when it was stopped: end what it started too.
+    // Safe to drop: a start that failed has nothing to close; its failure was reported by the start itself.
     if (connecting) await connecting.then(started => started.close(), () => undefined).catch(() => undefined);
     this.transport = undefined;
   }
@@ -129,6 +131,7 @@ export class McpConnection {
     } catch (error) {
       this.lastError = `could not start: ${message(error)}`;
       this.state = 'failed';
+      // Safe to drop: already failed (reported just above): closing is best effort.
       await client.close().catch(() => undefined);
       throw new Error(`MCP server "${this.config.name}" ${this.lastError}`);
     }

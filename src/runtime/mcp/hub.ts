@@ -1,4 +1,4 @@
-// The runtime's MCP servers (DESIGN §5): one connection per configured server, shared by every session
+// The runtime's MCP servers (docs/design.md §5): one connection per configured server, shared by every session
 // and fork. A new session's header fixes the tool definitions the servers offer at its start
 // (`mcp__<server>__<tool>`, sorted); later calls go to whatever server of that name is configured then.
 // Configurations come from the clients (runtime/configure) and are never written to disk (env and headers

@@ -1,5 +1,5 @@
 // A session's MCP tools: the `mcp__<server>__<tool>` definitions its header fixed at start, each run
-// through the runtime's hub. Approval (DESIGN §5): asked in ask and auto-edit mode unless the server is
+// through the runtime's hub. Approval (docs/design.md §5): asked in ask and auto-edit mode unless the server is
 // trusted (`fork.mcp.trusted`); a tool the server marks readOnlyHint is asked in ask mode only. In
 // Restricted Mode an MCP tool counts as a command whatever its server says, so the policy refuses it.
 import type { ToolCategory } from '../../common/approval';

@@ -1,4 +1,4 @@
-// The only importer of @anthropic-ai/sdk (DESIGN §2). Streams one request and maps SDK errors to
+// The only importer of @anthropic-ai/sdk (docs/design.md §2). Streams one request and maps SDK errors to
 // ModelError kinds the chat can explain. Retries are the agent loop's job (it reports them).
 import Anthropic from '@anthropic-ai/sdk';
 import type { ErrorInfo } from '../../common/agentEvents';
@@ -34,7 +34,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         stream.on('streamEvent', (_event, snapshot) => (billed = toUsage(snapshot.usage, ttl)));
         stream.on('text', delta => handlers.onText(delta));
         stream.on('thinking', delta => handlers.onThinking(delta));
-        // message_start: from here the request's cache writes are readable by others (DESIGN §4.6).
+        // message_start: from here the request's cache writes are readable by others (docs/design.md §4.5).
         stream.on('streamEvent', event => event.type === 'message_start' && handlers.onStart?.());
         const final = await stream.finalMessage();
         return {

@@ -1,4 +1,4 @@
-// Amazon Bedrock and Google Vertex AI behind the same ModelClient (DESIGN §5): their Anthropic SDKs speak
+// Amazon Bedrock and Google Vertex AI behind the same ModelClient (docs/design.md §5): their Anthropic SDKs speak
 // each cloud's wire format and auth (AWS credential chain + region; Google application-default
 // credentials + project + region). Sessions record Anthropic model ids; modelIds.ts maps them per provider.
 import Anthropic from '@anthropic-ai/sdk';

@@ -45,7 +45,7 @@ export class JsonlWriter {
   private committedBytes: number;
 
   constructor(readonly file: string) {
-    // Transcripts hold code and pasted secrets: 0600 from creation (issue 11).
+    // Transcripts hold code and pasted secrets: 0600 from creation.
     this.fd = openPrivateFile(file, 'a');
     this.committedBytes = fs.fstatSync(this.fd).size;
   }

@@ -1,4 +1,4 @@
-// A selection of history named by index spans of its source list, never copied (issue 15): selecting,
+// A selection of history named by index spans of its source list, never copied: selecting,
 // closing and referencing the inherited history of a 60,000-entry parent then costs what the bounded parts
 // cost (the window's scan, the unsealed tail), not what the list holds. The list is built once, when a fork
 // first needs it (its first request, which reads every entry anyway).

@@ -2,6 +2,7 @@
 // fork status changes in commit order.
 import type { Budget } from '../../common/budget';
 import type { ForkSummary } from '../../common/forks';
+import type { SandboxState } from '../../common/sandbox';
 import type { LaunchPolicy } from '../policy';
 import type { Entry, SessionHeader, Usage } from '../../common/transcript';
 import type { ChainRange } from './segments';
@@ -41,17 +42,17 @@ export type SessionRecord =
   | { type: 'seal'; hash: string; count: number }
   /** Usage the provider billed for attempts that left no entry: cut, failed or cancelled after they started. */
   | { type: 'spend'; usage: Usage; time: string; why: string }
-  /** What a request that got a response looked like to the prompt cache (issue 14's explorer). */
+  /** What a request that got a response looked like to the prompt cache (the cache explorer). */
   | { type: 'request'; request: RequestRecord };
 
 /** A bootstrap's inherited entries, in order: ranges of the parent's sealed chain, or entries written here. */
 export type HistoryPart = ChainRange | { entries: Entry[] };
 
-/** Inherited history by reference (DESIGN §4.7 "Storage"): the chain's head segment and the parts taken. */
+/** Inherited history by reference (docs/design.md §3): the chain's head segment and the parts taken. */
 export interface HistoryRefs { head: string | null; parts: HistoryPart[] }
 
 /**
- * Everything a fork was launched with, written before its first request (DESIGN §4.7): revival resumes
+ * Everything a fork was launched with, written before its first request (docs/design.md §4.7): revival resumes
  * from this and the fork's own entries, never from the parent.
  */
 export interface ForkBootstrap {
@@ -82,6 +83,8 @@ export interface ForkStatus {
   /** The fork's budget as of this status (raised by a continue). */
   budget?: Budget;
   pausedReason?: string;
+  /** What its commands ran in on the run that ended here. */
+  sandbox?: SandboxState;
 }
 
 /** A file kept by reference in a checkpoint (too large to copy): what it looked like then. */

@@ -1,4 +1,4 @@
-// Deleting sessions and the history nobody references any more (issue 15). References are rebuilt from
+// Deleting sessions and the history nobody references any more. References are rebuilt from
 // the files every time, never kept as counters that a crash could leave wrong: a segment is kept while
 // the session that sealed it exists or a fork's bootstrap reaches it (its chain from the named head back
 // to the lowest position it takes). Deletion removes the session file first, then sweeps: a crash in

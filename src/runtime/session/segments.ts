@@ -1,4 +1,4 @@
-// Sealed history segments (DESIGN §4.7 "Storage"): <store>/segments/<sha256>.seg, written once, never
+// Sealed history segments (docs/design.md §3): <store>/segments/<sha256>.seg, written once, never
 // rewritten. A segment is a header line {v, prev, base, count, owner} and `count` entry lines; its name is
 // the sha256 of its bytes. `prev` chains a session's segments the way commits chain, so one head hash
 // names a session's whole sealed history and a fork's bootstrap can name what it inherits by hash (plus
@@ -36,7 +36,7 @@ export class SegmentStore {
 
   constructor(storeDir: string) {
     this.dir = path.join(storeDir, 'segments');
-    // Segments hold the same history as transcripts: the user's alone, like the rest of the store (issue 11).
+    // Segments hold the same history as transcripts: the user's alone, like the rest of the store.
     ensurePrivateDir(this.dir);
   }
 

@@ -53,7 +53,7 @@ export class Session {
   private viewList: Entry[] = [];
   /** A fork created here: its inherited entries as spans of the parent's history, built into `viewList` on first use. */
   private lazyInherited?: { inherited: Picked; closing: Entry };
-  /** The request view (DESIGN §4.1, issue 6), derived from `view` and cached until it changes. */
+  /** The request view (docs/design.md §3), derived from `view` and cached until it changes. */
   private requestView?: readonly Entry[];
   /** Known: the view holds no summary, so the request view is the view itself (no scan). */
   private noSummary = true;
@@ -209,7 +209,7 @@ export class Session {
     // A session written before segments existed has one long unsealed tail: the first fork seals it.
     if (!this.closed && (this.view.length - this.sealed > SEAL_ENTRIES || this.tailBytes >= SEAL_BYTES)) this.trySealTail();
     const parts: HistoryPart[] = [];
-    // Spans of this session's own history map through the chain runs: no per-entry work (issue 15).
+    // Spans of this session's own history map through the chain runs: no per-entry work.
     if (selection instanceof Picked && selection.source === this.viewList && !this.lazyInherited) {
       for (const span of selection.spans) this.spanRefs(span, parts);
       return { head: this.head, parts };
@@ -270,7 +270,7 @@ export class Session {
 
   /**
    * A fork's requests keep the parent's latest request's cache breakpoints until the fork has answered
-   * once, so its first request repeats the parent's bytes exactly (DESIGN §4.6). Not after the fork
+   * once, so its first request repeats the parent's bytes exactly (docs/design.md §4.5). Not after the fork
    * compacted itself: its request view no longer starts with the inherited entries.
    */
   inheritedBreakpointsEnd(): ForkFirstRequest | undefined {

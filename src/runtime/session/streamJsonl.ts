@@ -1,4 +1,4 @@
-// Reads a JSON-lines file as a stream (issue 15): a session of tens of MB is parsed a chunk at a time, so
+// Reads a JSON-lines file as a stream: a session of tens of MB is parsed a chunk at a time, so
 // the runtime's event loop keeps serving forks that stream meanwhile. Same rules as readJsonl: a torn last
 // line was never committed and is reported, not parsed; an unparsable line is skipped and counted.
 import * as fs from 'node:fs';

@@ -1,4 +1,4 @@
-// The session's fixed system prompt and its startup-context entry (DESIGN §4.1). Both are rendered
+// The session's fixed system prompt and its startup-context entry (docs/design.md §3). Both are rendered
 // once when a session starts; forks reuse the exact strings so the cache prefix is shared.
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -1,15 +1,16 @@
 // The Agent tool: forks (inherit the conversation, run in the background) and regular subagents
 // (start fresh with their own prompt). Declared in every session, forks included, for cache parity.
 import { FORK_TURNS_FORMS, parseForkTurns } from '../../common/forkTurns';
-import { expectObject, optionalBoolean, optionalString, requireString } from './input';
+import { MAX_ATTEMPTS } from '../../common/tournament';
+import { expectObject, optionalBoolean, optionalInteger, optionalString, requireString } from './input';
 import type { AgentToolInput, Tool } from './types';
 import { ToolError } from './types';
 
 const NAME = 'Agent';
 const TYPES = ['fork', 'general-purpose', 'explore'] as const;
-const FIELDS = ['subagent_type', 'description', 'prompt', 'fork_turns', 'isolation', 'run_in_background'];
+const FIELDS = ['subagent_type', 'description', 'prompt', 'fork_turns', 'isolation', 'run_in_background', 'attempts'];
 
-/** One validation for the tool (DESIGN §4.2, §4.5); every rejection names the accepted forms. */
+/** One validation for the tool (docs/design.md §4.1, §4.4); every rejection names the accepted forms. */
 export function parseAgentInput(input: unknown): AgentToolInput {
   const fields = expectObject(NAME, input, FIELDS);
   const type = fields.subagent_type;
@@ -30,6 +31,9 @@ export function parseAgentInput(input: unknown): AgentToolInput {
   }
   const kind = (type ?? 'general-purpose') as AgentToolInput['subagent_type'];
   const background = optionalBoolean(NAME, fields, 'run_in_background');
+  const attempts = optionalInteger(NAME, fields, 'attempts', 1, MAX_ATTEMPTS);
+  if (attempts !== undefined && attempts > 1 && kind !== 'fork') throw new ToolError(`${NAME}: attempts is only accepted with subagent_type "fork".`);
+  if (attempts !== undefined && attempts > 1 && isolation === 'shared') throw new ToolError(`${NAME}: attempts need worktrees; leave isolation out or set it to "worktree".`);
   return {
     subagent_type: kind,
     description,
@@ -37,6 +41,7 @@ export function parseAgentInput(input: unknown): AgentToolInput {
     fork_turns: kind === 'fork' ? turns.value : undefined,
     isolation,
     run_in_background: kind === 'fork' || background === true,
+    ...(attempts !== undefined && attempts > 1 ? { attempts } : {}),
   };
 }
 
@@ -66,6 +71,10 @@ export const agentTool: Tool = {
         },
         isolation: { type: 'string', enum: ['worktree', 'shared'], description: 'Forks: own git worktree or the shared folder.' },
         run_in_background: { type: 'boolean', description: 'Regular subagents: return at once and report later.' },
+        attempts: {
+          type: 'integer', minimum: 1, maximum: MAX_ATTEMPTS,
+          description: 'Forks only: run the directive as a tournament of this many attempts, each in its own worktree, verified and compared; the user applies the best.',
+        },
       },
       required: ['description', 'prompt'],
       additionalProperties: false,

@@ -1,6 +1,7 @@
 // bash: run a shell command in the session root. The command gets its own process group so a timeout
 // or a cancel can kill everything it started (servers, `sleep`, watchers), not just the shell.
 import { spawn } from 'node:child_process';
+import { planCommand } from '../sandbox/commandPlan';
 import { randomUUID } from 'node:crypto';
 import { expectObject, optionalInteger, peekString, requireString, safeDescribe } from './input';
 import { CALL_MARKER, markedProcesses, signalAll } from './processTree';
@@ -86,14 +87,24 @@ function runCommand(command: string, timeoutMs: number, ctx: ToolContext): Promi
   return new Promise(resolve => {
     const output = new HeadTail(BASH_MAX_OUTPUT_CHARS / 2, BASH_MAX_OUTPUT_CHARS / 2);
     const callId = randomUUID();
-    const child = spawn('bash', ['-lc', command], {
+    const own = { ...ctx.env, PAGER: 'cat', GIT_PAGER: 'cat', [CALL_MARKER]: callId };
+    // Sandboxed: bwrap leads the group instead of bash, and the command sees only an allow-listed environment.
+    const plan = planCommand(ctx.sandbox, command, ctx.root, own);
+    if ('refused' in plan) {
+      resolve({ content: plan.refused, isError: true });
+      return;
+    }
+    const child = spawn(plan.file, plan.args, {
       cwd: ctx.root,
       detached: true, // a new process group, led by bash: -pid addresses all of it
-      stdio: ['ignore', 'pipe', 'pipe'], // no stdin: a command waiting for input sees EOF instead of hanging
-      env: { ...process.env, ...ctx.env, PAGER: 'cat', GIT_PAGER: 'cat', [CALL_MARKER]: callId },
+      // no stdin: a command waiting for input sees EOF instead of hanging; fds from 3 are the sandbox's (its seccomp program)
+      stdio: ['ignore', 'pipe', 'pipe', ...plan.stdio] as ['ignore', 'pipe', 'pipe'],
+      env: plan.env,
     });
+    plan.started();
     if (child.pid !== undefined) started.set(callId, child.pid);
-    // Background children stay in this group after bash exits: a fork ends them when it ends.
+    // Background children stay in this group after bash exits: a fork ends them when it ends. (In the
+    // sandbox they end with the command: its pid namespace goes when bash does.)
     if (child.pid !== undefined) ctx.onProcessGroup?.(child.pid);
     let stoppedBy: 'timeout' | 'cancel' | undefined;
     let exited = false;
@@ -127,8 +138,12 @@ function runCommand(command: string, timeoutMs: number, ctx: ToolContext): Promi
       else if (stoppedBy === 'cancel') notes.push('[Cancelled; the command and all its child processes were killed.]');
       else if (exitCode !== null) notes.push(`[Exit code: ${exitCode}]`);
       else notes.push(`[Killed by signal ${exitSignal ?? 'unknown'}]`);
+      if (exitCode !== 0 && !stoppedBy) {
+        const why = ctx.sandbox?.explain(text);
+        if (why) notes.push(why);
+      }
       const body = text === '' ? '(no output)' : text.replace(/\n$/, '');
-      finish({ content: `${body}\n\n${notes.join('\n')}`, isError: stoppedBy !== undefined || exitCode !== 0 });
+      finish({ content: `${body}\n\n${notes.join('\n')}`, isError: stoppedBy !== undefined || exitCode !== 0, exitCode: stoppedBy ? null : exitCode });
     };
 
     const terminate = (why: 'timeout' | 'cancel') => {

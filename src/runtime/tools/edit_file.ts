@@ -2,6 +2,7 @@
 // quote enough context that it cannot silently edit the wrong spot.
 import { expectObject, optionalBoolean, peekString, requireString, safeDescribe } from './input';
 import { assertGitWriteAllowed, writeApprovalCategory } from './gitGuard';
+import { assertFileAllowed } from './fileRules';
 import { resolveInsideRoot } from './pathGuard';
 import { readInsideRoot, writeInsideRoot } from './rootedFs';
 import { looksBinary } from './text';
@@ -71,8 +72,9 @@ export const editFileTool: Tool = {
     const replaceAll = optionalBoolean(NAME, fields, 'replace_all') ?? false;
     if (oldString === '') throw new ToolError('edit_file: old_string is empty; to create a file use write_file.');
     if (oldString === newString) throw new ToolError('edit_file: old_string and new_string are identical, so there is nothing to change.');
-    const { rel, root } = await resolveInsideRoot(ctx.root, userPath);
+    const { abs, rel, root } = await resolveInsideRoot(ctx.root, userPath);
     assertGitWriteAllowed(rel, ctx);
+    assertFileAllowed(abs, rel, ctx, 'write');
 
     const buffer = await readInsideRoot(root, rel, 'give a file path to edit.');
     if (looksBinary(buffer)) throw new ToolError(`${rel} looks like a binary file; edit_file only edits text.`);

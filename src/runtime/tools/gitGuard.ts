@@ -1,4 +1,4 @@
-// Writes that reach git's own files (issue 11 §2). `.git/config` can name programs git runs (core.fsmonitor,
+// Writes that reach git's own files. `.git/config` can name programs git runs (core.fsmonitor,
 // hooks, filters), and a worktree's `.git` file says where git looks for all of that; so a file tool writing
 // under any `.git` folder or file needs the approval a shell command needs, never just an edit's.
 import type { ToolCategory } from '../../common/approval';

@@ -1,5 +1,5 @@
 // Runs a regular expression (a compiled glob, or the grep fallback's pattern) on a worker thread with a
-// time budget per batch (issue 11 §12). JavaScript regexes backtrack: `^(a+)+$` on a line of a's, or a
+// time budget per batch. JavaScript regexes backtrack: `^(a+)+$` on a line of a's, or a
 // glob like `*a*a*a*a*a*a*a*a*a*a*b` on a long name, can run for minutes, and on the runtime's main thread
 // that would freeze every session. On a worker the main thread stays free, and a batch that overruns its
 // budget ends with Worker.terminate(), which interrupts even a regex in the middle of backtracking.

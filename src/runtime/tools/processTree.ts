@@ -1,5 +1,5 @@
 // Finding every process a bash call started, including those that left its process group (`setsid`,
-// daemons that double-fork) — issue 11 §11. Each call's processes carry an environment marker they
+// daemons that double-fork). Each call's processes carry an environment marker they
 // inherit whatever group or session they move to (the approach of Jenkins' ProcessTreeKiller); on Linux
 // /proc/<pid>/environ shows it. Elsewhere only the process group is reached.
 import * as fs from 'node:fs';

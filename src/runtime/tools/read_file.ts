@@ -2,6 +2,7 @@
 // flood the context. Streams the file so reading a window of a huge log stays cheap.
 import { expectObject, optionalInteger, peekString, requireString, safeDescribe } from './input';
 import { fsToolError } from './fsErrors';
+import { assertFileAllowed } from './fileRules';
 import { resolveInsideRoot } from './pathGuard';
 import { openForRead } from './rootedFs';
 import { looksBinary } from './text';
@@ -128,7 +129,8 @@ export const readFileTool: Tool = {
     const userPath = requireString(NAME, fields, 'path');
     const offset = optionalInteger(NAME, fields, 'offset', 1, Number.MAX_SAFE_INTEGER) ?? 1;
     const limit = Math.min(optionalInteger(NAME, fields, 'limit', 1, Number.MAX_SAFE_INTEGER) ?? READ_MAX_LINES, READ_MAX_LINES);
-    const { rel, root } = await resolveInsideRoot(ctx.root, userPath);
+    const { abs, rel, root } = await resolveInsideRoot(ctx.root, userPath);
+    assertFileAllowed(abs, rel, ctx, 'read');
 
     let window: Window;
     try {

@@ -1,4 +1,4 @@
-// File access that cannot be redirected out of the session root between the check and the use (issue 11 §4).
+// File access that cannot be redirected out of the session root between the check and the use.
 //
 // pathGuard.ts decides what a path means: its real path inside the root, every in-root symlink resolved.
 // Checking that and then opening the path string would be racy: a folder swapped for a symlink in
@@ -16,7 +16,7 @@
 // write is committed (the rename) and after a read opens, the handle's current path is checked to be
 // inside the root.
 //
-// Writes go to a new temporary file in the same folder, then rename over the target (issue 11 §5): a
+// Writes go to a new temporary file in the same folder, then rename over the target: a
 // hard link to a file outside the root is replaced by a new file, never written through.
 //
 // Elsewhere (macOS, Windows) there is no /proc: the last name is still opened with O_NOFOLLOW and writes
@@ -82,6 +82,7 @@ export class DirHandle {
   }
 
   async close(): Promise<void> {
+    // Safe to drop: closing a handle whose folder is gone: nothing is left open either way.
     await this.handle?.close().catch(() => undefined);
   }
 }
@@ -128,6 +129,7 @@ export async function openParent(realRoot: string, rel: string, create: boolean)
 }
 
 async function assertInside(dir: DirHandle, realRoot: string, rel: string): Promise<void> {
+  // Safe to drop: a folder whose path cannot be read is treated as moved: the check below refuses it.
   const now = await dir.currentPath().catch(() => undefined);
   if (now === undefined || !isInside(realRoot, now)) throw changed(rel);
 }
@@ -204,6 +206,7 @@ export async function writeInsideRoot(realRoot: string, rel: string, content: st
       await assertInside(dir, realRoot, rel);
       await fsp.rename(tempPath, dir.child(name));
     } catch (error) {
+      // Safe to drop: removing the temp file after a failed write: the write's error is rethrown below.
       await fsp.unlink(tempPath).catch(() => undefined);
       throw walkError(error, rel);
     }

@@ -22,6 +22,34 @@ export interface ToolContext {
   env?: Readonly<Record<string, string>>;
   /** Told the process group of every command started, so the fork can end what it leaves running. */
   onProcessGroup?(pgid: number): void;
+  /** Commands run inside this OS sandbox (src/runtime/sandbox/); absent: unsandboxed. */
+  sandbox?: CommandSandbox;
+  /** Paths the file tools may neither read nor write, the same the sandbox hides or keeps read-only. */
+  fileRules?: FileRules;
+}
+
+/** What one command spawns instead of `bash -lc`: a sandbox launcher, its whole environment and extra fds (from 3). */
+export interface CommandPlan {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  stdio: number[];
+  /** After spawn: descriptors handed to the child are closed here. */
+  started(): void;
+}
+
+export interface CommandSandbox {
+  /** `extraEnv`: the tool's own variables (fork ids, PORT, pager, call marker); the sandbox adds only an allow-list of the runtime's. */
+  plan(command: string, cwd: string, extraEnv: Record<string, string>): CommandPlan | { refused: string };
+  /** A note for the model when a failed command's output shows the sandbox stopped it. */
+  explain(output: string): string | undefined;
+}
+
+export interface FileRules {
+  /** Absolute real paths: nothing at or under them is read or written. */
+  denied: readonly string[];
+  /** Absolute real paths kept read-only (a worktree's `.git` pointer). */
+  readOnly: readonly string[];
 }
 
 export interface AgentToolInput {
@@ -31,6 +59,8 @@ export interface AgentToolInput {
   fork_turns?: ForkTurns;
   isolation?: 'worktree' | 'shared';
   run_in_background: boolean;
+  /** Forks only: more than 1 starts a tournament of that many attempts. */
+  attempts?: number;
 }
 
 export interface SubagentHost {
@@ -45,6 +75,8 @@ export interface ToolOutput {
   isError?: boolean;
   /** Root-relative paths the call read or changed, for file anchors in the chat. */
   files?: string[];
+  /** bash: the command's exit code; null when it was stopped (timeout, cancel) or killed by a signal. */
+  exitCode?: number | null;
 }
 
 export interface Tool {

@@ -75,6 +75,7 @@ async function openFileIn(dir: DirHandle, name: string): Promise<FileHandle | un
   } catch {
     return undefined;
   }
+  // Safe to drop: an entry gone since it was listed is skipped.
   const stat = await handle.stat().catch(() => undefined);
   if (stat?.isFile()) return handle;
   await handle.close();

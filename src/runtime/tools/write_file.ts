@@ -1,6 +1,7 @@
 // write_file: create or overwrite a whole file, creating missing parent folders.
 import { expectObject, peekString, requireString, safeDescribe } from './input';
 import { assertGitWriteAllowed, writeApprovalCategory } from './gitGuard';
+import { assertFileAllowed } from './fileRules';
 import { resolveInsideRoot } from './pathGuard';
 import { writeInsideRoot } from './rootedFs';
 import { ToolError } from './types';
@@ -43,9 +44,10 @@ export const writeFileTool: Tool = {
     const fields = expectObject(NAME, input, ['path', 'content']);
     const userPath = requireString(NAME, fields, 'path');
     const content = requireString(NAME, fields, 'content');
-    const { rel, root } = await resolveInsideRoot(ctx.root, userPath);
+    const { abs, rel, root } = await resolveInsideRoot(ctx.root, userPath);
     if (rel === '.') throw new ToolError('write_file needs a file path, not the workspace root.');
     assertGitWriteAllowed(rel, ctx);
+    assertFileAllowed(abs, rel, ctx, 'write');
 
     const { existed } = await writeInsideRoot(root, rel, content, { createFolders: true });
     const lines = countLines(content);

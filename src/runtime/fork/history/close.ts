@@ -1,4 +1,4 @@
-// Closing the boundary (DESIGN §4.4): the fork's history must be a valid conversation that ends with
+// Closing the boundary (docs/design.md §4.3): the fork's history must be a valid conversation that ends with
 // the directive. Unanswered calls get constant placeholder results; the directive rides in the same
 // user message (the API wants the results right after the calls). On thinking, the documented rule
 // (agent/cacheMinimums.ts): models that keep earlier thinking (Opus 4.5+, Sonnet 4.6+) keep it here too;

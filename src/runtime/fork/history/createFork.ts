@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Budget } from '../../../common/budget';
 import type { ForkTurns } from '../../../common/forkTurns';
+import type { ForkTournament } from '../../../common/tournament';
 import { forkTurnsToString } from '../../../common/forkTurns';
 import * as path from 'node:path';
 import type { ChildKind, ForkOrigin, ForkSummary, ForkWorktree, Isolation } from '../../../common/forks';
@@ -16,7 +17,7 @@ import { Picked } from '../../session/picked';
 import type { EntryList } from '../../session/picked';
 import type { HistorySnapshot } from '../../session/session';
 import { answeredEnd, closeSelection } from './close';
-import { renderDirective } from './directive';
+import { renderAttemptNote, renderDirective } from './directive';
 import { selectSpans, snapshotUpTo, windowSkipsSummary } from './select';
 
 export interface ForkSpec {
@@ -29,7 +30,7 @@ export interface ForkSpec {
   origin: ForkOrigin;
   name: string;
   callId?: string;
-  /** Spending limit (issue 14). */
+  /** Spending limit. */
   budget?: Budget;
   /** Chosen by the caller when it needs the id first (a worktree's branch carries it). */
   id?: string;
@@ -40,8 +41,12 @@ export interface ForkSpec {
   snapshot?: HistorySnapshot;
   /** What the launching client allowed; recorded in the bootstrap (absent: revival assumes ask). */
   policy?: LaunchPolicy;
+  /** The sandbox notice of its directive (sandbox/notice.ts), when its commands run sandboxed. */
+  sandboxNotice?: string[];
   /** Another model than the parent's: in the fork's header (its requests, revival) and its summary. */
   model?: string;
+  /** A tournament attempt: its note follows the directive, after the prefix the attempts share. */
+  tournament?: ForkTournament;
 }
 
 export function newForkId(): string {
@@ -51,23 +56,27 @@ export function newForkId(): string {
 /** With a worktree (already created), the fork's root and tools move into it and the directive says so. */
 export function createForkSession(store: SessionStore, spec: ForkSpec, worktree?: ForkWorktree): Session {
   // The committed history, compacted parts included (Fork from here may pick a message from before a
-  // compaction, DESIGN §4.3); what a fork inherits is the request view of the snapshot up to that point.
+  // compaction, docs/design.md §4.2); what a fork inherits is the request view of the snapshot up to that point.
   const taken = spec.snapshot ?? spec.parent.snapshot();
   // The parent's array only grows in place (a rewind replaces it): cut it back when it grew meanwhile.
   const entries = taken.length === taken.entries.length ? taken.entries : taken.entries.slice(0, taken.length);
   const root = worktree ? forkRootIn(worktree, spec.parent.header.root) : spec.parent.header.root;
   if (spec.kind === 'fork') {
-    // Selection and closing name spans of the request view, never copying it (issue 15); the parent's
+    // Selection and closing name spans of the request view, never copying it; the parent's
     // own request view is cached, so forking its current history does not rebuild it.
     const current = spec.atEntryId === undefined && entries === spec.parent.history();
     const snapshot = current ? spec.parent.entries() : requestViewOf(snapshotUpTo(entries, spec.atEntryId));
     // Unanswered prompts go before the window is counted, so "1" keeps one real turn when there is one.
     const selected = selectSpans(snapshot, answeredEnd(snapshot, entries), spec.turns);
-    const notice = worktree && { parentRoot: spec.parent.header.root, forkRoot: root };
-    const closed = closeSelection(selected, renderDirective(spec.directive, notice), entries);
-    // DESIGN §4.3: a numeric window never carries the compaction summary; the UIs say so.
+    const attempt = spec.tournament;
+    // A tournament's attempts differ only after the directive: each one's own root goes in its note.
+    const notice = worktree && { parentRoot: spec.parent.header.root, ...(attempt ? {} : { forkRoot: root }) };
+    const closed = closeSelection(selected, renderDirective(spec.directive, notice, spec.sandboxNotice), entries);
+    // docs/design.md §4.2: a numeric window never carries the compaction summary; the UIs say so.
     const summaryExcluded = windowSkipsSummary(snapshot, spec.turns);
-    return persist(store, spec, entries, { root, worktree, summaryExcluded }, closed.inherited, closed.closing.content);
+    const content = closed.closing.content;
+    const closing = attempt ? [...content, { type: 'text' as const, text: renderAttemptNote(attempt.attempt, attempt.of, attempt.hint, worktree && root) }] : content;
+    return persist(store, spec, entries, { root, worktree, summaryExcluded }, closed.inherited, closing);
   }
   // Regular subagents see no conversation, only the environment facts and their own prompt.
   const startup = entries.filter(entry => entry.kind === 'startup');
@@ -119,12 +128,13 @@ function persist(
     ...(spec.budget ? { budget: spec.budget } : {}),
     model: header.settings.model,
     ...(otherModel ? { parentModel: parentHeader.settings.model } : {}),
+    ...(spec.tournament ? { tournament: spec.tournament } : {}),
   };
   const closing: Entry = { id: newEntryId(), kind: 'prompt', time: now, message: { role: 'user', content: closingContent } };
-  // By reference to the parent's sealed segments (DESIGN §4.7 "Storage"): the bootstrap stays small.
+  // By reference to the parent's sealed segments (docs/design.md §3): the bootstrap stays small.
   const history = spec.parent.historyRefs(inherited);
   const bootstrap = { fork, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId, policy: spec.policy };
-  // Written before the first request, with the header, in one flush (DESIGN §4.7 "Bootstrap record").
+  // Written before the first request, with the header, in one flush (docs/design.md §4.7).
   const session = store.create(header, [Session.bootstrapRecord(bootstrap, history ? [] : inherited.toArray(), history)]);
   session.applyBootstrap(bootstrap, inherited);
   return session;

@@ -1,4 +1,4 @@
-// The fork directive and its boilerplate (DESIGN §4.5). Constant texts: no ids, no times, so sibling
+// The fork directive and its boilerplate (docs/design.md §4.4). Constant texts: no ids, no times, so sibling
 // forks from one point share their whole prompt prefix up to the directive itself.
 import type { Entry, Message } from '../../../common/transcript';
 
@@ -8,9 +8,10 @@ export const NOT_EXECUTED_RESULT = 'Not executed in this fork — the parent own
 export const NESTED_FORK_ERROR =
   'Cannot fork: you are already a forked worker. Execute your directive directly instead of starting another fork.';
 
-export interface WorktreeNotice { parentRoot: string; forkRoot: string }
+/** `forkRoot` absent: a tournament attempt, whose root rides in its note so the attempts' directives stay identical. */
+export interface WorktreeNotice { parentRoot: string; forkRoot?: string }
 
-export function renderDirective(directive: string, worktree?: WorktreeNotice): string {
+export function renderDirective(directive: string, worktree?: WorktreeNotice, sandbox?: string[]): string {
   const lines = [
     `<${FORK_BOILERPLATE_TAG}>`,
     'You are a forked worker, not the main agent. The conversation above is inherited from the parent agent.',
@@ -32,7 +33,9 @@ export function renderDirective(directive: string, worktree?: WorktreeNotice): s
     lines.push(
       '',
       'Worktree notice: you work in a separate git worktree.',
-      `- The parent's root is ${worktree.parentRoot}; yours is ${worktree.forkRoot}.`,
+      worktree.forkRoot === undefined
+        ? `- The parent's root is ${worktree.parentRoot}; yours is named in the attempt note below.`
+        : `- The parent's root is ${worktree.parentRoot}; yours is ${worktree.forkRoot}.`,
       '- Translate inherited paths from the parent\'s root to yours.',
       '- Re-read files before editing them: the parent may have changed them since.',
       '- Your changes stay in your worktree; the user reviews and applies them.',
@@ -40,8 +43,22 @@ export function renderDirective(directive: string, worktree?: WorktreeNotice): s
       '  $FORK_AGENTS_PORT_BASE (environment variables of your commands). What your commands leave running ends with you.',
     );
   }
+  if (sandbox) lines.push('', ...sandbox);
   lines.push(`</${FORK_BOILERPLATE_TAG}>`, '', `DIRECTIVE: ${directive}`);
   return lines.join('\n');
+}
+
+/**
+ * What differs per tournament attempt. It rides in its own block after the directive, so the attempts'
+ * requests are byte-identical up to and including the directive (the shared, cached prefix) and differ
+ * only in this short tail.
+ */
+export function renderAttemptNote(attempt: number, of: number, hint?: string, forkRoot?: string): string {
+  // Short: every attempt pays for this tail uncached.
+  const parts = [`Attempt ${attempt} of ${of}; the others do the same directive in their own worktrees and are compared with yours.`];
+  if (forkRoot) parts.push(`Your root: ${forkRoot}`);
+  if (hint) parts.push(`Approach: ${hint}`);
+  return `<fork-attempt>${parts.join('\n')}</fork-attempt>`;
 }
 
 /** A session is a fork when any of its user messages carries the boilerplate. */

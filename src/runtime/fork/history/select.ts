@@ -1,4 +1,4 @@
-// History selection (DESIGN §4.3): which committed parent entries a fork inherits.
+// History selection (docs/design.md §4.2): which committed parent entries a fork inherits.
 // Entries are deep-frozen and shared by reference: a fork copies nothing it does not change.
 import type { ForkTurns } from '../../../common/forkTurns';
 import type { Entry } from '../../../common/transcript';

@@ -1,4 +1,4 @@
-// What deleting a worktree fork (or the chat it came from) does to its worktree (issue 15): a user deleting
+// What deleting a worktree fork (or the chat it came from) does to its worktree: a user deleting
 // a fork wants it gone, so its worktree and branch go with it — unless they hold work the user would lose.
 // Changes never applied (nor kept on the branch) refuse the delete with the files named; `force` discards
 // them. A branch the user kept (`keep`) is the user's: the worktree goes, the branch stays.

@@ -1,4 +1,4 @@
-// Blocks of ports for running forks (issue 13): each running fork holds one block of the configured range
+// Blocks of ports for running forks: each running fork holds one block of the configured range
 // that no other running fork of this runtime holds, and whose first port nothing on the machine listens
 // on right now. Its tools get the block as FORK_AGENTS_PORT_BASE (and PORT), so parallel dev servers
 // do not collide.

@@ -1,4 +1,4 @@
-// What one run of a fork needs around its agent loop (issue 13): the per-fork environment of its tool
+// What one run of a fork needs around its agent loop: the per-fork environment of its tool
 // processes (ids, roots, a block of ports), the preparation of a new worktree (ignored files, links,
 // setup commands) that its first tool call waits for, and the end of whatever those processes left
 // running. The fork manager creates one per run.
@@ -9,7 +9,7 @@ import type { ForkSetupState, ForkSummary, ForkWorktree } from '../../../common/
 import type { WorktreeOptions } from '../../../common/worktreeOptions';
 import { DEFAULT_SETUP_TIMEOUT_MS, WORKTREE_INCLUDE_FILE } from '../../../common/worktreeOptions';
 import type { Session } from '../../session/session';
-import type { Tool, ToolOutput } from '../../tools/types';
+import type { CommandSandbox, Tool, ToolOutput } from '../../tools/types';
 import type { PortBlocks } from './forkPorts';
 import { ProcessGroups } from './processGroups';
 import { runSetupCommand } from './setupCommand';
@@ -34,6 +34,8 @@ export interface WorkspaceDeps {
   /** Preparation failed: the fork must stop with this reason. */
   failed(reason: string): void;
   signal: AbortSignal;
+  /** The fork's sandbox: setup commands run in it like the fork's own. */
+  sandbox?: CommandSandbox;
 }
 
 export class ForkWorkspace {
@@ -101,6 +103,7 @@ export class ForkWorkspace {
 
   /** Ends what the fork's processes left running and gives its ports back; returns how many processes ended. */
   async end(): Promise<number> {
+    // Safe to drop: its failure was reported to the fork when it happened; ending only waits for it to settle.
     await this.preparation?.catch(() => undefined);
     const ended = await this.groups.endAll();
     this.deps.ports.release(this.deps.summary.id);
@@ -150,7 +153,7 @@ export class ForkWorkspace {
         const result = await runSetupCommand({
           command, cwd: worktree.path, env: this.env, timeoutMs: options?.setupTimeoutMs ?? DEFAULT_SETUP_TIMEOUT_MS, signal: this.deps.signal,
           onOutput: text => emit({ type: 'setup_output', text }),
-          onProcessGroup: pgid => this.groups.add(pgid),
+          onProcessGroup: pgid => this.groups.add(pgid), sandbox: this.deps.sandbox,
         });
         results.push(result);
         emit({ type: 'setup_end', command, exitCode: result.exitCode, timedOut: result.timedOut, durationMs: result.durationMs });

@@ -1,4 +1,4 @@
-// Where a new fork works (DESIGN §4.8): its own git worktree — the default for forks inside a git
+// Where a new fork works (docs/design.md §4.8): its own git worktree — the default for forks inside a git
 // repository — or the parent's folder ("shared"). Explicit worktree isolation outside git is refused.
 import * as fs from 'node:fs';
 import type { ChildKind, ForkWorktree, Isolation } from '../../../common/forks';

@@ -1,7 +1,9 @@
-// One setup command of a fork's worktree (issue 13): `bash -lc` in the worktree, with the fork's
+// One setup command of a fork's worktree: `bash -lc` in the worktree, with the fork's
 // environment, in its own process group (recorded, so whatever it leaves running ends with the fork),
 // output streamed as it comes and its tail kept for the transcript and for a failure's reason.
 import { spawn } from 'node:child_process';
+import { planCommand } from '../../sandbox/commandPlan';
+import type { CommandSandbox } from '../../tools/types';
 
 export interface SetupRun {
   command: string;
@@ -11,6 +13,8 @@ export interface SetupRun {
   signal: AbortSignal;
   onOutput(text: string): void;
   onProcessGroup(pgid: number): void;
+  /** The fork's sandbox: setup runs under the same rules as its commands. */
+  sandbox?: CommandSandbox;
 }
 
 export interface SetupResult {
@@ -33,12 +37,19 @@ export function runSetupCommand(run: SetupRun): Promise<SetupResult> {
     let tail = '';
     let timedOut = false;
     let settled = false;
-    const child = spawn('bash', ['-lc', run.command], {
+    const own = { ...run.env, PAGER: 'cat', GIT_PAGER: 'cat' };
+    const plan = planCommand(run.sandbox, run.command, run.cwd, own);
+    if ('refused' in plan) {
+      resolve({ command: run.command, exitCode: null, timedOut: false, cancelled: false, durationMs: 0, tail: plan.refused });
+      return;
+    }
+    const child = spawn(plan.file, plan.args, {
       cwd: run.cwd,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...run.env, PAGER: 'cat', GIT_PAGER: 'cat' },
+      stdio: ['ignore', 'pipe', 'pipe', ...plan.stdio] as ['ignore', 'pipe', 'pipe'], // fds from 3: the sandbox's
+      env: plan.env,
     });
+    plan.started();
     if (child.pid !== undefined) run.onProcessGroup(child.pid);
     const kill = () => {
       if (child.pid === undefined || child.exitCode !== null) return;

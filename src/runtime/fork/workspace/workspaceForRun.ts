@@ -11,6 +11,7 @@ import type { WorktreeOptions } from '../../../common/worktreeOptions';
 import type { PortBlocks } from './forkPorts';
 import type { ForkRun } from '../trackedFork';
 import { ForkWorkspace } from './forkWorkspace';
+import type { CommandSandbox } from '../../tools/types';
 
 export interface WorkspaceForRunDeps {
   store: SessionStore;
@@ -21,6 +22,7 @@ export interface WorkspaceForRunDeps {
   /** The summary changed: tell the clients. */
   changed(): void;
   controller: AbortController;
+  sandbox?: CommandSandbox;
 }
 
 export function workspaceForRun(run: ForkRun, session: Session, deps: WorkspaceForRunDeps): ForkWorkspace {
@@ -32,6 +34,7 @@ export function workspaceForRun(run: ForkRun, session: Session, deps: WorkspaceF
       deps.changed();
     },
     failed: () => deps.controller.abort(),
+    sandbox: deps.sandbox,
   });
 }
 

@@ -1,4 +1,4 @@
-// What the user does with a worktree fork when it ends (DESIGN §4.8): review its changes, apply them to
+// What the user does with a worktree fork when it ends (docs/design.md §4.8): review its changes, apply them to
 // the main working tree, keep its branch, or discard it. The git work is in ../git; this checks the
 // fork's state and records the outcome on its summary.
 import type { ForkSummary, ForkWorktree } from '../../../common/forks';

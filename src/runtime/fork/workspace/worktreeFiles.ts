@@ -1,4 +1,4 @@
-// Ignored files a new fork worktree gets on request (issue 13): what `.worktreeinclude` (gitignore syntax,
+// Ignored files a new fork worktree gets on request: what `.worktreeinclude` (gitignore syntax,
 // at the top of the repository) and the fork.worktree.include setting list is copied from the main
 // working tree; what fork.worktree.link lists is linked instead. Nothing ignored arrives unlisted, so
 // secrets never spread by default. Copies keep file modes; symlinks stay symlinks, and one that would
@@ -93,6 +93,7 @@ async function sortByType(repoTop: string, files: string[]): Promise<{ regular: 
   const symlinks: string[] = [];
   const modes = new Map<string, number>();
   await eachLimited(files, 32, async file => {
+    // Safe to drop: a file gone since git listed it has nothing to copy: no stat, skipped.
     const stat = await fs.lstat(path.join(repoTop, file)).catch(() => undefined);
     if (stat?.isSymbolicLink()) symlinks.push(file);
     else if (stat?.isFile()) {
@@ -149,6 +150,7 @@ async function linkFolders(request: WorktreeFilesRequest, outcome: WorktreeFiles
       outcome.skipped.push(`${raw} (link: not a folder inside the repository)`);
       continue;
     }
+    // Safe to drop: a missing source is reported below as not linked; no stat is that answer.
     const stat = await fs.lstat(source).catch(() => undefined);
     if (!stat?.isDirectory()) {
       outcome.skipped.push(`${folder} (link: no such folder in the main working tree)`);
@@ -160,6 +162,7 @@ async function linkFolders(request: WorktreeFilesRequest, outcome: WorktreeFiles
       continue;
     }
     const target = path.join(request.worktree, folder);
+    // Safe to drop: no stat: nothing is in the way of the link.
     if (await fs.lstat(target).catch(() => undefined)) {
       outcome.skipped.push(`${folder} (link: already exists in the worktree)`);
       continue;

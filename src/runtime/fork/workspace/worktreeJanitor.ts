@@ -1,4 +1,4 @@
-// Start-up pruning of fork worktrees (DESIGN §4.8) for every repository this store's sessions work in,
+// Start-up pruning of fork worktrees (docs/design.md §4.8) for every repository this store's sessions work in,
 // and the record of what was pruned or kept, for `worktree/list`.
 import * as fs from 'node:fs';
 import type { WorktreeListing } from '../../../common/protocol/forks';

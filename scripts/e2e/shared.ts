@@ -1,0 +1,62 @@
+// One chromium for a whole mocha run of the UI checks instead of one per test file: `--require
+// out/test/e2e/sharedWorkbench.js` turns sharing on (npm test, npm run test:ui); a file run on its own
+// launches its own, as before. Each window still gets a browser context (profile, storage) of its own.
+//
+// Each file keeps its own code-server. One server for every file would need each window's extension host to
+// get its file's environment (store, endpoint, key); VS Code hands a window the URL payload's
+// `extensionEnvironment` only with the smoke-test driver enabled, and that driver also turns off
+// notification toasts and dialogs, which the UI checks look at.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+
+// Running as root in a container: no sandbox, no GPU, nothing that phones home.
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+interface SharedState {
+  home: string;
+  browser?: Promise<Browser>;
+}
+
+let shared: SharedState | undefined;
+
+/** Turns sharing on for this process (the mocha root hook plugin calls it). */
+export function shareWorkbench(): void {
+  shared ??= { home: fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-chromium-')) };
+}
+
+export function sharing(): boolean {
+  return shared !== undefined;
+}
+
+/** The one chromium, launched on first use. */
+export function sharedBrowser(chromiumPath: string): Promise<Browser> {
+  if (!shared) throw new Error('sharing is off: call shareWorkbench() first');
+  shared.browser ??= chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    env: { ...process.env, HOME: shared.home } as Record<string, string>,
+  });
+  return shared.browser;
+}
+
+/** Closes the shared chromium (after the last file). */
+export async function closeSharedWorkbench(): Promise<void> {
+  if (!shared) return;
+  const { browser, home } = shared;
+  shared = undefined;
+  await (await browser?.catch(() => undefined))?.close().catch(() => undefined);
+  fs.rmSync(home, { recursive: true, force: true, maxRetries: 3 });
+}

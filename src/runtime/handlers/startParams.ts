@@ -1,0 +1,42 @@
+// What fork/start and tournament/start both check of their parameters, and the fork spec they build.
+import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import type { Budget } from '../../common/budget';
+import { parseBudget } from '../../common/budget';
+import type { ForkTurns } from '../../common/forkTurns';
+import { parseForkTurns } from '../../common/forkTurns';
+import type { ForkStartParams } from '../../common/protocol/forks';
+import { checkTextSize } from './textLimits';
+import { shortText } from '../../common/forkDisplay';
+
+export interface CheckedStart {
+  directive: string;
+  turns: ForkTurns;
+  budget?: Budget;
+  name: string;
+  origin: 'user' | 'message';
+}
+
+export const invalidParams = (message: string) => new ResponseError(ErrorCodes.InvalidParams, message);
+
+export function checkStartParams(method: string, params: Omit<ForkStartParams, 'model' | 'isolation'>): CheckedStart {
+  if (typeof params?.directive !== 'string' || params.directive.trim() === '') throw invalidParams(`${method} needs a non-empty directive.`);
+  checkTextSize('directive', params.directive);
+  if (typeof params.sessionId !== 'string') throw invalidParams(`${method} needs a sessionId string.`);
+  if (params.atEntryId !== undefined && typeof params.atEntryId !== 'string') throw invalidParams('atEntryId must be a string.');
+  if (params.name !== undefined && params.name !== null && typeof params.name !== 'string') {
+    throw invalidParams(`name must be a string (got ${Array.isArray(params.name) ? 'an array' : typeof params.name}).`);
+  }
+  const turns = parseForkTurns(params.forkTurns, 'user');
+  if (!turns.ok) throw invalidParams(turns.error);
+  const budget = params.budget === undefined ? undefined : parseBudget(params.budget);
+  if (budget && !budget.ok) throw invalidParams(`budget: ${budget.error}`);
+  return {
+    directive: params.directive.trim(), turns: turns.value, budget: budget?.ok ? budget.value : undefined,
+    name: params.name?.trim() || defaultName(params.directive), origin: params.origin === 'message' ? 'message' : 'user',
+  };
+}
+
+/** The directive itself when short, else cut at a word (never mid-phrase after six words); the full text stays the directive. */
+function defaultName(directive: string): string {
+  return shortText(directive, 48);
+}

@@ -1,0 +1,86 @@
+// A fork tournament from the Forks panel in a real VS Code workbench (code-server + chromium): the New
+// Fork form with Attempts 3 starts three worktree attempts (the demo model makes them differ), each runs
+// the verify command, the Compare view shows them side by side with the verdict, and Apply winner lands
+// the winner's file in the main tree. Screenshots: test-results/tournament-*.png.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Frame } from 'playwright-core';
+import { openWorkbench } from '../../scripts/e2e/browser';
+import type { Workbench } from '../../scripts/e2e/browser';
+import { startStack } from '../../scripts/e2e/stack';
+import type { Stack } from '../../scripts/e2e/stack';
+import { requireE2eTools } from '../../scripts/e2e/tools';
+import { openForksView, widenSideBar } from './forksViewUi';
+import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
+
+describe('Fork tournament in the Forks panel (code-server + chromium)', function () {
+  this.timeout(180_000);
+  let stack: Stack | undefined;
+  let workbench: Workbench | undefined;
+  let failed = false;
+
+  before(async function () {
+    this.timeout(180_000);
+    const tools = requireE2eTools();
+    stack = await startStack({
+      tools, extension: 'install', fake: true, label: 'tournament', streamDelayMs: 20,
+      // The verify command is a user (application-scope) setting: it runs code.
+      userSettings: { 'fork.approvalMode': 'auto', 'fork.tournament.verify': 'test -f NOTES.md' },
+    });
+    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !workbench) return;
+    failed = true;
+    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, 'tournament-failed')}`);
+  });
+
+  after(async function () {
+    this.timeout(30_000);
+    if (failed && stack) console.log(`      logs: ${stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'tournament')).length} files in test-results/logs/tournament`);
+    await workbench?.close();
+    await stack?.stop();
+  });
+
+  it('starts 3 attempts from the form, compares them with their verify results, and applies the winner', async () => {
+    const page = workbench!.page;
+    await openChat(page);
+    await waitForModelInPicker(page, 'claude-sonnet-5-5');
+    await sendInChat(page, '@fork hello');
+    await lastResponse(page).getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
+    const panel: Frame = await openForksView(page);
+    await widenSideBar(page, 900);
+    await panel.locator('#directive').fill('create NOTES.md with notes from a tournament');
+    await panel.locator('#turns-all').check();
+    await panel.locator('#fork-attempts').fill('3');
+    await panel.locator('#attempts-note', { hasText: '3 attempts, each in its own worktree' }).waitFor({ timeout: 10_000 });
+    await screenshot(page, 'tournament-form');
+    await panel.getByRole('button', { name: 'Start fork' }).click();
+    const attempts = panel.locator('.fork', { hasText: 'attempt' });
+    await panel.locator('.fork[data-state="completed"] .fork-meta', { hasText: 'verify passed' }).nth(2).waitFor({ timeout: 120_000 });
+    assert.equal(await attempts.count(), 3);
+
+    const first = panel.locator('.fork', { hasText: 'attempt 1 of 3' });
+    const compareButton = first.getByRole('button', { name: 'Compare the attempts side by side' });
+    // The panel opens the first attempt it started; open it only when it is closed.
+    if (!(await compareButton.isVisible())) await first.locator('.fork-toggle').click();
+    await compareButton.click();
+    const compare = panel.locator('.compare');
+    await compare.locator('.verdict.has-winner').waitFor({ timeout: 60_000 });
+    assert.equal(await compare.locator('.attempt').count(), 3);
+    assert.equal(await compare.locator('.attempt .verify.pass').count(), 3);
+    assert.match(await compare.locator('.verdict').innerText(), /the judge chose attempt 1/);
+    assert.match(await compare.locator('.attempt.winner .attempt-changes').innerText(), /1 file \+1 −0/);
+    await compare.scrollIntoViewIfNeeded();
+    await screenshot(page, 'tournament-compare');
+
+    await compare.getByRole('button', { name: 'What the second attempt changes against the first' }).click();
+    await compare.locator('.attempt-diff', { hasText: '(another approach)' }).waitFor({ timeout: 30_000 });
+    await compare.locator('.attempt.winner').getByRole('button', { name: 'Apply attempt 1 to the main working tree' }).click();
+    await compare.locator('.compare-status', { hasText: 'Applied 1 file' }).waitFor({ timeout: 30_000 });
+    assert.equal(fs.readFileSync(path.join(stack!.workspace.folder, 'NOTES.md'), 'utf8'), 'notes from a tournament\n');
+    await screenshot(page, 'tournament-applied');
+  });
+});

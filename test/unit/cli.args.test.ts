@@ -1,0 +1,72 @@
+// The CLI's argument checks as functions: the command line's parse (help, version, usage errors that name
+// the flag) and each command's own checks that run before it connects to anything. The runtime tests spawn
+// the real CLI only for what needs a process: the exit code, the one-line stderr and a refused request.
+import * as assert from 'node:assert/strict';
+import { COMMANDS, parseCommandLine, UsageError } from '../../src/cli/args';
+import type { ParsedArgs } from '../../src/cli/args';
+import { chatCommand } from '../../src/cli/commands/chat';
+import { forkCommand } from '../../src/cli/commands/fork';
+
+function parsed(...argv: string[]): ParsedArgs {
+  const line = parseCommandLine(argv);
+  assert.equal(line.kind, 'run', argv.join(' '));
+  return (line as { kind: 'run'; args: ParsedArgs }).args;
+}
+
+function usageError(message: RegExp) {
+  return (error: unknown) => error instanceof UsageError && message.test(error.message) && !error.message.includes('\n');
+}
+
+describe('cli arguments', () => {
+  it('help lists every command; a command\'s --help is its usage; --version asks for the version', () => {
+    const help = parseCommandLine(['--help']);
+    assert.equal(help.kind, 'help');
+    for (const verb of ['chat', 'fork', 'send', 'list', 'transcript', 'review', 'apply', 'keep', 'discard']) {
+      assert.ok(verb in COMMANDS, verb);
+      assert.match((help as { text: string }).text, new RegExp(`^  ${verb} `, 'm'));
+    }
+    assert.deepEqual(parseCommandLine([]).kind, 'help');
+    const forkHelp = parseCommandLine(['fork', '--help']);
+    assert.equal(forkHelp.kind, 'help');
+    assert.match((forkHelp as { text: string }).text, /^usage: fork-agents fork --session ID/);
+    assert.deepEqual(parseCommandLine(['--version']), { kind: 'version' });
+  });
+
+  it('a usage error names the flag or command in one line', () => {
+    const cases: [string[], RegExp][] = [
+      [['chat', '--cwd', '.', '--frobnicate', 'hi'], /unknown option '--frobnicate'/],
+      [['fork', '--session'], /'--session <value>' argument missing/],
+      [['list', '--wait'], /unknown option '--wait'/],
+      [['frob'], /unknown command "frob"/],
+      [['--nope'], /unknown option --nope/],
+    ];
+    for (const [argv, message] of cases) assert.throws(() => parseCommandLine(argv), usageError(message), argv.join(' '));
+  });
+
+  it('splits flags, switches and text, and takes a dash-led value as the value of a string option', () => {
+    const args = parsed('fork', '--session', 's-1', '--turns', '-1', '--wait', 'do', 'this');
+    assert.equal(args.verb, 'fork');
+    assert.equal(args.flags.get('session'), 's-1');
+    assert.equal(args.flags.get('turns'), '-1');
+    assert.ok(args.switches.has('wait'));
+    assert.deepEqual(args.positional, ['do', 'this']);
+  });
+
+  it('fork refuses --turns that is not "all" or a positive whole number, before it connects', async () => {
+    await assert.rejects(
+      forkCommand(parsed('fork', '--session', 's-00000000-0000', '--turns', '1.5', 'x')),
+      usageError(/^--turns: Invalid fork_turns "1\.5": use "all" or a positive whole number/),
+    );
+    for (const bad of ['none', '0', '-1', ' 3', '3 ', '+3', '03', '1e2', '']) {
+      await assert.rejects(
+        forkCommand(parsed('fork', '--session', 's-00000000-0000', '--turns', bad, 'x')),
+        usageError(/"all" or a positive whole number/),
+        `--turns ${JSON.stringify(bad)}`,
+      );
+    }
+  });
+
+  it('chat needs --cwd, before it connects', async () => {
+    await assert.rejects(chatCommand(parsed('chat', 'hello')), usageError(/--cwd DIR is required/));
+  });
+});
