@@ -2,7 +2,7 @@
 // its live output, report (host-rendered markdown), pending approvals and actions.
 import { describeSandbox } from '../src/common/sandbox';
 import { costLine, durationText, elapsedMs, originLabel, stateLabel, turnsLabel, usageLine, workspaceLine, worktreeState } from '../src/common/forkDisplay';
-import { parseBudget } from '../src/common/budget';
+import { parseBudget, raisedBudgetText } from '../src/common/budget';
 import type { ForkState, ForkSummary } from '../src/common/forks';
 import { isTerminal } from '../src/common/forks';
 import type { ForkAction, ForkRowView, OutputItem, PendingApprovalView } from '../src/common/protocol/webview';
@@ -146,8 +146,8 @@ export class ForkRow {
     this.paused.hidden = !isPaused;
     this.paused.setAttribute('aria-label', `${fork.name} is paused at its budget`);
     setText(this.pausedText, fork.pausedReason ?? 'Paused: its budget is reached.');
-    if (isPaused && stateChanged) this.budgetInput.value = suggestedBudget(fork);
-    this.cacheBars.set(fork.cacheSteps);
+    if (isPaused && stateChanged) this.budgetInput.value = raisedBudgetText(fork.budget);
+    this.cacheBars.set(fork.cacheSteps, { forkTurns: fork.forkTurns });
     const workspace = workspaceLine(fork);
     setText(this.workspace, workspace);
     this.workspace.hidden = workspace === '';
@@ -249,13 +249,6 @@ export class ForkRow {
       ),
     );
   }
-}
-
-/** Twice the budget it reached, as text the budget parser takes. */
-function suggestedBudget(fork: ForkSummary): string {
-  const budget = fork.budget;
-  if (!budget) return '';
-  return 'usd' in budget ? String(Math.round(budget.usd * 200) / 100) : `${budget.tokens * 2}tokens`;
 }
 
 function quote(snippet: string | undefined): string {

@@ -2,7 +2,7 @@
 // load — the view may have been hidden and its page discarded), then applies the host's updates. It owns
 // no data; only what the user is typing and which rows are open are remembered across reloads.
 import { isTerminal } from '../src/common/forks';
-import { spendingText } from '../src/common/forkDisplay';
+import { spendingText, storeSizeText } from '../src/common/forkDisplay';
 import {
   approvalsState, forkOutput, forkReveal, forksState, isWireMessage, mcpServersState, modelsState, openLink, panelForkFromMessage, panelReady, panelSnapshot,
   sessionState, storeState,
@@ -63,7 +63,7 @@ const forksCount = h('span', { class: 'count' });
 const storeLine = h('div', { class: 'store-line', hidden: true });
 const showStore = (store: StoreSizeView | undefined) => {
   storeLine.hidden = !store;
-  if (store) setText(storeLine, `Store on disk: ${(store.bytes / 1024 / 1024).toFixed(1)} MB (${counted(store.sessions, 'session')}, ${counted(store.segments, 'shared history segment')})`);
+  if (store) setText(storeLine, `Store on disk: ${storeSizeText(store.bytes)} (${counted(store.sessions, 'session')}, ${counted(store.segments, 'shared history segment')})`);
 };
 // The panel's header: what the forks spent in total.
 const totals = h('div', { class: 'spend-totals', role: 'status', 'aria-label': 'Spending' });

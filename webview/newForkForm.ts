@@ -138,7 +138,7 @@ export class NewForkForm {
   }
 
   private parsed(): ForkTurnsResult {
-    return this.all.checked ? parseForkTurns('all') : parseForkTurns(this.n.value);
+    return this.all.checked ? parseForkTurns('all') : parseForkTurns(this.n.value, 'user');
   }
 
   private select(mode: 'all' | 'n'): void {

@@ -15,3 +15,8 @@ export function needsApproval(mode: ApprovalMode, category: ToolCategory): boole
 export function isApprovalMode(value: unknown): value is ApprovalMode {
   return typeof value === 'string' && (APPROVAL_MODES as readonly string[]).includes(value);
 }
+
+/** The least permissive --approval that runs this kind of call without asking: auto-edit still asks before commands. */
+export function modeThatAllows(category: ToolCategory): string {
+  return category === 'exec' ? '--approval auto (it allows commands)' : '--approval auto-edit (it allows file edits)';
+}

@@ -25,6 +25,18 @@ export function parseBudget(value: unknown): { ok: true; value: Budget } | { ok:
   return { ok: false, error: `A budget is ${BUDGET_FORMS} (got ${JSON.stringify(value)}).` };
 }
 
+/**
+ * Twice a budget that was reached, as text parseBudget takes: what the paused row offers to continue
+ * with. Dollars keep two significant digits, so a budget of $0.001 suggests 0.002 rather than 0.
+ */
+export function raisedBudgetText(budget: Budget | undefined): string {
+  if (!budget) return '';
+  if ('tokens' in budget) return `${Math.max(1, budget.tokens * 2)}tokens`;
+  const doubled = budget.usd * 2;
+  if (doubled <= 0) return '';
+  return String(doubled >= 1 ? Math.round(doubled * 100) / 100 : Number(doubled.toPrecision(2)));
+}
+
 export function budgetText(budget: Budget): string {
   return 'usd' in budget ? `$${budget.usd}` : `${budget.tokens} tokens`;
 }

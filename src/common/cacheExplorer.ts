@@ -55,17 +55,46 @@ export function isMiss(cause: CacheCause): boolean {
 export const CAUSE_LABELS: Record<CacheCause, string> = {
   first: 'first request',
   extended: 'extended the previous request',
-  model: 'model differs',
+  model: 'another model',
   thinking: 'thinking setting differs',
-  ttl: 'cache TTL differs',
+  ttl: 'cache lifetime differs',
   tools: 'tools changed',
   system: 'system prompt changed',
-  messages: 'messages changed',
-  expired: 'cache expired (past the TTL)',
+  messages: 'conversation changed',
+  expired: 'cache expired',
   lookback: 'breakpoint beyond the 20-block lookback',
   'below-minimum': 'prefix below the model minimum',
   unexplained: 'matched, but nothing read',
 };
+
+/** What a fork's cache steps are read against: a numeric window means its history starts elsewhere. */
+export interface CacheContext { forkTurns?: string }
+
+/**
+ * Causes that follow from what the user chose, not from a fault: the cache's lifetime passed, another
+ * model (each has its own cache), or a fork that inherits only its last turns (its first request cannot
+ * match the parent's conversation, only its tools and system prompt).
+ */
+export function isExpected(step: Pick<CacheStep, 'cause' | 'index' | 'baseline'>, context: CacheContext = {}): boolean {
+  if (step.cause === 'expired' || step.cause === 'model') return true;
+  const windowed = context.forkTurns !== undefined && context.forkTurns !== 'all';
+  return windowed && step.cause === 'messages' && step.index === 0 && step.baseline !== undefined;
+}
+
+export interface CacheNote { index: number; kind: 'info' | 'miss'; text: string }
+
+/** One line per request that read less than it could: expected ones as information, in plain words. */
+export function cacheNotes(steps: readonly CacheStep[], context: CacheContext = {}): CacheNote[] {
+  return steps.filter(step => isMiss(step.cause)).map(step => {
+    const request = `Request ${step.index + 1}`;
+    if (!isExpected(step, context)) return { index: step.index, kind: 'miss', text: `${request}: ${CAUSE_LABELS[step.cause]}. ${step.detail}` };
+    const text = step.cause === 'messages'
+      ? `${request}: this fork inherits only the last ${context.forkTurns} turn(s), so its conversation starts elsewhere than its parent's; ` +
+        'it read the shared tools and instructions from the cache and wrote the rest. This is expected.'
+      : `${request}: ${step.detail} This is expected.`;
+    return { index: step.index, kind: 'info', text };
+  });
+}
 
 /** Shares of one request's input: read from the cache, written to it, neither. */
 export function cacheBar(usage: Usage): { read: number; write: number; uncached: number } {

@@ -89,13 +89,17 @@ export function costLine(fork: Pick<ForkSummary, 'cost' | 'model' | 'budget' | '
   return { text: parts.join(' · '), title: title.join(' ') };
 }
 
-/** "3 model turns · 12.3k in / 1.2k out · cache 94%" (the first request's share: the inherited prefix). */
+/**
+ * "3 model turns · 12.3k in / 1.2k out · first request 94% cached": the first request's share is the
+ * inherited prefix, and says which request it is about, so a later request whose cache had expired does
+ * not read as a contradiction of it.
+ */
 export function usageLine(fork: Pick<ForkSummary, 'modelTurns' | 'usage' | 'firstUsage' | 'context'>): UsageLine {
   const parts = [`${fork.modelTurns} model turn${fork.modelTurns === 1 ? '' : 's'}`];
   if (fork.modelTurns > 0) parts.push(`${tokenText(inputTokens(fork.usage))} in / ${tokenText(fork.usage.output_tokens)} out`);
   const title: string[] = [];
   if (fork.firstUsage) {
-    parts.push(`cache ${percentText(cacheReadShare(fork.firstUsage))}`);
+    parts.push(`first request ${percentText(cacheReadShare(fork.firstUsage))} cached`);
     title.push(`First request: ${percentText(cacheReadShare(fork.firstUsage))} of ${tokenText(inputTokens(fork.firstUsage))} input tokens read from the prompt cache.`);
     title.push(`All requests: ${percentText(cacheReadShare(fork.usage))} of ${tokenText(inputTokens(fork.usage))}.`);
   }
@@ -177,4 +181,11 @@ export function worktreeState(fork: Pick<ForkSummary, 'worktree'>): string | und
   if (worktree.appliedAt) return 'applied';
   if (worktree.keptAt) return 'kept';
   return undefined;
+}
+
+/** The store's size for the panel's footer: a fresh store is a few kilobytes, not "0.0 MB". */
+export function storeSizeText(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

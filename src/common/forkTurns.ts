@@ -6,17 +6,23 @@ export type ForkTurns = 'all' | number;
 export type ForkTurnsResult = { ok: true; value: ForkTurns } | { ok: false; error: string };
 
 export const FORK_TURNS_FORMS = '"all" or a positive whole number as a string such as "3"';
+/** The same rule in words for people: they type text, so "as a string" and the tool's field name mean nothing to them. */
+const USER_FORMS = '"all" or a positive whole number such as 3';
 const POSITIVE = /^[1-9][0-9]*$/;
 
-/** Omitted (undefined) means "all". Anything but "all" or a canonical positive integer string is refused. */
-export function parseForkTurns(raw: unknown): ForkTurnsResult {
+/**
+ * Omitted (undefined) means "all". Anything but "all" or a canonical positive integer string is refused.
+ * `audience` words the error: the model reads of its `fork_turns` field, a user of a turn count.
+ */
+export function parseForkTurns(raw: unknown, audience: 'model' | 'user' = 'model'): ForkTurnsResult {
+  const [subject, forms] = audience === 'model' ? ['fork_turns', FORK_TURNS_FORMS] : ['turn count', USER_FORMS];
   if (raw === undefined || raw === 'all') return { ok: true, value: 'all' };
   if (typeof raw === 'string' && POSITIVE.test(raw)) {
     const value = Number(raw);
     if (Number.isSafeInteger(value)) return { ok: true, value };
-    return { ok: false, error: `fork_turns ${JSON.stringify(raw)} is too large; use ${FORK_TURNS_FORMS}.` };
+    return { ok: false, error: `The ${subject} ${JSON.stringify(raw)} is too large; use ${forms}.` };
   }
-  return { ok: false, error: `Invalid fork_turns ${describe(raw)}: use ${FORK_TURNS_FORMS}.` };
+  return { ok: false, error: `Invalid ${subject} ${describe(raw)}: use ${forms}.` };
 }
 
 export function forkTurnsToString(turns: ForkTurns): string {

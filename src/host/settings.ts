@@ -90,7 +90,7 @@ export class HostSettings {
 
   /** The turn count a fork inherits when none is given (`fork.defaultTurns`); invalid values fall back to all. */
   defaultTurns(): ForkTurns {
-    const parsed = parseForkTurns(config().get<string>('defaultTurns'));
+    const parsed = parseForkTurns(config().get<string>('defaultTurns'), 'user');
     return parsed.ok ? parsed.value : 'all';
   }
 

@@ -5,14 +5,17 @@
 import { permissionRequest } from '../common/protocol/runtime';
 import type { PermissionParams, PermissionResult } from '../common/protocol/runtime';
 import type { ClientConnection } from './clientConnection';
+import { modeThatAllows } from '../common/approval';
+import type { ToolCategory } from '../common/approval';
 
 /** How long a fork's approval waits for an editor to connect; FORK_AGENTS_APPROVAL_WAIT_MS overrides it. */
 export const APPROVAL_WAIT_MS = 2 * 60_000;
 
-export function noApproverReason(waitMs: number): string {
+/** Why a fork's call was refused with no editor to ask, and the flag that would allow this kind of call. */
+export function noApproverReason(waitMs: number, category: ToolCategory): string {
   const wait = waitMs < 1000 ? `${waitMs} ms` : `${Math.round(waitMs / 1000)} s`;
-  return `no editor was connected to approve it within ${wait}; approvals of forks need a connected editor ` +
-    '(the Forks panel), or start the fork with --approval auto-edit or --approval auto';
+  return `no editor was connected to approve it within ${wait}; a fork's approvals are answered in VS Code with Fork Agents open, ` +
+    `or start the fork with ${modeThatAllows(category)}`;
 }
 
 export class ApprovalRouter {
@@ -32,7 +35,7 @@ export class ApprovalRouter {
   async ask(params: PermissionParams, signal: AbortSignal): Promise<PermissionResult> {
     const deadline = Date.now() + this.waitMs;
     for (;;) {
-      if (signal.aborted) return { approved: false, reason: 'cancelled' };
+      if (signal.aborted) return { approved: false, reason: 'cancelled', unanswered: true };
       const client = this.pick();
       if (client) {
         try {
@@ -43,7 +46,7 @@ export class ApprovalRouter {
         }
       }
       const left = deadline - Date.now();
-      if (left <= 0) return { approved: false, reason: noApproverReason(this.waitMs) };
+      if (left <= 0) return { approved: false, reason: noApproverReason(this.waitMs, params.category), unanswered: true };
       await new Promise<void>(resolve => {
         const timer = setTimeout(resolve, left);
         const done = () => {

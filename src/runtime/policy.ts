@@ -46,7 +46,7 @@ export function sendPolicy<A extends { approvalMode: ApprovalMode; restricted?: 
 export const RESTRICTED_REASON =
   'the workspace is in Restricted Mode: trust it to let the agent write files or run commands';
 
-type Approve<R> = (request: R) => Promise<{ approved: boolean; reason?: string }>;
+type Approve<R> = (request: R) => Promise<{ approved: boolean; reason?: string; unanswered?: boolean }>;
 
 /**
  * The loop's approval mode and callback under a policy. In Restricted Mode every call that is not a read
@@ -54,7 +54,7 @@ type Approve<R> = (request: R) => Promise<{ approved: boolean; reason?: string }
  */
 export function applyPolicy<R>(policy: LaunchPolicy, approve: Approve<R>): { approvalMode: ApprovalMode; approve: Approve<R> } {
   if (!policy.restricted) return { approvalMode: policy.approvalMode, approve };
-  return { approvalMode: 'ask', approve: async () => ({ approved: false, reason: RESTRICTED_REASON }) };
+  return { approvalMode: 'ask', approve: async () => ({ approved: false, reason: RESTRICTED_REASON, unanswered: true }) };
 }
 
 /** A new worktree's preparation under a policy: Restricted Mode runs no code, so no setup commands (npm ci runs the repository's scripts). */

@@ -10,6 +10,7 @@ import { startStack } from '../../scripts/e2e/stack';
 import type { Stack } from '../../scripts/e2e/stack';
 import { repoRoot, requireE2eTools } from '../../scripts/e2e/tools';
 import {
+  forkFromHere,
   lastResponse,
   openChat,
   RESULTS_DIR,
@@ -93,8 +94,8 @@ describe('Chat view UI (code-server + chromium)', function () {
     const response = lastResponse(page);
     await response.filter({ hasText: 'Here is what I found' }).waitFor({ timeout: 60_000 });
     await screenshot(page, 'chat-streaming');
-    // The Fork from here button is added when the turn has finished.
-    await response.getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
+    // The Fork from here link is added when the turn has finished.
+    await forkFromHere(response).waitFor({ timeout: 60_000 });
     await screenshot(page, 'chat-answer');
     await progressShot;
 

@@ -12,7 +12,7 @@ import { startStack } from '../../scripts/e2e/stack';
 import type { Stack } from '../../scripts/e2e/stack';
 import { requireE2eTools } from '../../scripts/e2e/tools';
 import { forksViewFrame, rowOf } from './forksViewUi';
-import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker, watchResponseLines, widenChat } from './workbenchUi';
+import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker, watchResponseLines, widenChat } from './workbenchUi';
 
 /** Strings written for the model that must never show in the Chat view. */
 const FOR_THE_MODEL = [/\bf-[0-9a-f]{8}-[0-9a-f]{4}/, /fork-agents-worktrees/, /<fork-notification>/, /continue with other work/i, /Reports that arrived meanwhile/, /\(id f-/];
@@ -85,7 +85,7 @@ describe('Forks in the Chat view (code-server + chromium)', function () {
     const response = lastResponse(page);
     // The fork that writes asks; the Forks view is not open, so a notification asks (no modal).
     await allowFromNotification(page, response, /Fork “create A\.md with a” wants to write A\.md/, 'chat-forks-approval');
-    await response.getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 90_000 });
+    await forkFromHere(response).waitFor({ timeout: 90_000 });
     await screenshot(page, 'chat-forks-answer');
     const text = await expandedText(response, 'Started 2 forks');
     await screenshot(page, 'chat-forks-answer-expanded');
@@ -110,7 +110,7 @@ describe('Forks in the Chat view (code-server + chromium)', function () {
     const page = workbench!.page;
     await sendInChat(page, '@fork thanks');
     const response = lastResponse(page);
-    await response.getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
+    await forkFromHere(response).waitFor({ timeout: 60_000 });
     await screenshot(page, 'chat-forks-reports');
     // A report can also ride in the first answer's last request, if its fork ended first.
     const text = await expandedText(response, 'The report of fork');

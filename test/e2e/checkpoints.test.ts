@@ -21,7 +21,7 @@ import { sessionList, sessionTranscript } from '../../src/common/protocol/runtim
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { openForksView, rowOf, widenSideBar } from './forksViewUi';
-import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
+import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
 import { addWorktreeContributions, explorerRoot, Gate, setUserSettings, showExplorer, worktreeResponder } from './worktreeSupport';
 
 describe('Code checkpoints: Fork from here at an earlier message (code-server + chromium)', function () {
@@ -39,7 +39,9 @@ describe('Code checkpoints: Fork from here at an earlier message (code-server + 
     fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, responder: worktreeResponder(() => gate), streamDelayMs: 20 });
     stack = await startStack({ tools, extension: 'install', fake: false, label: 'checkpoints', env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY } });
     addWorktreeContributions(stack.codeServer.extensionsDir);
-    setUserSettings(stack.codeServer.userDataDir, { 'fork.approvalMode': 'auto-edit' });
+    // "always": the fork below only looks at its files, and this check opens them from the Explorer
+    // (by default a fork's folder joins the workspace only once it writes).
+    setUserSettings(stack.codeServer.userDataDir, { 'fork.approvalMode': 'auto-edit', 'fork.worktree.addToWorkspace': 'always' });
     workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
   });
 
@@ -63,7 +65,7 @@ describe('Code checkpoints: Fork from here at an earlier message (code-server + 
     const before = await page.locator('.interactive-response').count();
     await sendInChat(page, prompt);
     await page.locator('.interactive-response').nth(before).waitFor({ timeout: 30_000 });
-    await lastResponse(page).getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
+    await forkFromHere(lastResponse(page)).waitFor({ timeout: 60_000 });
   }
 
   it('right-click › Fork from here on turn one: the fork\'s workspace folder has notes.txt "version-one"', async () => {

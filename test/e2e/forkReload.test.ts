@@ -18,7 +18,7 @@ import { startStack } from '../../scripts/e2e/stack';
 import type { Stack } from '../../scripts/e2e/stack';
 import { repoRoot, requireE2eTools } from '../../scripts/e2e/tools';
 import { openForksView, rowOf } from './forksViewUi';
-import { RESULTS_DIR, lastResponse, openChat, screenshot, sendInChat, widenChat } from './workbenchUi';
+import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, widenChat } from './workbenchUi';
 
 describe('Forks across a window reload (code-server + chromium)', function () {
   this.timeout(180_000);
@@ -56,7 +56,7 @@ describe('Forks across a window reload (code-server + chromium)', function () {
     await widenChat(page, 560);
     await page.locator('.interactive-input-part', { hasText: 'claude' }).first().waitFor({ timeout: 60_000 });
     await sendInChat(page, '@fork hello');
-    await lastResponse(page).getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
+    await forkFromHere(lastResponse(page)).waitFor({ timeout: 60_000 });
 
     for (const directive of ['/fork list the files and read README.md', '/fork --turns 1 list the files and read src/greet.js']) {
       await sendInChat(page, `@fork ${directive}`);

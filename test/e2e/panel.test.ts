@@ -21,7 +21,7 @@ import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { panelResponder } from '../fakes/panelScript';
 import { forkIds, openForksView, paletteCommand, rowOf, widenSideBar } from './forksViewUi';
-import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
+import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
 
 describe('Forks panel UI (code-server + chromium)', function () {
   this.timeout(120_000);
@@ -75,7 +75,7 @@ describe('Forks panel UI (code-server + chromium)', function () {
     await page.locator('.interactive-response').nth(before).waitFor({ timeout: 30_000 });
     const response = lastResponse(page);
     await response.filter({ hasText: expected }).waitFor({ timeout: 60_000 });
-    await response.getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
+    await forkFromHere(response).waitFor({ timeout: 60_000 });
   }
 
   async function startFromForm(directive: string, turns: 'all' | string, isolation: 'shared' | 'worktree' = 'shared'): Promise<Locator> {

@@ -19,7 +19,7 @@ import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic, ReceivedRequest } from '../fakes/anthropicServer';
 import { attachFileInChat, attachSelectionInChat, mcpTrustNotification, newChat, notification, pickedModel, pickModel, selectLinesInEditor, showNotifications } from './chatContextUi';
 import { echoMessageOf, ECHO_ASK, requestWith, toolNames, userTexts, referencesResponder } from './referencesScript';
-import { lastResponse, openChat, RESULTS_DIR, screenshot, submitChat, typeInChat, waitForModelInPicker } from './workbenchUi';
+import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, submitChat, typeInChat, waitForModelInPicker } from './workbenchUi';
 
 const run = promisify(execFile);
 const EVERYTHING = path.join(repoRoot(), 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
@@ -86,7 +86,7 @@ describe('Chat references, the model picker and MCP trust (code-server + chromiu
     await submitChat(page);
     const response = lastResponse(page);
     await response.filter({ hasText: answer }).waitFor({ timeout: 90_000 });
-    await response.getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
+    await forkFromHere(response).waitFor({ timeout: 60_000 });
     return requestWith(fake!, marker);
   }
 

@@ -105,6 +105,11 @@ export function lastResponse(page: Page): Locator {
   return page.locator('.interactive-response').last();
 }
 
+/** The small "Fork from here" link a finished answer ends with (it appears when the turn is over). */
+export function forkFromHere(response: Locator): Locator {
+  return response.getByRole('link', { name: /Fork from here/ });
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -23,7 +23,7 @@ import { forkList, forkWait } from '../../src/common/protocol/forks';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
-import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
+import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
 import {
   addWorktreeContributions, explorerRoot, Gate, gitBranches, gitWorktrees, runCommandAndPick, setUserSettings, showExplorer, worktreeResponder,
 } from './worktreeSupport';
@@ -63,7 +63,7 @@ async function startForkFromChat(page: Page, run: Run, directive: string): Promi
   await openChat(page);
   await waitForModelInPicker(page, 'claude-sonnet-5-5');
   await sendInChat(page, '@fork hello');
-  await lastResponse(page).getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
+  await forkFromHere(lastResponse(page)).waitFor({ timeout: 60_000 });
   await sendInChat(page, `@fork /fork ${directive}`);
   await page.locator('.interactive-response', { hasText: 'Started fork' }).waitFor({ timeout: 60_000 });
   const { forks } = await sendRequest((await observe(run)).endpoint, forkList, {});

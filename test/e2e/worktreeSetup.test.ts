@@ -20,7 +20,7 @@ import { sessionTranscript } from '../../src/common/protocol/runtime';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { openForksView, widenSideBar } from './forksViewUi';
-import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
+import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
 import { Gate, setUserSettings, worktreeResponder } from './worktreeSupport';
 
 describe('Worktree setup output in the fork\'s row (code-server + chromium)', function () {
@@ -68,7 +68,7 @@ describe('Worktree setup output in the fork\'s row (code-server + chromium)', fu
     await openChat(page);
     await waitForModelInPicker(page, 'claude-sonnet-5-5');
     await sendInChat(page, '@fork hello');
-    await lastResponse(page).getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
+    await forkFromHere(lastResponse(page)).waitFor({ timeout: 60_000 });
     await sendInChat(page, '@fork /fork write NOTES.md');
     await page.locator('.interactive-response', { hasText: 'Started fork' }).waitFor({ timeout: 60_000 });
     observer = await connectRpc(await connectOrStart({ storeDir: stack!.storeDir, runtimeScript: path.join(stack!.root, 'dist', 'runtime.js') }), 'worktree-setup-e2e');

@@ -64,7 +64,8 @@ const blocks = (m: Msg): Block[] => (typeof m.content === 'string' ? [{ type: 't
 
 /**
  * Chat turns go to the demo model. A fork told to "write <file>" writes it with write_file, then waits
- * for `gate` before it reports; any other fork reports at once.
+ * for `gate` before it reports; one told to "read <file>" reads it with read_file and reports; any
+ * other fork waits for `gate` and reports.
  */
 export function worktreeResponder(gate: () => Gate): Responder {
   const demo = demoResponder();
@@ -76,14 +77,22 @@ export function worktreeResponder(gate: () => Gate): Responder {
     const text = blocks(messages[at]).find(b => b.text?.includes('<fork-boilerplate>'))?.text ?? '';
     const directive = /DIRECTIVE: ([\s\S]*)$/.exec(text)?.[1].trim() ?? '';
     const write = /\bwrite\s+([\w./-]+)/i.exec(directive);
+    const read = /\bread\s+([\w./-]+)/i.exec(directive);
     const answered = messages.slice(at + 1).some(m => m.role === 'user' && blocks(m).some(b => b.type === 'tool_result'));
     if (write && !answered) {
       return { content: [{ type: 'text', text: `Writing ${write[1]}.` }, { type: 'tool_use', name: 'write_file', input: { path: write[1], content: 'Notes written by a fork in its own worktree.\n' } }] };
     }
+    if (read && !answered) return { content: [{ type: 'text', text: `Reading ${read[1]}.` }, { type: 'tool_use', name: 'read_file', input: { path: read[1] } }] };
+    // A fork that only reads reports at once: nothing of it waits for the test.
+    // Its report in the shapes models write: a list under a label, a bold label, an indented one, a heading.
+    if (read) return { content: [{ type: 'text', text: READER_REPORT(directive) }], stop_reason: 'end_turn' };
     await gate().opened;
     return { content: [{ type: 'text', text: `Scope: ${directive}.\nResult: done.\nFiles changed: ${write ? write[1] : 'none'}` }], stop_reason: 'end_turn' };
   };
 }
+
+export const READER_REPORT = (directive: string) =>
+  `Scope: ${directive}.\nResult:\n- read it\n- nothing to change\n**Key files:** README.md\n    Files changed: none\n## Verification\nread the file back`;
 
 /** User settings of the run (read when the window loads). */
 export function setUserSettings(userDataDir: string, settings: Record<string, unknown>): void {

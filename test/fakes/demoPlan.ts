@@ -11,11 +11,13 @@ export interface Step {
 }
 
 export type Plan =
-  | { kind: 'steps'; steps: Step[] }
+  /** `summary`: the steps gather what a summary of the project needs (its files, its README). */
+  | { kind: 'steps'; steps: Step[]; summary?: boolean }
   | { kind: 'forks'; directives: string[] }
   | { kind: 'none' };
 
 export const DEMO_VERBS = [
+  '“summarise the project”',
   '“list the files”',
   '“read FILE”',
   '“search for TEXT”',
@@ -42,6 +44,10 @@ const EDIT = new RegExp(
 );
 const RUN = new RegExp(`^(?:please\\s+)?run\\s+${QUOTED}(.+?)${UNQUOTED_END}$`, 'i');
 const FORK = /^\s*(?:please\s+)?fork\s*:\s*([\s\S]+)$/i;
+// "summarise the project", "summarize this repo", "give me an overview of the codebase", "what is this project?"
+const SUMMARY = /^\s*(?:please\s+)?(?:(?:summari[sz]e|describe|explain)|give\s+(?:me\s+)?(?:a\s+summary|an\s+overview)\s+of|what\s+is)\s+(?:the\s+|this\s+)?(?:project|repo(?:sitory)?|workspace|code\s?base)\b[\s.!?]*$/i;
+/** What a summary reads: the file list, then the README (a project without one answers from the list). */
+const SUMMARY_STEPS: Step[] = [{ name: 'list_files', input: { pattern: '**/*' } }, { name: 'read_file', input: { path: 'README.md' } }];
 const PARALLEL = /^\s*(?:please\s+)?in\s+parallel\s*[,:]\s*([\s\S]+)$/i;
 
 export function planFor(ask: string): Plan {
@@ -51,6 +57,7 @@ export function planFor(ask: string): Plan {
     const directives = parallel[1].split(/\s*;\s*/).map(d => d.trim().replace(/\.$/, '')).filter(d => d !== '');
     if (directives.length > 0) return { kind: 'forks', directives };
   }
+  if (SUMMARY.test(text)) return { kind: 'steps', steps: SUMMARY_STEPS, summary: true };
   const fork = FORK.exec(text);
   if (fork) return { kind: 'forks', directives: [fork[1].trim().replace(/\.$/, '')] };
   const steps: Step[] = [];

@@ -12,7 +12,7 @@ import type { Step } from './demoPlan';
 
 interface Block { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown; is_error?: boolean }
 interface Msg { role: string; content: string | Block[] }
-interface Outcome { step: Step; text: string; isError: boolean }
+export interface Outcome { step: Step; text: string; isError: boolean }
 
 const BOILERPLATE = '<fork-boilerplate>';
 const NOTIFICATION = /<fork-notification>\s*Fork "([^"]*)" \(([^)]*)\) ([^\n]*?) after/g;
@@ -154,7 +154,7 @@ export function demoTurn(body: { messages: Msg[]; tools?: { name: string }[] }):
     }
     const findings = outcomes.map(describeOutcome);
     const readOnly = plan.steps.every(s => s.name === 'list_files' || s.name === 'read_file' || s.name === 'grep');
-    const heading = readOnly ? 'Here is what I found:' : 'Here is what I did:';
+    const heading = plan.summary ? 'A summary of the project, from its files and its README:' : readOnly ? 'Here is what I found:' : 'Here is what I did:';
     if (inFork) return say(forkReport(ask, outcomes, [heading, '', ...findings].join('\n')));
     return say(withFooter([heading, '', ...findings].join('\n'), reports));
   }
@@ -215,8 +215,8 @@ function forksStarted(directives: string[], outcomes: Outcome[]): string {
   return [...lines, ...(failed.length > 0 ? ['', ...failed] : [])].join('\n');
 }
 
-/** The report a forked worker gives, in the form its boilerplate asks for. */
-function forkReport(directive: string, outcomes: Outcome[], result: string): string {
+/** The report a forked worker gives, in the form its boilerplate asks for (exported: the panel's rendering is checked on it). */
+export function forkReport(directive: string, outcomes: Outcome[], result: string): string {
   const changed = outcomes.filter(o => !o.isError && (o.step.name === 'write_file' || o.step.name === 'edit_file')).map(o => o.step.input.path);
   const touched = [...new Set(outcomes.map(o => o.step.input.path).filter((p): p is string => typeof p === 'string'))];
   const checks = outcomes.filter(o => o.step.name !== 'write_file' && o.step.name !== 'edit_file').map(o => o.step.name === 'bash' ? `ran \`${o.step.input.command}\`` : `used ${o.step.name}`);

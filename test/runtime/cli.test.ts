@@ -89,7 +89,7 @@ describe('cli: fork-agents', function () {
     // The checks themselves are unit tests (test/unit/cli.args.test.ts); here, what the process makes of them.
     const badTurns = await cli('fork', '--session', 's-00000000-0000', '--turns', '1.5', 'x');
     assert.equal(badTurns.code, 2);
-    assert.match(badTurns.stderr, /^fork-agents: --turns: Invalid fork_turns "1\.5": use "all" or a positive whole number/);
+    assert.match(badTurns.stderr, /^fork-agents: --turns: Invalid turn count "1\.5": use "all" or a positive whole number such as 3\.$/m);
     assert.equal(badTurns.stderr.trim().split('\n').length, 1);
     const unknownSession = await cli('fork', '--session', 's-00000000-0000-0000', 'x');
     assert.equal(unknownSession.code, 2);

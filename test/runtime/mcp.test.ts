@@ -73,13 +73,13 @@ describe('runtime: MCP servers (server-everything over stdio)', function () {
     const parent = await h.send('echo something');
     const [refused] = toolResults(h.fake.requests[1]);
     assert.equal(refused.is_error, true);
-    assert.match(resultText(refused), /denied.*Restricted Mode/);
+    assert.match(resultText(refused), /not run \(the workspace is in Restricted Mode/);
     forkScript.push(call(['mcp__everything__get-sum', { a: 2, b: 40 }]), say('Scope: sum.\nResult: refused.'));
     const { id: forkId } = await sendRequest(h.client.endpoint, forkStart, { sessionId: parent.sessionId, directive: 'add two numbers', isolation: 'shared' });
     assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId })).state, 'completed');
     const [forkRefused] = toolResults(h.fake.requests.filter(isForkRequest)[1]);
     assert.equal(forkRefused.is_error, true);
-    assert.match(resultText(forkRefused), /denied.*Restricted Mode/);
+    assert.match(resultText(forkRefused), /not run \(the workspace is in Restricted Mode/);
     assert.deepEqual(h.approvals, [], 'nobody was asked');
   });
 

@@ -90,7 +90,9 @@ describe('runtime: leftover processes (issue 11 §11)', function () {
     assert.equal(done.state, 'completed');
     const run = toolRuns((await h.transcript(fork.id)).entries).find(r => r.name === 'bash')!;
     assert.equal(run.isError, true);
-    assert.match(run.content, /no editor was connected to approve it within 300 ms; approvals of forks need a connected editor .*--approval auto-edit or --approval auto/);
+    // Nobody was asked, so nobody "denied" it; and for a command it names the mode that allows commands (auto-edit would still refuse).
+    assert.match(run.content, /^This bash call was not run \(no editor was connected to approve it within 300 ms; .*start the fork with --approval auto \(it allows commands\)\)/);
+    assert.doesNotMatch(run.content, /user denied|auto-edit/);
     assert.equal(fs.existsSync(path.join(h.root, 'should-not-exist')), false);
     assert.equal(h.approvals.length, 0, 'the test client does not answer fork approvals, so it was never asked');
   });

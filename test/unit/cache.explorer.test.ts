@@ -4,6 +4,8 @@ import * as assert from 'node:assert/strict';
 import { buildRequestBody } from '../../src/runtime/agent/request';
 import type { MessagesRequestBody } from '../../src/runtime/model/wire';
 import { explain } from '../../src/runtime/cache/explorer';
+import { cacheNotes, isExpected } from '../../src/common/cacheExplorer';
+import type { CacheStep } from '../../src/common/cacheExplorer';
 import { fingerprint } from '../../src/runtime/cache/fingerprint';
 import type { Usage } from '../../src/common/transcript';
 import { Transcript, header } from './forkFixtures';
@@ -30,12 +32,28 @@ describe('cache explorer', () => {
     assert.equal(system.matchedBlocks, 1, 'only the tool matched');
   });
 
-  it('extends the previous request, or names the message block where it stopped matching', () => {
+  it('extends the previous request, or names the part of the conversation where it stopped matching', () => {
     const previous = base(body({}, ['hello', 'a', 'q']), read(100));
     assert.equal(explain(at(body({}, ['hello', 'a', 'q', 'b', 'r']), read(100)), previous).cause, 'extended');
     const edited = explain(at(body({}, ['hello', 'a', 'edited']), read(0)), previous);
     assert.equal(edited.cause, 'messages');
-    assert.match(edited.detail, /Message block 3 differs/);
+    assert.equal(edited.detail, 'The conversation differs from the previous request from its part 3 on; what came before was read.');
+    assert.doesNotMatch(edited.detail, /message block/i, 'no internal terms in what users read');
+  });
+
+  it('reads expected causes as information: the cache lifetime passed, another model, a fork of the last turns', () => {
+    const usage = read(0);
+    const step = (cause: CacheStep['cause'], index: number, detail = 'Why.'): CacheStep =>
+      ({ index, time: '2026-12-01T00:00:00Z', usage, cause, detail, matchedBlocks: 1, totalBlocks: 3, baseline: { sessionId: 'parent', index: 4 } });
+    const notes = cacheNotes([step('extended', 0), step('expired', 1, '6.0 min passed.'), step('model', 2, 'Another model.'), step('tools', 3, 'Tools changed.')]);
+    assert.deepEqual(notes.map(n => [n.index, n.kind]), [[1, 'info'], [2, 'info'], [3, 'miss']]);
+    assert.equal(notes[0].text, 'Request 2: 6.0 min passed. This is expected.');
+    // A fork of the last 2 turns: its first request cannot match the parent's conversation; a later change can be a fault.
+    const windowed = cacheNotes([step('messages', 0), step('messages', 1)], { forkTurns: '2' });
+    assert.deepEqual(windowed.map(n => n.kind), ['info', 'miss']);
+    assert.match(windowed[0].text, /inherits only the last 2 turn\(s\), so its conversation starts elsewhere than its parent's/);
+    assert.deepEqual(cacheNotes([step('messages', 0)], { forkTurns: 'all' }).map(n => n.kind), ['miss'], 'a whole-history fork should have matched');
+    assert.equal(isExpected(step('messages', 0), { forkTurns: '3' }), true);
   });
 
   it('says the prefix is below the minimum when nothing was written or read', () => {

@@ -55,7 +55,7 @@ describe('cli arguments', () => {
   it('fork refuses --turns that is not "all" or a positive whole number, before it connects', async () => {
     await assert.rejects(
       forkCommand(parsed('fork', '--session', 's-00000000-0000', '--turns', '1.5', 'x')),
-      usageError(/^--turns: Invalid fork_turns "1\.5": use "all" or a positive whole number/),
+      usageError(/^--turns: Invalid turn count "1\.5": use "all" or a positive whole number such as 3\.$/),
     );
     for (const bad of ['none', '0', '-1', ' 3', '3 ', '+3', '03', '1e2', '']) {
       await assert.rejects(

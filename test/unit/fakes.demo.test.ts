@@ -58,6 +58,15 @@ describe('demo responder', () => {
     assert.doesNotMatch(answer, /Fourth line/);
   });
 
+  it('summarises the project: lists, reads the README, answers under a summary heading', async () => {
+    const { calls, answer } = await converse(client, [{ role: 'user', content: 'summarise the project' }]);
+    assert.deepEqual(calls.map(c => c.name), ['list_files', 'read_file']);
+    assert.match(answer, /^A summary of the project, from its files and its README:/);
+    assert.match(answer, /\*\*3\*\* files/);
+    assert.match(answer, /> # Demo project/);
+    assert.doesNotMatch(answer, /do not understand/);
+  });
+
   it('is deterministic: the same conversation gives the same answer', async () => {
     const a = await converse(client, [{ role: 'user', content: 'read README.md' }]);
     const b = await converse(client, [{ role: 'user', content: 'read README.md' }]);

@@ -30,6 +30,17 @@ describe('demo plan', () => {
     assert.deepEqual(planFor('fork: list the files and read README.md'), { kind: 'forks', directives: ['list the files and read README.md'] });
   });
 
+  it('summarises the project from its file list and README, in the words a newcomer types', () => {
+    for (const ask of ['summarise the project', 'Summarize this repository.', 'give me an overview of the codebase', 'what is this project?']) {
+      const plan = planFor(ask);
+      assert.ok(plan.kind === 'steps' && plan.summary === true, ask);
+      assert.deepEqual(steps(ask), [['list_files', { pattern: '**/*' }], ['read_file', { path: 'README.md' }]], ask);
+    }
+    // A fork's directive too (the README's first image shows one), and not a sentence that merely mentions a project.
+    assert.deepEqual(planFor('fork: summarise the project'), { kind: 'forks', directives: ['summarise the project'] });
+    assert.deepEqual(planFor('the project is late'), { kind: 'none' });
+  });
+
   it('understands nothing else', () => {
     assert.deepEqual(planFor('How are you today?'), { kind: 'none' });
   });

@@ -84,6 +84,14 @@ describe('fork: fork_turns parsing (docs/design.md §4.1)', () => {
     if (!result.ok) assertNamesForms(result.error);
   });
 
+  it('words the error for people when a person typed it: a turn count, no field name, no "as a string"', () => {
+    const result = parseForkTurns('1.5', 'user');
+    assert.ok(!result.ok);
+    assert.equal(result.error, 'Invalid turn count "1.5": use "all" or a positive whole number such as 3.');
+    const model = parseForkTurns('1.5');
+    assert.ok(!model.ok && /^Invalid fork_turns "1\.5": .*as a string/.test(model.error), 'the Agent tool keeps its field name for the model');
+  });
+
   it('round-trips through forkTurnsToString', () => {
     for (const raw of ['all', '1', '42']) {
       const result = parseForkTurns(raw);

@@ -7,6 +7,8 @@ import {
   PENDING_TTL_MS, actionableForks, foldersToDrop, foldersToPrune, forkFolderName, forkIdOf, keptOrphansText, pendingToAdopt, rootsToAdd,
 } from '../../src/host/worktrees/rootPlan';
 import type { FolderInfo, PendingRoot } from '../../src/host/worktrees/rootPlan';
+import { WriteWatch, becameSettled, isSettled, rootsModeOf } from '../../src/host/worktrees/rootRules';
+import type { AgentEvent } from '../../src/common/agentEvents';
 
 const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
 
@@ -61,6 +63,40 @@ describe('host: worktree fork roots', () => {
     assert.deepEqual(dropped.map(f => f.index), [4, 3, 1]);
     // A live fork's root stays even when its folder is missing for a moment.
     assert.deepEqual(foldersToDrop([folder(1, '/repo.forks/c', 'Fork: task c')], forks, { pruned: [], exists: () => false }), []);
+  });
+
+  it('drops the "Fork: …" roots of forks applied or kept while no window watched, not a folder the user named', () => {
+    const forks = [fork('a', 'completed', { appliedAt: '2025-01-02T00:00:00Z' }), fork('k', 'completed', { keptAt: '2025-01-02T00:00:00Z' }), fork('b', 'completed', {})];
+    const folders = [main, folder(1, '/repo.forks/a', 'Fork: task a'), folder(2, '/repo.forks/k', 'my branch'), folder(3, '/repo.forks/b', 'Fork: task b')];
+    assert.deepEqual(foldersToDrop(folders, forks, { pruned: [], exists: () => true }).map(f => f.index), [1]);
+  });
+
+  it('counts a fork as writing once an edit or a command finished without error; reads and failures do not count', () => {
+    const watch = new WriteWatch();
+    const call = (callId: string, category: 'read' | 'edit' | 'exec'): AgentEvent => ({ type: 'tool_call', callId, name: 'tool', category, description: '' });
+    const result = (callId: string, isError = false): AgentEvent => ({ type: 'tool_result', callId, name: 'tool', isError, summary: '', files: [] });
+    assert.equal(watch.wrote('f', call('r1', 'read')), false);
+    assert.equal(watch.wrote('f', result('r1')), false, 'a read_file result');
+    assert.equal(watch.wrote('f', call('e1', 'edit')), false, 'asked, not done yet');
+    assert.equal(watch.wrote('f', result('e1', true)), false, 'denied or failed');
+    assert.equal(watch.wrote('g', call('x1', 'exec')), false);
+    assert.equal(watch.wrote('f', result('x1')), false, 'another fork\'s call id');
+    assert.equal(watch.wrote('g', result('x1')), true, 'a command that ran');
+    assert.equal(watch.wrote('g', result('x1')), false, 'each call counts once');
+  });
+
+  it('reads the mode from the setting, onWrite unless it names another, and sees Apply and Keep as they happen', () => {
+    assert.equal(rootsModeOf(undefined), 'onWrite');
+    assert.equal(rootsModeOf('never'), 'never');
+    assert.equal(rootsModeOf('sometimes'), 'onWrite');
+    const live = fork('a', 'completed', {});
+    const applied = fork('a', 'completed', { appliedAt: '2025-01-02T00:00:00Z' });
+    assert.equal(becameSettled(live, applied), true);
+    assert.equal(becameSettled(applied, applied), false, 'a later state update of an applied fork');
+    assert.equal(becameSettled(undefined, applied), false, 'first seen after a reload: the start-up pass decides');
+    assert.equal(becameSettled(live, fork('a', 'completed', { keptAt: 'now' })), true);
+    assert.equal(isSettled(applied), true);
+    assert.equal(isSettled(live), false);
   });
 
   it('after "Save Workspace As…", the new workspace adopts recent roots of its repository that still exist', () => {

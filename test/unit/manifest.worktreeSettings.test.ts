@@ -14,6 +14,7 @@ describe('manifest: worktree settings', () => {
   it('declares every fork.worktree.* setting the host reads, with its scope', () => {
     const scopes = Object.fromEntries(Object.entries(settings).filter(([key]) => key.startsWith('fork.worktree.')).map(([key, value]) => [key, value.scope]));
     assert.deepEqual(scopes, {
+      'fork.worktree.addToWorkspace': 'window',
       'fork.worktree.include': 'resource',
       'fork.worktree.link': 'resource',
       'fork.worktree.copyMode': 'resource',

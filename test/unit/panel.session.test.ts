@@ -78,7 +78,7 @@ describe('panel: the palette\'s turn count', () => {
   it('validates custom counts with the fork_turns parser', () => {
     assert.equal(validateTurns('2'), undefined);
     assert.equal(validateTurns('all'), undefined);
-    for (const bad of ['0', '1.5', ' 3', '03', '-1', '', 'none']) assert.match(validateTurns(bad) ?? '', /Invalid fork_turns/, bad);
+    for (const bad of ['0', '1.5', ' 3', '03', '-1', '', 'none']) assert.match(validateTurns(bad) ?? '', /Invalid turn count/, bad);
   });
 });
 
@@ -95,7 +95,7 @@ describe('panel: fork numbers', () => {
     assert.equal(turnsLabel('2'), 'last 2 turns');
     const usage = { input_tokens: 100, output_tokens: 300, cache_read_input_tokens: 9_000, cache_creation_input_tokens: 900 };
     const line = usageLine({ modelTurns: 2, usage, firstUsage: usage });
-    assert.equal(line.text, '2 model turns · 10k in / 300 out · cache 90%');
+    assert.equal(line.text, '2 model turns · 10k in / 300 out · first request 90% cached');
     assert.match(line.title, /First request: 90% of 10k input tokens/);
     assert.match(usageLine({ modelTurns: 2, usage, firstUsage: usage, context: { tokens: 150_000, window: 200_000 } }).text, /context 75%$/);
     assert.equal(usageLine({ modelTurns: 0, usage: { ...usage, input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } }).text, '0 model turns');

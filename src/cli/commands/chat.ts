@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import * as readline from 'node:readline';
 import type { AgentEvent } from '../../common/agentEvents';
+import { modeThatAllows } from '../../common/approval';
 import { approvalInputLines, escapeControl } from '../../common/escapeControl';
 import { onNotification, onRequest, sendRequest } from '../../common/protocol/endpoint';
 import { permissionRequest, sessionCancel, sessionEvent, sessionSend } from '../../common/protocol/runtime';
@@ -80,7 +81,7 @@ function render(event: AgentEvent, json: boolean): void {
 /** Asks y/N on the terminal; without one there is nobody to ask, so the call is denied with a reason. */
 async function askOnTerminal(params: PermissionParams): Promise<PermissionResult> {
   if (!process.stdin.isTTY || !process.stderr.isTTY) {
-    return { approved: false, reason: 'no terminal to ask on; run with --approval auto-edit or --approval auto to allow it' };
+    return { approved: false, reason: `no terminal to ask on; run with ${modeThatAllows(params.category)} to allow it`, unanswered: true };
   }
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
   try {

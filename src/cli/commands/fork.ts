@@ -34,7 +34,7 @@ export async function forkCommand(args: ParsedArgs): Promise<void> {
   if (!sessionId) throw new UsageError('fork needs --session ID');
   const directive = args.positional.join(' ');
   if (directive.trim() === '') throw new UsageError('fork needs a directive');
-  const turns = parseForkTurns(args.flags.get('turns'));
+  const turns = parseForkTurns(args.flags.get('turns'), 'user');
   if (!turns.ok) throw new UsageError(`--turns: ${turns.error}`);
   const isolation = args.flags.get('isolation');
   if (isolation !== undefined && isolation !== 'shared' && isolation !== 'worktree') throw new UsageError('--isolation must be worktree or shared');
@@ -53,8 +53,9 @@ export async function forkCommand(args: ParsedArgs): Promise<void> {
     // Once it started (a refused start keeps its one-line reason).
     if ((args.flags.get('approval') ?? 'ask') === 'ask' && !args.switches.has('json')) {
       process.stderr.write(
-        'note: this fork asks before it edits files or runs commands, and only a connected editor (the Forks panel) can answer;\n' +
-        '      without one its requests are denied after a while. Use --approval auto-edit or --approval auto to allow them.\n',
+        'note: this fork asks before it edits files or runs commands, and only VS Code with Fork Agents open can answer;\n' +
+        '      without it its requests are refused after a while. Use --approval auto-edit to allow file edits, or --approval auto\n' +
+        '      to allow commands too.\n',
       );
     }
     await finish(client, fork, args);

@@ -195,5 +195,10 @@ export interface PermissionParams {
   description: string;
   input: unknown;
 }
-export interface PermissionResult { approved: boolean; reason?: string }
+/**
+ * `unanswered`: nobody said no — there was no one to ask (no terminal, no editor, Restricted Mode), or
+ * the question went away before an answer (cancelled, the fork ended). The model is told so, not that
+ * the user denied the call.
+ */
+export interface PermissionResult { approved: boolean; reason?: string; unanswered?: boolean }
 export const permissionRequest = request<PermissionParams, PermissionResult>('permission/request');

@@ -29,7 +29,7 @@ export async function forkFromMessage(deps: PanelDeps, messageId: string, forkTu
     return undefined;
   }
   const turns = forkTurns ?? forkTurnsToString(deps.settings.defaultTurns());
-  const parsed = parseForkTurns(turns);
+  const parsed = parseForkTurns(turns, 'user');
   if (!parsed.ok) {
     void vscode.window.showErrorMessage(parsed.error);
     return undefined;

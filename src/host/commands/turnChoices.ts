@@ -23,6 +23,6 @@ export function turnsHint(realTurns: number): string {
 
 /** The input box's check: the parser's message, or undefined when the value is accepted. */
 export function validateTurns(text: string): string | undefined {
-  const parsed = parseForkTurns(text);
+  const parsed = parseForkTurns(text, 'user');
   return parsed.ok ? undefined : parsed.error;
 }

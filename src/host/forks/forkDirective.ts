@@ -16,7 +16,7 @@ export function parseForkCommand(prompt: string): ParsedForkCommand {
     const flag = /^--(turns|attempts)(?:=|\s+)(\S*)\s*/.exec(rest);
     if (!flag) break;
     if (flag[1] === 'turns') {
-      const parsed = parseForkTurns(flag[2]);
+      const parsed = parseForkTurns(flag[2], 'user');
       if (!parsed.ok) return { ok: false, error: `${parsed.error} ${USAGE}` };
       turns = parsed.value;
     } else {

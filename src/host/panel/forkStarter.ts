@@ -32,7 +32,7 @@ export class ForkStarter {
     if (!sessionId) throw new Error(NO_SESSION_MESSAGE);
     const directive = request.directive.trim();
     if (directive === '') throw new Error('Say what the fork should do.');
-    const turns = parseForkTurns(request.forkTurns);
+    const turns = parseForkTurns(request.forkTurns, 'user');
     if (!turns.ok) throw new Error(turns.error);
     if ((request.attempts ?? 1) > 1 || (request.models?.length ?? 0) > 1) {
       const { attempts } = await this.runtime.request(tournamentStart, {

@@ -33,12 +33,12 @@ export class PanelApprovals implements ForkApprovalRoute {
 
   /** The panel's Approve / Deny; false when nothing waits for that call any more. */
   answer(callId: string, approved: boolean): boolean {
-    return this.settle(callId, approved ? { approved: true } : { approved: false, reason: 'denied in the Forks panel' });
+    return this.settle(callId, approved ? { approved: true } : { approved: false, reason: 'denied in the Forks view' });
   }
 
   /** A fork that ended (stopped, failed) waits for nothing. */
   forkEnded(forkId: string): void {
-    for (const [callId, waiting] of this.waiting) if (waiting.params.sessionId === forkId) this.settle(callId, { approved: false, reason: 'the fork ended' });
+    for (const [callId, waiting] of this.waiting) if (waiting.params.sessionId === forkId) this.settle(callId, { approved: false, reason: 'the fork ended', unanswered: true });
   }
 
   /** The panel was hidden: nobody may see the question there any more, so a notification asks as well. */
@@ -56,7 +56,7 @@ export class PanelApprovals implements ForkApprovalRoute {
   }
 
   dispose(): void {
-    for (const callId of [...this.waiting.keys()]) this.settle(callId, { approved: false, reason: 'the editor closed the panel' });
+    for (const callId of [...this.waiting.keys()]) this.settle(callId, { approved: false, reason: 'the editor closed the panel', unanswered: true });
   }
 
   private settle(callId: string, result: PermissionResult): boolean {

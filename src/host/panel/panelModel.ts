@@ -18,6 +18,7 @@ type Pending = { ops: OutputOp[] } | { summary: true };
 
 export interface PanelModelOptions {
   post(message: WireMessage): void;
+  /** A fork's report as HTML (markdown.ts renderReport). */
   renderMarkdown(text: string): string;
   intervalMs?: number;
   clock?: Clock;

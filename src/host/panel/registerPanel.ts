@@ -30,7 +30,7 @@ import { CurrentChatSession } from './currentSession';
 import { openLinkAfterAsking, runForkAction } from './forkActions';
 import { ForkStarter, defaultIsolation } from './forkStarter';
 import { FORKS_VIEW_ID, ForksViewProvider, handler } from './forksView';
-import { renderUntrustedMarkdown } from './markdown';
+import { renderReport, renderUntrustedMarkdown } from './markdown';
 import { PanelApprovals } from './panelApprovals';
 import { PanelModel } from './panelModel';
 import { registerReadOnlyDocs } from './readOnlyDocs';
@@ -53,7 +53,7 @@ export interface ForksPanel {
 export function registerForksPanel(context: vscode.ExtensionContext, runtime: RuntimeApi, settings: HostSettings, log: vscode.LogOutputChannel): ForksPanel {
   const chatSession = new CurrentChatSession(context.workspaceState);
   let provider: ForksViewProvider | undefined;
-  const model = new PanelModel({ post: message => provider?.post(message), renderMarkdown: renderUntrustedMarkdown });
+  const model = new PanelModel({ post: message => provider?.post(message), renderMarkdown: renderReport });
   const approvals = new PanelApprovals(model, () => provider?.visible === true);
   const starter = new ForkStarter(runtime, chatSession, model);
   const openDoc = registerReadOnlyDocs(context, runtime);

@@ -3,11 +3,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { forkList, forkState, worktreeList } from '../../common/protocol/forks';
+import { forkEvent, forkList, forkReview, forkState, worktreeList } from '../../common/protocol/forks';
 import type { WorktreeListing } from '../../common/protocol/forks';
 import { FileMemento, durableMemento } from '../fileMemento';
 import type { RuntimeApi } from '../runtimeApi';
 import { ForkRoots } from './forkRoots';
+import { rootsModeOf } from './rootRules';
+import type { RootsMode } from './rootRules';
 import { registerBaseContent } from './reviewFork';
 import { foldersToDrop, foldersToPrune, keptOrphansText } from './rootPlan';
 import { FolderUpdates, currentFolders } from './workspaceFolders';
@@ -25,10 +27,19 @@ export function registerWorktrees(context: vscode.ExtensionContext, runtime: Run
   // workspace keeps its folder but gets a new storageUri, and must find what it recorded before.
   const workspaceState = new FileMemento(path.join(storeDir, 'editor', WORKSPACE_STATE_FILE));
   const globalState = durableMemento(context.globalStorageUri, GLOBAL_STATE_FILE, context.globalState);
-  const roots = new ForkRoots(workspaceState, globalState, folders, message => output.warn(message));
+  const roots = new ForkRoots(workspaceState, globalState, folders, message => output.warn(message), rootsMode);
   registerWorktreeCommands(context, runtime, roots);
-  context.subscriptions.push(registerBaseContent(runtime), runtime.listen(forkState, params => roots.onFork(params.fork)));
+  context.subscriptions.push(
+    registerBaseContent(runtime),
+    runtime.listen(forkState, params => roots.onFork(params.fork)),
+    runtime.listen(forkEvent, params => roots.onForkEvent(params.forkId, params.event)),
+  );
   startUp(workspaceState, runtime, folders, roots).catch(error => output.warn(`worktree start-up pass failed: ${error instanceof Error ? error.message : String(error)}`));
+}
+
+/** `fork.worktree.addToWorkspace`, read at each decision so a change applies to the next fork. */
+function rootsMode(): RootsMode {
+  return rootsModeOf(vscode.workspace.getConfiguration('fork').get('worktree.addToWorkspace'));
 }
 
 /** Runs after every activation, so also after the reload that adding the first root may cause. */
@@ -44,7 +55,7 @@ async function startUp(workspaceState: vscode.Memento, runtime: RuntimeApi, fold
   }
   const drop = foldersToDrop(currentFolders(), forks, { pruned: [...pruned.values()], exists: p => fs.existsSync(p) });
   await folders.remove(drop.map(f => f.path));
-  roots.ensure(forks);
+  await roots.afterStart(forks, async forkId => (await runtime.request(forkReview, { forkId })).files.length);
   await announceKept(workspaceState, [...kept.values()].filter(l => !pruned.has(l.path)));
 }
 

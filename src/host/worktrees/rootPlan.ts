@@ -79,15 +79,18 @@ export interface DropContext {
 
 /**
  * Folders that belonged to forks and now point at nothing: the fork's worktree was discarded, the
- * runtime pruned it, or a "Fork: …" folder whose path is gone. Highest index first, so removing one
- * does not shift the next.
+ * runtime pruned it, or a "Fork: …" folder whose path is gone; and "Fork: …" folders of forks applied or
+ * kept while no window watched. Highest index first, so removing one does not shift the next.
  */
 export function foldersToDrop(folders: readonly FolderInfo[], forks: readonly ForkSummary[], context: DropContext): FolderInfo[] {
   const discarded = new Set(forks.filter(f => f.worktree?.discarded).map(f => f.worktree!.path));
   const live = new Set(forks.filter(hasLiveWorktree).map(f => f.worktree.path));
+  const settled = new Set(forks.filter(f => hasLiveWorktree(f) && (f.worktree.appliedAt || f.worktree.keptAt)).map(f => f.worktree!.path));
   const pruned = new Set(context.pruned.map(l => l.path));
+  const forkFolder = (f: FolderInfo) => f.name.startsWith(FORK_FOLDER_PREFIX);
   return folders
-    .filter(f => !live.has(f.path) && (discarded.has(f.path) || pruned.has(f.path) || (f.name.startsWith(FORK_FOLDER_PREFIX) && !context.exists(f.path))))
+    .filter(f => (forkFolder(f) && settled.has(f.path)) ||
+      (!live.has(f.path) && (discarded.has(f.path) || pruned.has(f.path) || (forkFolder(f) && !context.exists(f.path)))))
     .sort((a, b) => b.index - a.index);
 }
 

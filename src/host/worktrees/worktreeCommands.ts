@@ -30,8 +30,8 @@ export function registerWorktreeCommands(context: vscode.ExtensionContext, runti
     });
   context.subscriptions.push(
     command(WORKTREE_COMMANDS.review, 'Review', 'any', fork => reviewFork(runtime, fork)),
-    command(WORKTREE_COMMANDS.apply, 'Apply', 'finished', fork => apply(runtime, fork)),
-    command(WORKTREE_COMMANDS.keep, 'Keep', 'finished', fork => keep(runtime, fork)),
+    command(WORKTREE_COMMANDS.apply, 'Apply', 'finished', fork => apply(runtime, roots, fork)),
+    command(WORKTREE_COMMANDS.keep, 'Keep', 'finished', fork => keep(runtime, roots, fork)),
     command(WORKTREE_COMMANDS.discard, 'Discard', 'any', fork => discard(runtime, roots, fork)),
   );
 }
@@ -65,9 +65,11 @@ function whyNot(fork: ForkSummary, need: ForkNeed): string {
 }
 
 /** Nothing is overwritten silently: with conflicts nothing is written unless the user asks for markers. */
-async function apply(runtime: RuntimeApi, fork: LiveWorktreeFork): Promise<ForkApplyResult> {
+async function apply(runtime: RuntimeApi, roots: ForkRoots, fork: LiveWorktreeFork): Promise<ForkApplyResult> {
   const result = await runtime.request(forkApply, { forkId: fork.id, onConflict: 'refuse' });
   if (result.conflicts.length === 0) {
+    // Its changes are in the main tree now: the fork's copy of the project leaves the Explorer.
+    await roots.removeSettledRoot(fork);
     void vscode.window.showInformationMessage(result.message || `Applied ${result.applied.length} file(s) from fork "${fork.name}".`);
     return result;
   }
@@ -76,6 +78,7 @@ async function apply(runtime: RuntimeApi, fork: LiveWorktreeFork): Promise<ForkA
   if (choice === 'Review') await reviewFork(runtime, fork);
   if (choice !== MARKERS) return result;
   const marked = await runtime.request(forkApply, { forkId: fork.id, onConflict: 'markers' });
+  await roots.removeSettledRoot(fork);
   for (const file of marked.withMarkers.slice(0, 10)) {
     await vscode.window.showTextDocument(vscode.Uri.file(path.join(fork.worktree.repoRoot, file)), { preview: false });
   }
@@ -83,8 +86,10 @@ async function apply(runtime: RuntimeApi, fork: LiveWorktreeFork): Promise<ForkA
   return marked;
 }
 
-async function keep(runtime: RuntimeApi, fork: LiveWorktreeFork): Promise<{ branch: string; commit: string }> {
+async function keep(runtime: RuntimeApi, roots: ForkRoots, fork: LiveWorktreeFork): Promise<{ branch: string; commit: string }> {
   const kept = await runtime.request(forkKeep, { forkId: fork.id });
+  // The branch holds the work; the folder stays on disk (the message says where) but not in the Explorer.
+  await roots.removeSettledRoot(fork);
   const copy = 'Copy Branch Name';
   void vscode.window
     .showInformationMessage(`Kept fork "${fork.name}" on branch ${kept.branch} (${kept.commit.slice(0, 8)}); its worktree stays at ${fork.worktree.path}.`, copy)

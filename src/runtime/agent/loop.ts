@@ -28,7 +28,7 @@ export interface LoopDeps {
   tools: ReadonlyMap<string, Tool>;
   toolContext: Omit<ToolContext, 'signal'>;
   approvalMode: ApprovalMode;
-  approve(request: ApprovalRequest): Promise<{ approved: boolean; reason?: string }>;
+  approve(request: ApprovalRequest): Promise<{ approved: boolean; reason?: string; unanswered?: boolean }>;
   signal: AbortSignal;
   emit(event: AgentEvent): void;
   /** Model requests allowed before the loop stops (forks: 200). */
@@ -213,14 +213,15 @@ async function runToolCall(deps: LoopDeps, call: ToolUseBlock): Promise<ToolResu
   const sandboxed = deps.approvalMode === 'auto-edit' && category === 'exec' && deps.sandboxedTools?.has(tool.definition.name) === true;
   if (needsApproval(deps.approvalMode, category) && !sandboxed) {
     deps.emit({ type: 'approval_wait', callId: call.id, description });
-    const answer = await deps.approve({ callId: call.id, tool, input: call.input, description, category }).catch(error => ({
-      approved: false,
-      reason: `approval could not be asked: ${error instanceof Error ? error.message : String(error)}`,
-    }));
+    const answer = await deps
+      .approve({ callId: call.id, tool, input: call.input, description, category })
+      .catch(error => ({ approved: false, unanswered: true, reason: `approval could not be asked: ${error instanceof Error ? error.message : String(error)}` }));
     if (deps.signal.aborted) return result(CANCELLED_RESULT, true);
     if (!answer.approved) {
       const why = answer.reason ? ` (${answer.reason})` : '';
-      return result(`The user denied this ${tool.definition.name} call${why}. Do not retry it; ask the user or take another approach.`, true);
+      // "The user denied" only when someone was asked and said no; otherwise nobody answered.
+      const what = answer.unanswered ? `This ${tool.definition.name} call was not run${why}.` : `The user denied this ${tool.definition.name} call${why}.`;
+      return result(`${what} Do not retry it; ask the user or take another approach.`, true);
     }
   }
   const output = await runTool(tool, call.input, { ...deps.toolContext, callId: call.id, signal: deps.signal, gitWritesAllowed });

@@ -7,6 +7,7 @@ import type { RequestRecord } from '../session/records';
 /** The provider reads a cached prefix ending at most this many blocks back from a breakpoint (itself included). */
 export const LOOKBACK_BLOCKS = 20;
 const TTL_MS = { '5m': 5 * 60_000, '1h': 60 * 60_000 } as const;
+const TTL_WORDS = { '5m': '5 minutes', '1h': 'one hour' } as const;
 
 export interface Baseline { record: RequestRecord; sessionId: string; index: number }
 
@@ -32,9 +33,9 @@ export function explain(current: RequestRecord, base: Baseline | undefined): Exp
   const baseline = { sessionId: base.sessionId, index: base.index };
   const matched = commonPrefix(previous.blocks, current.blocks);
   const result = (cause: Explained['cause'], detail: string): Explained => ({ cause, detail, matchedBlocks: matched, totalBlocks, baseline });
-  if (current.model !== previous.model) return result('model', `The model differs (${previous.model} → ${current.model}): a different cache.`);
+  if (current.model !== previous.model) return result('model', `It ran ${current.model} after ${previous.model}; each model has its own cache, so this request started a new one.`);
   if (current.thinking !== previous.thinking) return result('thinking', `The thinking setting differs (${previous.thinking} → ${current.thinking}).`);
-  if (current.ttl !== previous.ttl) return result('ttl', `The cache TTL differs (${previous.ttl} → ${current.ttl}): a different cache entry.`);
+  if (current.ttl !== previous.ttl) return result('ttl', `The cache lifetime differs (${previous.ttl} → ${current.ttl}): a different cache entry.`);
   const tools = Math.max(previous.toolBlocks, current.toolBlocks);
   if (matched < tools) {
     const what = previous.toolBlocks !== current.toolBlocks ? `${previous.toolBlocks} → ${current.toolBlocks} tools` : `tool ${matched + 1} of ${tools} differs`;
@@ -45,25 +46,25 @@ export function explain(current: RequestRecord, base: Baseline | undefined): Exp
   }
   const gapMs = Date.parse(current.time) - Date.parse(previous.time);
   if (gapMs > TTL_MS[previous.ttl]) {
-    return result('expired', `${minutes(gapMs)} passed since the previous request, more than its ${previous.ttl} TTL: the cache had expired.`);
+    return result('expired', `${minutes(gapMs)} passed since the previous request, longer than the cache lasts (${TTL_WORDS[previous.ttl]}), so it had expired; the requests after this one read it again.`);
   }
   // Entries the previous request wrote (at its breakpoints) that this prompt still matches.
   const readable = previous.breakpoints.filter(at => at < matched);
   const messageBlock = (at: number) => at - previous.toolBlocks - previous.systemBlocks + 1;
-  if (readable.length === 0) return result('messages', `Message block ${messageBlock(matched)} differs from the previous request.`);
+  if (readable.length === 0) return result('messages', `The conversation differs from the previous request from its part ${messageBlock(matched)} on (rewound, compacted or edited).`);
   const end = Math.max(...readable);
   const reaches = current.breakpoints.some(at => at >= end && at - end < LOOKBACK_BLOCKS);
   if (!reaches) {
     const next = current.breakpoints.filter(at => at >= end).sort((a, b) => a - b)[0];
-    const gap = next === undefined ? 'no breakpoint follows it' : `the nearest breakpoint is ${next - end} blocks later`;
-    return result('lookback', `The cached prefix ends at message block ${messageBlock(end)}, but ${gap}; the provider looks back only ${LOOKBACK_BLOCKS} blocks.`);
+    const gap = next === undefined ? 'no cache breakpoint follows it' : `the nearest cache breakpoint is ${next - end} parts later`;
+    return result('lookback', `The cached part ends at part ${messageBlock(end)} of the conversation, but ${gap}; the provider looks back only ${LOOKBACK_BLOCKS} parts.`);
   }
   const previousWroteNothing = previous.usage.cache_creation_input_tokens === 0 && previous.usage.cache_read_input_tokens === 0;
   if (nothingCached || (previousWroteNothing && current.usage.cache_read_input_tokens === 0)) {
     return result('below-minimum', 'Nothing was cached: the prefix is below the model\'s minimum cacheable length.');
   }
   if (matched < previous.blocks.length) {
-    return result('messages', `Message block ${messageBlock(matched)} differs from the previous request; the part before it could be read.`);
+    return result('messages', `The conversation differs from the previous request from its part ${messageBlock(matched)} on; what came before was read.`);
   }
   if (current.usage.cache_read_input_tokens === 0) {
     return result('unexplained', 'The prompt extends the previous request, yet nothing was read (evicted, or the previous response had not started yet).');

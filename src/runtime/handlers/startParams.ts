@@ -26,7 +26,7 @@ export function checkStartParams(method: string, params: Omit<ForkStartParams, '
   if (params.name !== undefined && params.name !== null && typeof params.name !== 'string') {
     throw invalidParams(`name must be a string (got ${Array.isArray(params.name) ? 'an array' : typeof params.name}).`);
   }
-  const turns = parseForkTurns(params.forkTurns);
+  const turns = parseForkTurns(params.forkTurns, 'user');
   if (!turns.ok) throw invalidParams(turns.error);
   const budget = params.budget === undefined ? undefined : parseBudget(params.budget);
   if (budget && !budget.ok) throw invalidParams(`budget: ${budget.error}`);

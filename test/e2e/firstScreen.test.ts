@@ -1,0 +1,89 @@
+// The README's first screen as a newcomer gets it (code-server + chromium, the demo model): "summarise
+// the project" is understood in the chat and as a fork's directive, and the demo fork's report renders
+// in the Forks view as its sections. Its screenshots are the README's images (docs/first-*.png are copies
+// of test-results/first-screen-*.png from a run).
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { openWorkbench } from '../../scripts/e2e/browser';
+import type { Workbench } from '../../scripts/e2e/browser';
+import { startStack } from '../../scripts/e2e/stack';
+import type { Stack } from '../../scripts/e2e/stack';
+import { requireE2eTools } from '../../scripts/e2e/tools';
+import { openForksView, rowOf, widenSideBar } from './forksViewUi';
+import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker, widenChat } from './workbenchUi';
+
+describe('The first screen with the demo model (code-server + chromium)', function () {
+  this.timeout(240_000);
+  let stack: Stack | undefined;
+  let workbench: Workbench | undefined;
+  let failed = false;
+
+  before(async function () {
+    this.timeout(180_000);
+    const tools = requireE2eTools();
+    stack = await startStack({ tools, extension: 'install', fake: true, streamDelayMs: 20, label: 'first-screen', userSettings: { 'fork.approvalMode': 'auto-edit' } });
+    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !workbench) return;
+    failed = true;
+    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, 'first-screen-failed')}`);
+  });
+
+  after(async function () {
+    this.timeout(30_000);
+    if (failed && stack) console.log(`      logs: ${stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'first-screen')).length} files in test-results/logs/first-screen`);
+    await workbench?.close();
+    await stack?.stop();
+  });
+
+  it('summarises the project in the chat and in a fork, whose report shows as its sections', async () => {
+    const page = workbench!.page;
+    await openChat(page);
+    await widenChat(page, 560);
+    await waitForModelInPicker(page, 'claude-sonnet-5-5');
+    await sendInChat(page, '@fork summarise the project');
+    const answer = lastResponse(page);
+    await forkFromHere(answer).waitFor({ timeout: 90_000 });
+    const text = await answer.innerText();
+    assert.match(text, /A summary of the project, from its files and its README:/);
+    assert.match(text, /The workspace has \d+ files/);
+    assert.match(text, /README\.md begins with:/);
+    assert.doesNotMatch(text, /do not understand/);
+    await screenshot(page, 'first-screen-chat');
+
+    await sendInChat(page, '@fork /fork summarise the project');
+    await lastResponse(page).getByText(/Fork “summarise the project” completed/).waitFor({ timeout: 90_000 });
+    const panel = await openForksView(page);
+    await widenSideBar(page, 460);
+    const row = rowOf(panel, 'summarise the project');
+    await row.locator('.fork-toggle').click();
+    const terms = row.locator('.report-sections dt');
+    await terms.first().waitFor({ timeout: 30_000 });
+    // The demo's report is written like a model's: its Result a list under a heading, then the other labels.
+    assert.deepEqual(await terms.allInnerTexts(), ['Scope', 'Result', 'Key files', 'Files changed', 'Verification']);
+    assert.match(await row.locator('.report-sections dd').nth(1).innerText(), /^A summary of the project/);
+    assert.equal(await row.locator('.report-sections dd').nth(3).innerText(), 'none');
+    assert.doesNotMatch(await row.locator('.report').innerText(), /do not understand/);
+    await screenshot(page, 'first-screen-fork-report');
+  });
+
+  it('keeps Fork from here usable after a reload: the restored answer\'s link still asks for a directive', async () => {
+    const page = workbench!.page;
+    await page.reload();
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await openChat(page);
+    const restored = page.locator('.interactive-response', { hasText: 'A summary of the project' }).first();
+    const link = forkFromHere(restored);
+    await link.waitFor({ timeout: 60_000 });
+    await link.hover();
+    await page.locator('.monaco-hover, .workbench-hover', { hasText: 'Start a background fork that inherits the conversation up to this answer' }).first().waitFor({ timeout: 15_000 });
+    await screenshot(page, 'first-screen-after-reload');
+    await link.click();
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 15_000 });
+    assert.match(await page.locator('.quick-input-widget').innerText(), /Fork from here/);
+    await input.press('Escape');
+  });
+});
