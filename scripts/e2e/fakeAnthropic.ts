@@ -25,7 +25,9 @@ export async function startFakeAnthropic(options: FakeOptions): Promise<FakeAnth
   const port = options.port ?? (await freePort());
   const logFile = path.join(options.logDir, `fake-anthropic-${port}.log`);
   const script = path.join(options.repoRoot, 'dist', 'fake-anthropic.js');
-  const args = [script, '--port', String(port), '--demo', '--api-key', options.apiKey];
+  // --no-models: the UI checks and the extension-host suite were written against an endpoint without a
+  // models list (the picker shows fork.model / fork.models); the listed case is covered by the runtime's tests.
+  const args = [script, '--port', String(port), '--demo', '--api-key', options.apiKey, '--no-models'];
   if (options.streamDelayMs) args.push('--stream-delay-ms', String(options.streamDelayMs));
   const group: Group = spawnGroup(process.execPath, args, {
     env: process.env,

@@ -1,5 +1,5 @@
 // CLI: `node dist/fake-anthropic.js [--port N] [--demo] [--api-key K] [--stream-delay-ms N] [--min-cache-tokens N]
-//       [--url-file PATH] [--idle-exit-ms N]`.
+//       [--url-file PATH] [--idle-exit-ms N] [--no-models]`.
 // Starts the fake Anthropic server (with the demo model when --demo), prints one JSON line {"url": "..."} on
 // stdout for the launcher to read (and, with --url-file, writes {"url", "pid"} to that file, for a detached
 // start by `fork-agents --demo`), and runs until SIGTERM/SIGINT — or, with --idle-exit-ms, until no request
@@ -25,6 +25,7 @@ function optionsFrom(argv: string[]): ServeOptions {
       'min-cache-tokens': { type: 'string' },
       'url-file': { type: 'string' },
       'idle-exit-ms': { type: 'string' },
+      'no-models': { type: 'boolean' },
     },
   });
   const number = (flag: string, value: string | undefined): number | undefined => {
@@ -41,6 +42,8 @@ function optionsFrom(argv: string[]): ServeOptions {
       apiKey: values['api-key'],
       streamDelayMs: number('stream-delay-ms', values['stream-delay-ms']),
       minCacheTokens: number('min-cache-tokens', values['min-cache-tokens']),
+      // As an endpoint without a models list: the Chat view's picker then offers fork.model and fork.models.
+      ...(values['no-models'] ? { models: 'none' as const } : {}),
       // Sessions outlive a demo server (it exits when idle); ids must not repeat across servers.
       idPrefix: values.demo ? `${Date.now().toString(36)}${process.pid.toString(36)}_` : undefined,
     },

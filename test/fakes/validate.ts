@@ -85,12 +85,12 @@ function validateTools(tools: unknown): Set<string> {
   return names;
 }
 
-/** Returns whether extended thinking is on. */
 /**
  * Adaptive thinking (`{type: "adaptive", display?}`, effort in output_config) on the models that have it:
  * Opus 4.6 and later, Sonnet 4.6 and later, the 5.x family (model overviews and the Haiku 5.5 comparison
  * table, read 2026-12-01; https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking). Earlier
  * models know only enabled/disabled. The 5.5 models' stricter rules are in preservedThinking.ts.
+ * Returns whether manual (budgeted) thinking is on, whose rules the caller then checks.
  */
 const ADAPTIVE = /^claude-(opus-4-[6-9]|sonnet-4-6|opus-5|sonnet-5|fable-5|mythos-5)/;
 
@@ -104,7 +104,10 @@ function validateThinking(thinking: unknown, maxTokens: unknown, endpoint: Endpo
   if (thinking.type === 'adaptive' && ADAPTIVE.test(model)) {
     onlyFields(thinking, ['type', 'display'], 'thinking.adaptive');
     if (thinking.display !== undefined && thinking.display !== 'summarized' && thinking.display !== 'omitted') invalid("thinking.adaptive.display: Input should be 'summarized' or 'omitted'");
-    return true;
+    // Adaptive thinking is optional for the model (it may answer, or call a tool, without thinking), and it
+    // allows forced tool use: neither of manual thinking's two rules applies (adaptive-thinking page and
+    // thinking-tool-workflows page, read 2026-12-01). The 5.5 models' own refusals are in preservedThinking.ts.
+    return false;
   }
   if (thinking.type !== 'enabled') invalid(ADAPTIVE.test(model) ? "thinking.type: Input should be 'enabled', 'disabled' or 'adaptive'" : "thinking.type: Input should be 'enabled' or 'disabled'");
   onlyFields(thinking, ['type', 'budget_tokens'], 'thinking.enabled');
