@@ -8,9 +8,19 @@ export function forkNotificationHeadline(fork: Pick<ForkSummary, 'name' | 'id' |
   return `Fork "${fork.name}" (${fork.id}) ${outcome} after ${fork.modelTurns} model turn(s).`;
 }
 
-const HEADLINE = /^Fork ".*" \((f-[\w-]+)\) (?:completed|ended \([\w-]+\)) after \d+ model turn\(s\)\.$/gm;
+const HEADLINE = /^Fork "(.*)" \((f-[\w-]+)\) (completed|ended \(([\w-]+)\)) after (\d+) model turn\(s\)\.$/gm;
+
+/** What a report's headline says of its fork: enough to tell the user, with no request to the runtime. */
+export interface ReportHeadline { forkId: string; name: string; state: string; modelTurns: number }
+
+/** The headlines of the reports a notification entry's text carries, in order. */
+export function reportHeadlines(text: string): ReportHeadline[] {
+  return [...text.matchAll(HEADLINE)].map(match => ({
+    forkId: match[2], name: match[1], state: match[3] === 'completed' ? 'completed' : match[4], modelTurns: Number(match[5]),
+  }));
+}
 
 /** The ids of the forks whose reports a notification entry's text carries, in order. */
 export function forkIdsInNotification(text: string): string[] {
-  return [...text.matchAll(HEADLINE)].map(match => match[1]);
+  return reportHeadlines(text).map(headline => headline.forkId);
 }

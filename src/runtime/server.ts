@@ -8,6 +8,7 @@ import { SocketMessageReader, SocketMessageWriter, createMessageConnection } fro
 import { ResponseError } from 'vscode-languageserver/node';
 import { PROTOCOL_VERSION, RuntimeErrorCode, mcpState } from '../common/protocol/runtime';
 import type { RuntimeInfo } from '../common/protocol/runtime';
+import { socketAccepts } from '../ipc/socketProbe';
 import { ClientConnection } from './clientConnection';
 import { registerCancel } from './handlers/cancel';
 import { registerCompact } from './handlers/compact';
@@ -103,7 +104,7 @@ async function main(): Promise<void> {
   if (socketDir) ensurePrivateDir(socketDir, { followSymlink: false });
   const socketPath = socketPathFor(options.storeDir);
   // A runtime of a version before the lock may still serve the store: it owns it too.
-  if (await isAlive(socketPath)) exitBecauseServed();
+  if (await socketAccepts(socketPath)) exitBecauseServed();
   const token = randomBytes(32).toString('hex');
   const info: RuntimeInfo = { protocolVersion: PROTOCOL_VERSION, pid: process.pid, storeDir: options.storeDir, version: VERSION };
   const store = new SessionStore(options.storeDir);
@@ -215,7 +216,7 @@ async function listenExclusive(server: net.Server, socketPath: string): Promise<
     await listen(server, socketPath);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-    if (await isAlive(socketPath)) exitBecauseServed();
+    if (await socketAccepts(socketPath)) exitBecauseServed();
     fs.rmSync(socketPath, { force: true });
     await listen(server, socketPath);
   }
@@ -236,16 +237,6 @@ function listen(server: net.Server, socketPath: string): Promise<void> {
   });
 }
 
-function isAlive(socketPath: string): Promise<boolean> {
-  return new Promise(resolve => {
-    const probe = net.connect(socketPath);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', () => resolve(false));
-  });
-}
 
 function describeError(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);

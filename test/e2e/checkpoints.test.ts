@@ -36,7 +36,7 @@ describe('Code checkpoints: Fork from here at an earlier message (code-server + 
   before(async function () {
     this.timeout(180_000);
     const tools = requireE2eTools();
-    fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, responder: worktreeResponder(() => gate), streamDelayMs: 20 });
+    fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, models: 'none', responder: worktreeResponder(() => gate), streamDelayMs: 20 });
     stack = await startStack({ tools, extension: 'install', fake: false, label: 'checkpoints', env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY } });
     addWorktreeContributions(stack.codeServer.extensionsDir);
     // "always": the fork below only looks at its files, and this check opens them from the Explorer

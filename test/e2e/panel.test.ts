@@ -38,7 +38,7 @@ describe('Forks panel UI (code-server + chromium)', function () {
     const tools = requireE2eTools();
     // Our own fake (in this process): the demo model for chat, scripted behaviour for forks. A pause
     // between SSE events keeps streaming on screen long enough to see.
-    fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, responder: panelResponder(), streamDelayMs: 70 });
+    fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, models: 'none', responder: panelResponder(), streamDelayMs: 70 });
     stack = await startStack({
       tools, extension: 'install', fake: false, label: 'panel',
       env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY },

@@ -33,7 +33,7 @@ describe('Spending UI (code-server + chromium)', function () {
   before(async function () {
     this.timeout(180_000);
     const tools = requireE2eTools();
-    fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, responder: panelResponder(), streamDelayMs: 5 });
+    fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, models: 'none', responder: panelResponder(), streamDelayMs: 5 });
     stack = await startStack({
       tools, extension: 'install', fake: false, label: 'spend',
       env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY },

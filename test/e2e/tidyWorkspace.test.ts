@@ -41,7 +41,7 @@ describe('Worktree forks keep the Explorer tidy (code-server + chromium)', funct
   before(async function () {
     this.timeout(180_000);
     const tools = requireE2eTools();
-    fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, responder: worktreeResponder(() => gate), streamDelayMs: 30 });
+    fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, models: 'none', responder: worktreeResponder(() => gate), streamDelayMs: 30 });
     stack = await startStack({
       tools, extension: 'install', fake: false, label: 'tidy', env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY },
       userSettings: { 'fork.approvalMode': 'auto-edit' },

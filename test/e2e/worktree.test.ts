@@ -34,7 +34,7 @@ interface Run { fake: FakeAnthropic; stack: Stack; workbench?: Workbench; observ
 async function startRun(label: string): Promise<Run> {
   const tools = requireE2eTools();
   const run = { gate: new Gate() } as Run;
-  run.fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, responder: worktreeResponder(() => run.gate), streamDelayMs: 40 });
+  run.fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, models: 'none', responder: worktreeResponder(() => run.gate), streamDelayMs: 40 });
   run.stack = await startStack({ tools, extension: 'install', fake: false, label, env: { ANTHROPIC_BASE_URL: run.fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY } });
   const added = addWorktreeContributions(run.stack.codeServer.extensionsDir);
   if (added.length > 0) console.log(`      (package.json lacks ${added.join(', ')}: added to the installed copy for this run)`);

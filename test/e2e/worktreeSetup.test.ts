@@ -36,7 +36,7 @@ describe('Worktree setup output in the fork\'s row (code-server + chromium)', fu
   before(async function () {
     this.timeout(180_000);
     const tools = requireE2eTools();
-    fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, responder: worktreeResponder(() => gate), streamDelayMs: 40 });
+    fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, models: 'none', responder: worktreeResponder(() => gate), streamDelayMs: 40 });
     stack = await startStack({ tools, extension: 'install', fake: false, label: 'worktree-setup', env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY } });
     setupGate = path.join(stack.runDir, 'setup-may-finish');
     // Setup keeps running until the test has looked at the row, then finishes.

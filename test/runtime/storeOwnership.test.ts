@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import { runtimeInfoPath, socketPathFor } from '../../src/ipc/socketPath';
+import { socketAccepts } from '../../src/ipc/socketProbe';
 import { RUNTIME_SCRIPT, isAlive, killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { say } from './script';
@@ -35,16 +36,6 @@ function serving(runtime: ReturnType<typeof startRuntime>): Promise<boolean> {
   });
 }
 
-function accepts(socketPath: string): Promise<boolean> {
-  return new Promise(resolve => {
-    const probe = net.connect(socketPath);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', () => resolve(false));
-  });
-}
 
 describe('runtime: one owner per store', function () {
   this.timeout(120_000);
@@ -95,7 +86,7 @@ describe('runtime: one owner per store', function () {
       const served = await Promise.all(runtimes.map(serving));
       const alive = runtimes.filter(r => r.child.exitCode === null && r.child.signalCode === null);
       const recorded = (JSON.parse(fs.readFileSync(runtimeInfoPath(storeDir), 'utf8')) as { pid: number }).pid;
-      const ok = served.filter(Boolean).length === 1 && alive.length === 1 && alive[0].child.pid === recorded && (await accepts(socketPathFor(storeDir)));
+      const ok = served.filter(Boolean).length === 1 && alive.length === 1 && alive[0].child.pid === recorded && (await socketAccepts(socketPathFor(storeDir)));
       if (ok) oneServed++;
       else failures.push(`round ${round}: served ${served.join('/')}, alive ${alive.length}`);
       for (const runtime of alive) await killRuntime(runtime.child.pid!);

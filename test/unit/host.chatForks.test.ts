@@ -46,7 +46,14 @@ describe('chat: forks in the answer', () => {
     assert.deepEqual(forkIdsInNotification(text), [a.id, b.id]);
     const view = new TurnView();
     const ops = view.apply({ sessionId: 's1', turnId: 't', event: { type: 'entry', entry: { id: 'n1', kind: 'notification', time: '', message: { role: 'user', content: [{ type: 'text', text }] } } } });
-    assert.deepEqual(ops, [{ kind: 'reports', forkIds: [a.id, b.id] }]);
+    assert.deepEqual(ops, [{
+      kind: 'reports',
+      forkIds: [a.id, b.id],
+      headlines: [
+        { forkId: a.id, name: a.name, state: 'completed', modelTurns: a.modelTurns },
+        { forkId: b.id, name: 'say "hi"', state: 'failed', modelTurns: 1 },
+      ],
+    }]);
     assert.equal(view.lastEntryId, 'n1');
   });
 

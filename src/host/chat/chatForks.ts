@@ -7,9 +7,10 @@
 // (fork ids, worktree paths) stay for the model: the user reads sentences built from the fork's summary.
 import * as vscode from 'vscode';
 import { isTerminal } from '../../common/forks';
+import type { ReportHeadline } from '../../common/forkNotification';
 import type { ForkSummary } from '../../common/forks';
 import { chatForkLine, diffStat, shortText } from '../../common/forkDisplay';
-import { forkList, forkReview, forkState } from '../../common/protocol/forks';
+import { forkReview, forkState } from '../../common/protocol/forks';
 import type { RuntimeApi } from '../runtimeApi';
 import { WORKTREE_COMMANDS } from '../worktrees/rootPlan';
 import { untrusted } from './renderEvents';
@@ -44,12 +45,15 @@ export class ChatForks {
   }
 
   /** Reports of these forks reached the model in this turn: the user reads who reported, not the report's wrapper. */
-  async reportsArrived(forkIds: readonly string[]): Promise<void> {
-    const known = await this.summaries(forkIds);
-    for (const fork of known) {
+  /**
+   * Says which reports arrived, from their headlines alone: written while the event is handled, so no
+   * request to the runtime can make the sentence late (after the answer closed) or lose it.
+   */
+  reportsArrived(headlines: readonly ReportHeadline[]): void {
+    for (const fork of headlines) {
       const outcome = fork.state === 'completed' ? 'finished' : `ended (${fork.state})`;
       this.stream.markdown(untrusted(`\n\n_The report of fork “${shortText(fork.name)}” arrived: it ${outcome} after ${fork.modelTurns} model turn${fork.modelTurns === 1 ? '' : 's'}; @fork has read it._\n\n`));
-      this.stream.button({ command: CHAT_FORK_COMMANDS.open, title: 'Open Report', arguments: [{ forkId: fork.id }], tooltip: `Open Report of “${fork.name}”` });
+      this.stream.button({ command: CHAT_FORK_COMMANDS.open, title: 'Open Report', arguments: [{ forkId: fork.forkId }], tooltip: `Open Report of “${fork.name}”` });
     }
   }
 
@@ -152,11 +156,5 @@ export class ChatForks {
     } catch {
       return undefined;
     }
-  }
-
-  private async summaries(forkIds: readonly string[]): Promise<ForkSummary[]> {
-    const missing = forkIds.filter(id => !this.mine.has(id));
-    const listed = missing.length > 0 ? (await this.runtime.request(forkList, { parentSessionId: this.sessionId() }).catch(() => ({ forks: [] as ForkSummary[] }))).forks : [];
-    return forkIds.map(id => this.mine.get(id) ?? listed.find(fork => fork.id === id)).filter((fork): fork is ForkSummary => fork !== undefined);
   }
 }

@@ -5,7 +5,8 @@ import type { ToolCategory } from '../../common/approval';
 import type { SendResult, SessionEventParams } from '../../common/protocol/runtime';
 import { noPriceText, usdText } from '../../common/pricing';
 import type { Entry, Usage } from '../../common/transcript';
-import { forkIdsInNotification } from '../../common/forkNotification';
+import { reportHeadlines } from '../../common/forkNotification';
+import type { ReportHeadline } from '../../common/forkNotification';
 
 export type RenderOp =
   | { kind: 'markdown'; text: string }
@@ -14,7 +15,7 @@ export type RenderOp =
   | { kind: 'anchor'; path: string }
   | { kind: 'reference'; path: string }
   /** Reports of these forks rode into this turn for the model: the user is told in a sentence. */
-  | { kind: 'reports'; forkIds: string[] };
+  | { kind: 'reports'; forkIds: string[]; headlines: ReportHeadline[] };
 
 export class TurnView {
   sessionId?: string;
@@ -63,8 +64,8 @@ export class TurnView {
       case 'entry': {
         this.lastEntryId = event.entry.id;
         if (event.entry.kind !== 'notification') return [];
-        const forkIds = forkIdsInNotification(messageText(event.entry));
-        return forkIds.length > 0 ? [{ kind: 'reports', forkIds }] : [];
+        const headlines = reportHeadlines(messageText(event.entry));
+        return headlines.length > 0 ? [{ kind: 'reports', forkIds: headlines.map(headline => headline.forkId), headlines }] : [];
       }
       case 'text_delta':
         return event.text === '' ? [] : [{ kind: 'markdown', text: event.text }];

@@ -67,7 +67,7 @@ async function handleRequest(
     // A new session's id arrives with its first event: a cancel asked for before then is sent now.
     if (token.isCancellationRequested) return cancel();
     for (const op of ops) {
-      if (op.kind === 'reports') void forks.reportsArrived(op.forkIds);
+      if (op.kind === 'reports') forks.reportsArrived(op.headlines);
       else renderOps(stream, root, [op]);
     }
   });
