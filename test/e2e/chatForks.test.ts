@@ -25,7 +25,9 @@ function assertNothingForTheModel(text: string, where: string): void {
 async function expandedText(response: Locator, shows: string): Promise<string> {
   const target = response.getByText(shows).first();
   // One click opens the fold; a second (on its label, say) would close it again.
-  if (!(await target.isVisible())) await response.getByText(/^Completed \d+ steps?\b/).first().click();
+  // The fold's label can sit under the chat's sticky title (a short answer at the top of the list), where
+  // a pointer click lands on the title: the click is dispatched to the label itself.
+  if (!(await target.isVisible())) await response.getByText(/^Completed \d+ steps?\b/).first().dispatchEvent('click');
   await target.waitFor({ timeout: 15_000 });
   return response.innerText();
 }

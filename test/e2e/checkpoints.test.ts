@@ -146,7 +146,11 @@ describe('Code checkpoints: Fork from here at an earlier message (code-server + 
     await message.waitFor({ timeout: 30_000 });
     await message.scrollIntoViewIfNeeded();
     await message.click({ button: 'right' });
-    await page.locator('.monaco-menu .action-label', { hasText: 'Rewind to here' }).click({ timeout: 10_000 });
+    const rewindItem = page.locator('.monaco-menu .action-label', { hasText: 'Rewind to here' });
+    await rewindItem.click({ timeout: 10_000 });
+    // A click that lands while the menu is still settling leaves it open with the item focused: Enter
+    // chooses it then (a click that worked closed the menu, so nothing runs twice).
+    if (await rewindItem.isVisible()) await page.keyboard.press('Enter');
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 10_000 });
     await screenshot(page, 'checkpoints-rewind-dialog');

@@ -124,7 +124,7 @@ describe('Forks panel: MCP servers and a fork\'s model (code-server + chromium)'
     const row = rowOf(panel, 'tour on another model');
     await row.waitFor({ timeout: 30_000 });
     assert.match(await row.locator('.fork-meta').innerText(), new RegExp(`· shared · ${OTHER_MODEL} \\(cold cache\\) ·`));
-    await row.locator('.report', { hasText: 'Scope:' }).waitFor({ timeout: 60_000 });
+    await row.locator('.report', { hasText: 'Scope' }).waitFor({ timeout: 60_000 });
     const sent = fake!.requests.filter(r => r.rawBody.includes('DIRECTIVE: tour on another model'));
     assert.ok(sent.length >= 2, `${sent.length} fork requests`);
     assert.deepEqual([...new Set(sent.map(r => r.body.model))], [OTHER_MODEL], 'every request of the fork names the chosen model');

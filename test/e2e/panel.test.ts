@@ -115,7 +115,7 @@ describe('Forks panel UI (code-server + chromium)', function () {
     await panel.locator('#isolation').selectOption('shared');
     for (const bad of ['0', '1.5']) {
       await panel.locator('#turns-n').fill(bad);
-      await panel.locator('#turns-error', { hasText: `Invalid fork_turns "${bad}"` }).waitFor({ timeout: 5_000 });
+      await panel.locator('#turns-error', { hasText: `Invalid turn count "${bad}"` }).waitFor({ timeout: 5_000 });
       assert.equal(await panel.locator('#turns-n').getAttribute('aria-invalid'), 'true');
       await screenshot(page, `panel-picker-${bad}`);
       await panel.getByRole('button', { name: 'Start fork' }).click();
@@ -142,7 +142,7 @@ describe('Forks panel UI (code-server + chromium)', function () {
     const report = row.locator('.report');
     assert.equal(await report.locator('li').count(), 3, 'the report is rendered markdown (a list)');
     assert.equal(await report.locator('strong', { hasText: 'greet(name)' }).count(), 1);
-    assert.match(await row.locator('.fork-usage').innerText(), /^2 model turns · [\d.]+k? in \/ \d+ out · cache \d+% · context \d+%$/);
+    assert.match(await row.locator('.fork-usage').innerText(), /^2 model turns · [\d.]+k? in \/ \d+ out · first request \d+% cached · context \d+%$/);
   });
 
   it('right-click › Fork from here on an earlier message starts a fork whose transcript ends there', async () => {
@@ -172,7 +172,7 @@ describe('Forks panel UI (code-server + chromium)', function () {
     const directiveAt = entries.findIndex(e => e.message.content.some(b => b.type === 'text' && b.text.includes('<fork-boilerplate>')));
     assert.ok(directiveAt > 0, 'the fork has its directive');
     assert.equal(entries[directiveAt - 1].id, messageId, 'the inherited history ends at the right-clicked message');
-    await row.locator('.report', { hasText: 'Scope:' }).waitFor({ timeout: 60_000 });
+    await row.locator('.report', { hasText: 'Scope' }).waitFor({ timeout: 60_000 });
     // Its transcript opens as a read-only document.
     await row.getByRole('button', { name: 'Open the transcript' }).click();
     await page.locator('.tab', { hasText: 'explain the file list (transcript).md' }).waitFor({ timeout: 15_000 });
@@ -206,7 +206,7 @@ describe('Forks panel UI (code-server + chromium)', function () {
     const row = rowOf(panel, 'review the math helper');
     await row.waitFor({ timeout: 30_000 });
     assert.match(await row.locator('.fork-meta').innerText(), /^you · last turn · shared/);
-    await row.locator('.report', { hasText: 'Scope:' }).waitFor({ timeout: 60_000 });
+    await row.locator('.report', { hasText: 'Scope' }).waitFor({ timeout: 60_000 });
     await screenshot(page, 'panel-palette-fork');
   });
 
@@ -272,7 +272,7 @@ describe('Forks panel UI (code-server + chromium)', function () {
     assert.ok(conversationReady, 'needs the conversation of the first check');
     const page = workbench!.page;
     const row = await startFromForm('tour of the worktree', 'all', 'worktree');
-    await row.locator('.report', { hasText: 'Scope:' }).waitFor({ timeout: 60_000 });
+    await row.locator('.report', { hasText: 'Scope' }).waitFor({ timeout: 60_000 });
     assert.match(await row.locator('.fork-meta').innerText(), /· worktree ·/);
     const labels = (await row.locator('.fork-actions .button').allInnerTexts()).map(t => t.trim());
     assert.deepEqual(labels, ['Transcript', 'Folder', 'Review', 'Apply', 'Keep', 'Discard']);
