@@ -216,7 +216,8 @@ describe('Forks panel UI (code-server + chromium)', function () {
     const row = await startFromForm('write notes.txt with a summary', 'all');
     const approval = row.locator('.approval');
     await approval.waitFor({ timeout: 30_000 });
-    assert.equal(await row.getAttribute('data-state'), 'waiting-for-approval');
+    // The row's state and its approval arrive as separate updates (rows render at most 20 times a second).
+    await panel.locator('.fork[data-state="waiting-for-approval"]', { hasText: 'write notes.txt with a summary' }).waitFor({ timeout: 10_000 });
     assert.match(await approval.innerText(), /Write notes\.txt/);
     await screenshot(page, 'panel-approval');
     await approval.getByRole('button', { name: /^Approve/ }).click();

@@ -12,7 +12,7 @@ import { startStack } from '../../scripts/e2e/stack';
 import type { Stack } from '../../scripts/e2e/stack';
 import { requireE2eTools } from '../../scripts/e2e/tools';
 import { openForksView, widenSideBar } from './forksViewUi';
-import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
+import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
 
 describe('Fork tournament in the Forks panel (code-server + chromium)', function () {
   this.timeout(180_000);
@@ -49,7 +49,7 @@ describe('Fork tournament in the Forks panel (code-server + chromium)', function
     await openChat(page);
     await waitForModelInPicker(page, 'claude-sonnet-5-5');
     await sendInChat(page, '@fork hello');
-    await lastResponse(page).getByRole('button', { name: 'Fork from here' }).waitFor({ timeout: 60_000 });
+    await forkFromHere(lastResponse(page)).waitFor({ timeout: 60_000 });
     const panel: Frame = await openForksView(page);
     await widenSideBar(page, 900);
     await panel.locator('#directive').fill('create NOTES.md with notes from a tournament');

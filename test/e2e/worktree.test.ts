@@ -38,7 +38,8 @@ async function startRun(label: string): Promise<Run> {
   run.stack = await startStack({ tools, extension: 'install', fake: false, label, env: { ANTHROPIC_BASE_URL: run.fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY } });
   const added = addWorktreeContributions(run.stack.codeServer.extensionsDir);
   if (added.length > 0) console.log(`      (package.json lacks ${added.join(', ')}: added to the installed copy for this run)`);
-  setUserSettings(run.stack.codeServer.userDataDir, { 'fork.approvalMode': 'auto-edit' });
+  // These checks follow a root from a fork's start (the tidy-workspace check covers onWrite, the default).
+  setUserSettings(run.stack.codeServer.userDataDir, { 'fork.approvalMode': 'auto-edit', 'fork.worktree.addToWorkspace': 'always' });
   return run;
 }
 
