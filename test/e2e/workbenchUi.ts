@@ -74,7 +74,17 @@ export async function submitChat(page: Page): Promise<void> {
     if (await page.locator('.interactive-input-part .suggest-widget.visible').count()) await page.keyboard.press('Escape');
     await page.keyboard.press('Enter');
     try {
-      await requests.nth(before).waitFor({ state: 'attached', timeout: 15_000 });
+      // Taken: the request is listed, or the input no longer holds it (the chat's list drops requests
+      // scrolled far out of view, so a count alone can stay the same in a narrow chat).
+      const tail = typed.slice(-24);
+      await Promise.any([
+        requests.nth(before).waitFor({ state: 'attached', timeout: 15_000 }),
+        page.waitForFunction(text => {
+          const doc = (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document;
+          const input = doc.querySelector('.interactive-input-part .view-lines');
+          return input !== null && !(input.textContent ?? '').replace(/\u00a0/g, ' ').includes(text);
+        }, tail, { timeout: 15_000 }),
+      ]);
       return;
     } catch (error) {
       if (attempt === 3 || (await chatInputText(page)) !== typed) throw new Error(`the chat did not list the request "${typed}": ${String(error)}`);
