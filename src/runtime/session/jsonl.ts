@@ -54,9 +54,10 @@ export class JsonlWriter {
    * Writes one record as one line and flushes it to disk before returning. writeSync may write only part
    * of the buffer (a disk filling up): the rest is written in a loop. When a write or the flush fails the
    * file is cut back to the last complete record, so a fragment never glues itself to the next line, and
-   * TranscriptWriteError is thrown: the caller fails that step, the writer stays usable.
+   * TranscriptWriteError is thrown: the caller fails that step, the writer stays usable. Returns the
+   * bytes appended.
    */
-  append(record: unknown): void {
+  append(record: unknown): number {
     if (this.fd === undefined) throw new Error(`${this.file} is closed`);
     const bytes = Buffer.from(JSON.stringify(record) + '\n', 'utf8');
     try {
@@ -71,6 +72,7 @@ export class JsonlWriter {
       throw new TranscriptWriteError(this.file, error);
     }
     this.committedBytes += bytes.length;
+    return bytes.length;
   }
 
   private cutBack(): void {

@@ -7,7 +7,9 @@ import type { RequestRecord } from './records';
 import { requestViewOf } from '../../common/requestView';
 import type { JsonlWriter } from './jsonl';
 import type { CheckpointRecord, ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, RewoundCode, SessionRecord } from './records';
-import type { SegmentStore } from './segments';
+import type { RangeSegmentHeader, SegmentStore } from './segments';
+import { rangeSegmentName } from './segments';
+import { TranscriptTail } from './transcriptTail';
 import { Picked } from './picked';
 import { closeOpenExchanges, mendFromSegment } from './damage';
 import type { LineDamage } from './damage';
@@ -80,6 +82,8 @@ export class Session {
   /** view[0..sealed) by chain position, in runs (one, plus one per rewind into sealed history). */
   private chainRuns: ChainRun[] = [];
   private tailBytes = 0;
+  /** Where the unsealed entries are in this session's file (parents only): what a v2 seal names. */
+  private readonly tail = new TranscriptTail();
   /** Everything this session was billed for (its own requests, retried and rewound ones included). */
   private billed: Usage = zeroUsage();
   /** The same, request by request with its time: what prices apply to (a price depends on the day and prompt). */
@@ -143,15 +147,39 @@ export class Session {
     this.viewList = entries;
   }
 
-  /** Replays a record read from disk (no write). */
-  replay(record: SessionRecord): void {
+  /** Appends a record to this session's file (committed when it returns), keeping track of where it ended. */
+  private write(record: SessionRecord): void {
+    const bytes = this.writer.append(record);
+    if (this.segments) this.tail.recorded(this.tail.fileEnd + bytes, record.type === 'entry');
+  }
+
+  /** Its file holds `bytes` of committed records (after its header, or once loaded). */
+  fileBytes(bytes: number): void {
+    if (!this.segments) return;
+    this.tail.fileEnd = bytes;
+    this.settleTail();
+  }
+
+  /** When nothing is unsealed, the next run of the file to seal starts where the file ends. */
+  private settleTail(): void {
+    if (this.segments && this.sealed === this.view.length) this.tail.emptied();
+  }
+
+  /** Replays a record read from disk (no write); `end`: the byte offset just past its line. */
+  replay(record: SessionRecord, end?: number): void {
+    if (this.segments && end !== undefined) this.tail.recorded(end, record.type === 'entry');
+    this.replayRecord(record);
+    this.settleTail();
+  }
+
+  private replayRecord(record: SessionRecord): void {
     if (record.type === 'entry') this.push(deepFreeze(record.entry));
     else if (record.type === 'rewind') this.applyRewind(record.toEntryId, record.code);
     else if (record.type === 'rewind-undo') this.applyUndo();
     else if (record.type === 'checkpoint') this.codeCheckpoints.push(deepFreeze(record.checkpoint));
     else if (record.type === 'bootstrap') this.applyBootstrap(record.bootstrap, record.bootstrap.inherited ?? []);
     else if (record.type === 'status') this.status = record.status;
-    else if (record.type === 'seal') this.replaySeal(record.hash, record.count);
+    else if (record.type === 'seal') this.replaySeal(record.hash, record.count, record.segment);
     else if (record.type === 'spend') this.bill(record.usage, record.time);
     else if (record.type === 'request') this.sent.push(deepFreeze(record.request));
   }
@@ -178,7 +206,7 @@ export class Session {
 
   recordSpend(usage: Usage, why: string): void {
     const time = new Date().toISOString();
-    this.writer.append({ type: 'spend', usage, time, why } satisfies SessionRecord);
+    this.write({ type: 'spend', usage, time, why } satisfies SessionRecord);
     this.bill(usage, time);
   }
 
@@ -187,12 +215,12 @@ export class Session {
   }
 
   recordCheckpoint(checkpoint: CheckpointRecord): void {
-    this.writer.append({ type: 'checkpoint', checkpoint } satisfies SessionRecord);
+    this.write({ type: 'checkpoint', checkpoint } satisfies SessionRecord);
     this.codeCheckpoints.push(deepFreeze(checkpoint));
   }
 
   recordRequest(request: RequestRecord): void {
-    this.writer.append({ type: 'request', request } satisfies SessionRecord);
+    this.write({ type: 'request', request } satisfies SessionRecord);
     this.sent.push(deepFreeze(request));
   }
 
@@ -272,7 +300,7 @@ export class Session {
   }
 
   writeStatus(status: ForkStatus): void {
-    this.writer.append({ type: 'status', status } satisfies SessionRecord);
+    this.write({ type: 'status', status } satisfies SessionRecord);
     this.status = status;
   }
 
@@ -296,7 +324,7 @@ export class Session {
   /** Commits a new entry: written and flushed, then visible. */
   commit(kind: EntryKind, message: Message, extra: Pick<Entry, 'usage' | 'stopReason' | 'replacesUpTo' | 'thinkingBindings' | 'inputTransformations'> = {}): Entry {
     const entry: Entry = deepFreeze({ id: newEntryId(), kind, time: new Date().toISOString(), message, ...extra });
-    this.writer.append({ type: 'entry', entry } satisfies SessionRecord);
+    this.write({ type: 'entry', entry } satisfies SessionRecord);
     this.push(entry);
     if (this.segments) {
       this.tailBytes += JSON.stringify(entry).length;
@@ -317,20 +345,35 @@ export class Session {
     }
   }
 
-  /** Seals the unsealed tail, at most SEAL_ENTRIES a segment; each seal record follows its segment on disk. */
+  /**
+   * Seals the unsealed tail, at most SEAL_ENTRIES a segment. A plain run of this file is sealed as its own
+   * byte range (nothing copied: history stays on disk once); otherwise the entries are copied into a v1
+   * segment file, which is on disk before its seal record.
+   */
   private sealTail(): void {
     while (this.sealed < this.view.length) {
       const entries = this.view.slice(this.sealed, Math.min(this.view.length, this.sealed + SEAL_ENTRIES));
-      const hash = this.segments!.seal({ v: 1, prev: this.head, base: this.chainEntries.length, count: entries.length, owner: this.id }, entries);
-      this.writer.append({ type: 'seal', hash, count: entries.length } satisfies SessionRecord);
+      const chained = { prev: this.head, base: this.chainEntries.length, count: entries.length, owner: this.id };
+      if (this.tail.canSeal(entries.length, this.view.length - this.sealed)) {
+        const to = this.tail.ends[entries.length - 1];
+        const { hash, header } = this.segments!.sealRange({ ...chained, from: this.tail.start, to }, entries);
+        this.write({ type: 'seal', hash, count: entries.length, segment: header } satisfies SessionRecord);
+        this.tail.sealed(entries.length);
+        this.applySeal(hash, entries);
+        continue;
+      }
+      const hash = this.segments!.seal({ v: 1, ...chained }, entries);
+      this.write({ type: 'seal', hash, count: entries.length } satisfies SessionRecord);
       this.applySeal(hash, entries);
     }
     this.tailBytes = 0;
+    this.settleTail();
   }
 
   /** Loading met a line that does not parse; `line` is its number in the file. */
   noteDamagedLine(line: number): void {
     this.damage.push({ line });
+    this.tail.plain = false;
   }
 
   /** After loading: an exchange a damaged line left half closed is closed in memory (the file is not rewritten). */
@@ -339,16 +382,26 @@ export class Session {
     if (open.length === 0) return;
     const closed = closeOpenExchanges(this.view, open[0].line);
     if (!closed) return;
+    // The history in memory no longer matches the file's lines: what is unsealed is sealed as a copy.
+    this.tail.plain = false;
     this.view = closed.view;
     this.requestView = undefined;
     for (const d of open) d.closed = closed.closed;
   }
 
-  private replaySeal(hash: string, count: number): void {
+  private replaySeal(hash: string, count: number, segment?: RangeSegmentHeader): void {
     if (this.sealsUntrusted) return;
-    // Since the last seal a line was lost: the segment holds the span whole, so it mends the view.
     const pending = this.damage.filter(d => !d.recoveredFrom);
-    if (pending.length > 0) {
+    if (segment) {
+      // A v2 segment is these very lines: it cannot mend a lost one. It is trusted when it is whole and the
+      // lines lost since the last seal held no entry of it (its count says how many the range holds).
+      const consistent = rangeSegmentName(segment) === hash && segment.count === count && segment.base === this.chainEntries.length && segment.prev === this.head;
+      if (!consistent || (pending.length > 0 && this.view.length - this.sealed !== count)) {
+        this.sealsUntrusted = true;
+        return;
+      }
+    } else if (pending.length > 0) {
+      // Since the last seal a line was lost: the v1 segment holds the span whole, so it mends the view.
       const segment = this.segments?.readVerifiedSync(hash);
       const mended = segment && segment.header.base === this.chainEntries.length && mendFromSegment(this.view.slice(this.sealed), segment.entries);
       if (!mended) {
@@ -360,7 +413,7 @@ export class Session {
     }
     const entries = this.view.slice(this.sealed, this.sealed + count);
     if (entries.length !== count) return;
-    this.segments?.remember(hash, { v: 1, prev: this.head, base: this.chainEntries.length, count, owner: this.id }, entries);
+    this.segments?.remember(hash, segment ?? { v: 1, prev: this.head, base: this.chainEntries.length, count, owner: this.id }, entries);
     this.applySeal(hash, entries);
   }
 
@@ -396,8 +449,11 @@ export class Session {
   rewindTo(toEntryId: string | null, code?: RewoundCode): boolean {
     if (!code && toEntryId === (this.lastEntry()?.id ?? null)) return true;
     if (toEntryId !== null && !this.view.some(e => e.id === toEntryId)) return false;
-    this.writer.append({ type: 'rewind', toEntryId, time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
+    // Sealed first, while the unsealed entries are still a plain run of the file (the rewind would cut it).
+    if (this.segments && this.sealed < this.view.length) this.trySealTail();
+    this.write({ type: 'rewind', toEntryId, time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
     this.applyRewind(toEntryId, code);
+    this.settleTail();
     return true;
   }
 
@@ -415,14 +471,16 @@ export class Session {
   /** Takes the latest rewind back; `code`: what undoing it did to the files. False when none can be. */
   undoRewind(code?: RewoundCode): boolean {
     if (!this.rewinds.latest()) return false;
-    this.writer.append({ type: 'rewind-undo', time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
+    this.write({ type: 'rewind-undo', time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
     this.applyUndo();
+    this.settleTail();
     return true;
   }
 
   private applyUndo(): void {
     const state = this.rewinds.pop()?.state;
     if (!state) return;
+    if (state.sealed < state.view.length) this.tail.plain = false;
     this.view = state.view;
     this.sealed = state.sealed;
     this.chainRuns = state.chainRuns;
@@ -463,6 +521,7 @@ export class Session {
   private applyRewind(toEntryId: string | null, code?: RewoundCode): void {
     const index = toEntryId === null ? -1 : this.view.findIndex(e => e.id === toEntryId);
     if (toEntryId !== null && index < 0) return;
+    if (this.sealed < this.view.length) this.tail.plain = false;
     this.rewinds.pushed({ state: { view: this.view, sealed: this.sealed, chainRuns: this.chainRuns.map(run => ({ ...run })) }, code }, this.view.slice(index + 1));
     this.view = this.view.slice(0, index + 1);
     this.requestView = undefined;
