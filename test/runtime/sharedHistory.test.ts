@@ -115,10 +115,11 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
     // The segment is a byte range of chat a's transcript: a byte changed there damages it (the length is kept).
     const file = forkFile(a);
     const text = fs.readFileSync(file, 'utf8');
-    const at = Buffer.byteLength(text.slice(0, text.indexOf('Topic alpha')));
+    // The prompt's entry, not the header (whose title starts with the same words).
+    const at = Buffer.byteLength(text.slice(0, text.indexOf('"text":"Topic alpha')));
     const damagedSeal = sealLines(file).find(seal => seal.segment!.from <= at && at < seal.segment!.to)!;
     assert.ok(damagedSeal, 'the topic is in a sealed range');
-    fs.writeFileSync(file, text.replace('Topic alpha', 'Topic ALPHA'));
+    fs.writeFileSync(file, text.replace('"text":"Topic alpha', '"text":"Topic ALPHA'));
     await h.reconnect();
 
     const { forks } = await sendRequest(h.client.endpoint, forkList, {});
