@@ -7,14 +7,13 @@ import type { RequestRecord } from './records';
 import { requestViewOf } from '../../common/requestView';
 import type { JsonlWriter } from './jsonl';
 import type { CheckpointRecord, ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, RewoundCode, SessionRecord } from './records';
-import type { RangeSegmentHeader, SegmentStore } from './segments';
-import { rangeSegmentName } from './segments';
-import { TranscriptTail } from './transcriptTail';
+import type { SegmentStore } from './segments';
 import { Picked } from './picked';
-import { closeOpenExchanges, mendFromSegment } from './damage';
+import { closeOpenExchanges } from './damage';
 import type { LineDamage } from './damage';
 import { RewindStack } from './rewindStack';
-import type { Span } from './picked';
+import { SealedChain } from './sealedChain';
+import type { SealedState } from './sealedChain';
 
 /** A fork before its first answer: where the parent's latest request ended, and the fork's closing entry. */
 export interface ForkFirstRequest {
@@ -32,18 +31,8 @@ export type LoadedBootstrap = Omit<ForkBootstrap, 'inherited' | 'history'> & { i
  */
 export interface HistorySnapshot { entries: readonly Entry[]; length: number }
 
-/** Positions view[view, view + count) of a session are positions chain[chain, chain + count) of its sealed chain. */
-interface ChainRun { view: number; chain: number; count: number }
-
 /** What a rewind changes, kept so it can be undone. */
-interface ViewState { view: Entry[]; sealed: number; chainRuns: ChainRun[] }
-
-/**
- * The unsealed tail stays below both bounds after every commit: a fork's bootstrap writes at most that
- * much history in full, whatever the parent's size.
- */
-export const SEAL_ENTRIES = 64;
-export const SEAL_BYTES = 32 * 1024;
+interface ViewState { view: Entry[]; sealed?: SealedState }
 
 export function newEntryId(): string {
   return 'e-' + randomUUID().slice(0, 13);
@@ -68,22 +57,10 @@ export class Session {
   unavailable?: string;
   /** Lines of its file that did not parse when it was loaded, and what was done about each. */
   readonly damage: LineDamage[] = [];
-  /** A damaged line put the replayed seals out of step with the view: later seal records are not trusted. */
-  private sealsUntrusted = false;
   private ownResponses = 0;
   private closed = false;
-  // Sealed history (segments.ts), parents only: view[0..sealed) is in the chain ending at `head`;
-  // chainEntries holds the chain's entries by position (a rewind never cuts the chain: it stays immutable).
-  private sealed = 0;
-  private head: string | null = null;
-  private chainEntries: Entry[] = [];
-  /** Chain position by entry, built only when a selection is not spans of this view (kept off the load path). */
-  private chainPos?: WeakMap<Entry, number>;
-  /** view[0..sealed) by chain position, in runs (one, plus one per rewind into sealed history). */
-  private chainRuns: ChainRun[] = [];
-  private tailBytes = 0;
-  /** Where the unsealed entries are in this session's file (parents only): what a v2 seal names. */
-  private readonly tail = new TranscriptTail();
+  /** Sealed history (segments.ts), parents only (forks are never forked). */
+  private readonly chain?: SealedChain;
   /** Everything this session was billed for (its own requests, retried and rewound ones included). */
   private billed: Usage = zeroUsage();
   /** The same, request by request with its time: what prices apply to (a price depends on the day and prompt). */
@@ -97,8 +74,9 @@ export class Session {
   private readonly rewinds = new RewindStack<ViewState>();
 
   /** `segments`: where this session seals its history (parent sessions; forks are never forked). */
-  constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter, private readonly segments?: SegmentStore) {
+  constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter, segments?: SegmentStore) {
     deepFreeze(header);
+    if (segments) this.chain = new SealedChain(segments, header.id);
   }
 
   get id(): string {
@@ -150,26 +128,21 @@ export class Session {
   /** Appends a record to this session's file (committed when it returns), keeping track of where it ended. */
   private write(record: SessionRecord): void {
     const bytes = this.writer.append(record);
-    if (this.segments) this.tail.recorded(this.tail.fileEnd + bytes, record.type === 'entry');
+    this.chain?.recorded(this.chain.tail.fileEnd + bytes, record.type === 'entry');
   }
 
   /** Its file holds `bytes` of committed records (after its header, or once loaded). */
   fileBytes(bytes: number): void {
-    if (!this.segments) return;
-    this.tail.fileEnd = bytes;
-    this.settleTail();
-  }
-
-  /** When nothing is unsealed, the next run of the file to seal starts where the file ends. */
-  private settleTail(): void {
-    if (this.segments && this.sealed === this.view.length) this.tail.emptied();
+    if (!this.chain) return;
+    this.chain.tail.fileEnd = bytes;
+    this.chain.settle(this.view.length);
   }
 
   /** Replays a record read from disk (no write); `end`: the byte offset just past its line. */
   replay(record: SessionRecord, end?: number): void {
-    if (this.segments && end !== undefined) this.tail.recorded(end, record.type === 'entry');
+    if (end !== undefined) this.chain?.recorded(end, record.type === 'entry');
     this.replayRecord(record);
-    this.settleTail();
+    this.chain?.settle(this.view.length);
   }
 
   private replayRecord(record: SessionRecord): void {
@@ -179,7 +152,7 @@ export class Session {
     else if (record.type === 'checkpoint') this.codeCheckpoints.push(deepFreeze(record.checkpoint));
     else if (record.type === 'bootstrap') this.applyBootstrap(record.bootstrap, record.bootstrap.inherited ?? []);
     else if (record.type === 'status') this.status = record.status;
-    else if (record.type === 'seal') this.replaySeal(record.hash, record.count, record.segment);
+    else if (record.type === 'seal' && this.chain) this.view = this.chain.replaySeal(record.hash, record.count, record.segment, this.view, this.damage);
     else if (record.type === 'spend') this.bill(record.usage, record.time);
     else if (record.type === 'request') this.sent.push(deepFreeze(record.request));
   }
@@ -241,62 +214,9 @@ export class Session {
    * chain, and the few unsealed entries in full. Undefined when this session has no segment store.
    */
   historyRefs(selection: readonly Entry[] | Picked): HistoryRefs | undefined {
-    if (!this.segments) return undefined;
-    // A session written before segments existed has one long unsealed tail: the first fork seals it.
-    if (!this.closed && (this.view.length - this.sealed > SEAL_ENTRIES || this.tailBytes >= SEAL_BYTES)) this.trySealTail();
-    const parts: HistoryPart[] = [];
-    // Spans of this session's own history map through the chain runs: no per-entry work.
-    if (selection instanceof Picked && selection.source === this.viewList && !this.lazyInherited) {
-      for (const span of selection.spans) this.spanRefs(span, parts);
-      return { head: this.head, parts };
-    }
-    const selected = selection instanceof Picked ? selection.toArray() : selection;
-    const chainPos = this.chainPositions();
-    for (let i = 0; i < selected.length;) {
-      const at = chainPos.get(selected[i]);
-      if (at === undefined) {
-        const last = parts[parts.length - 1];
-        if (last && 'entries' in last) last.entries.push(selected[i]);
-        else parts.push({ entries: [selected[i]] });
-        i++;
-        continue;
-      }
-      // Runs of consecutive chain positions are the common case (all of it, or a window's suffix).
-      let end = i + 1;
-      while (end < selected.length && this.chainEntries[at + end - i] === selected[end]) end++;
-      parts.push({ from: at, to: at + end - i });
-      i = end;
-    }
-    return { head: this.head, parts };
-  }
-
-  private chainPositions(): WeakMap<Entry, number> {
-    if (!this.chainPos) {
-      this.chainPos = new WeakMap();
-      for (let i = 0; i < this.chainEntries.length; i++) this.chainPos.set(this.chainEntries[i], i);
-    }
-    return this.chainPos;
-  }
-
-  /** The parts naming view[from, to): ranges of the chain for what is sealed, the rest in full. */
-  private spanRefs(span: Span, parts: HistoryPart[]): void {
-    let i = span.from;
-    for (const run of this.chainRuns) {
-      if (i >= span.to) break;
-      const runEnd = run.view + run.count;
-      if (runEnd <= i) continue;
-      const to = Math.min(span.to, runEnd);
-      const range = { from: run.chain + i - run.view, to: run.chain + to - run.view };
-      const last = parts[parts.length - 1];
-      if (last && !('entries' in last) && last.to === range.from) last.to = range.to;
-      else parts.push(range);
-      i = to;
-    }
-    for (; i < span.to; i++) {
-      const last = parts[parts.length - 1];
-      if (last && 'entries' in last) last.entries.push(this.viewList[i]);
-      else parts.push({ entries: [this.viewList[i]] });
-    }
+    if (!this.chain) return undefined;
+    if (!this.closed && this.chain.overBounds(this.view.length)) this.chain.trySeal(this.view, record => this.write(record));
+    return this.chain.refs(this.view, selection);
   }
 
   writeStatus(status: ForkStatus): void {
@@ -326,54 +246,14 @@ export class Session {
     const entry: Entry = deepFreeze({ id: newEntryId(), kind, time: new Date().toISOString(), message, ...extra });
     this.write({ type: 'entry', entry } satisfies SessionRecord);
     this.push(entry);
-    if (this.segments) {
-      this.tailBytes += JSON.stringify(entry).length;
-      if (this.view.length - this.sealed >= SEAL_ENTRIES || this.tailBytes >= SEAL_BYTES) this.trySealTail();
-    }
+    if (this.chain?.grew(entry, this.view.length)) this.chain.trySeal(this.view, record => this.write(record));
     return entry;
-  }
-
-  /**
-   * Sealing is an optimisation over entries already committed to the transcript: when it cannot be done
-   * (a full disk) the entries stay unsealed — forks then carry them in full — and the next commit tries again.
-   */
-  private trySealTail(): void {
-    try {
-      this.sealTail();
-    } catch {
-      // What was sealed before the failure stays sealed (its seal record is written); the rest waits.
-    }
-  }
-
-  /**
-   * Seals the unsealed tail, at most SEAL_ENTRIES a segment. A plain run of this file is sealed as its own
-   * byte range (nothing copied: history stays on disk once); otherwise the entries are copied into a v1
-   * segment file, which is on disk before its seal record.
-   */
-  private sealTail(): void {
-    while (this.sealed < this.view.length) {
-      const entries = this.view.slice(this.sealed, Math.min(this.view.length, this.sealed + SEAL_ENTRIES));
-      const chained = { prev: this.head, base: this.chainEntries.length, count: entries.length, owner: this.id };
-      if (this.tail.canSeal(entries.length, this.view.length - this.sealed)) {
-        const to = this.tail.ends[entries.length - 1];
-        const { hash, header } = this.segments!.sealRange({ ...chained, from: this.tail.start, to }, entries);
-        this.write({ type: 'seal', hash, count: entries.length, segment: header } satisfies SessionRecord);
-        this.tail.sealed(entries.length);
-        this.applySeal(hash, entries);
-        continue;
-      }
-      const hash = this.segments!.seal({ v: 1, ...chained }, entries);
-      this.write({ type: 'seal', hash, count: entries.length } satisfies SessionRecord);
-      this.applySeal(hash, entries);
-    }
-    this.tailBytes = 0;
-    this.settleTail();
   }
 
   /** Loading met a line that does not parse; `line` is its number in the file. */
   noteDamagedLine(line: number): void {
     this.damage.push({ line });
-    this.tail.plain = false;
+    if (this.chain) this.chain.tail.plain = false;
   }
 
   /** After loading: an exchange a damaged line left half closed is closed in memory (the file is not rewritten). */
@@ -383,63 +263,20 @@ export class Session {
     const closed = closeOpenExchanges(this.view, open[0].line);
     if (!closed) return;
     // The history in memory no longer matches the file's lines: what is unsealed is sealed as a copy.
-    this.tail.plain = false;
+    if (this.chain) this.chain.tail.plain = false;
     this.view = closed.view;
     this.requestView = undefined;
     for (const d of open) d.closed = closed.closed;
   }
 
-  private replaySeal(hash: string, count: number, segment?: RangeSegmentHeader): void {
-    if (this.sealsUntrusted) return;
-    const pending = this.damage.filter(d => !d.recoveredFrom);
-    if (segment) {
-      // A v2 segment is these very lines: it cannot mend a lost one. It is trusted when it is whole and the
-      // lines lost since the last seal held no entry of it (its count says how many the range holds).
-      const consistent = rangeSegmentName(segment) === hash && segment.count === count && segment.base === this.chainEntries.length && segment.prev === this.head;
-      if (!consistent || (pending.length > 0 && this.view.length - this.sealed !== count)) {
-        this.sealsUntrusted = true;
-        return;
-      }
-    } else if (pending.length > 0) {
-      // Since the last seal a line was lost: the v1 segment holds the span whole, so it mends the view.
-      const segment = this.segments?.readVerifiedSync(hash);
-      const mended = segment && segment.header.base === this.chainEntries.length && mendFromSegment(this.view.slice(this.sealed), segment.entries);
-      if (!mended) {
-        this.sealsUntrusted = true;
-        return;
-      }
-      this.view = this.view.slice(0, this.sealed).concat(mended);
-      for (const d of pending) d.recoveredFrom = hash;
-    }
-    const entries = this.view.slice(this.sealed, this.sealed + count);
-    if (entries.length !== count) return;
-    this.segments?.remember(hash, segment ?? { v: 1, prev: this.head, base: this.chainEntries.length, count, owner: this.id }, entries);
-    this.applySeal(hash, entries);
-  }
-
-  private applySeal(hash: string, entries: readonly Entry[]): void {
-    const base = this.chainEntries.length;
-    const run = this.chainRuns[this.chainRuns.length - 1];
-    if (run && run.view + run.count === this.sealed && run.chain + run.count === base) run.count += entries.length;
-    else this.chainRuns.push({ view: this.sealed, chain: base, count: entries.length });
-    for (let i = 0; i < entries.length; i++) {
-      this.chainPos?.set(entries[i], base + i);
-      this.chainEntries.push(entries[i]);
-    }
-    this.head = hash;
-    this.sealed += entries.length;
-  }
-
   /** An entry of the unsealed tail (or just before it), by id: forks revived while this session is open share it. */
   recentEntry(id: string): Entry | undefined {
-    for (let i = this.view.length - 1; i >= Math.max(0, this.sealed - SEAL_ENTRIES); i--) if (this.view[i].id === id) return this.view[i];
-    return undefined;
+    return this.chain?.recentEntry(this.view, id);
   }
 
   /** After loading: the unsealed tail's size (bounded: everything before the last seal record is sealed). */
   measureTail(): void {
-    this.tailBytes = 0;
-    for (let i = this.sealed; i < this.view.length; i++) this.tailBytes += JSON.stringify(this.view[i]).length;
+    this.chain?.measure(this.view);
   }
 
   /**
@@ -450,10 +287,10 @@ export class Session {
     if (!code && toEntryId === (this.lastEntry()?.id ?? null)) return true;
     if (toEntryId !== null && !this.view.some(e => e.id === toEntryId)) return false;
     // Sealed first, while the unsealed entries are still a plain run of the file (the rewind would cut it).
-    if (this.segments && this.sealed < this.view.length) this.trySealTail();
+    if (this.chain && this.chain.sealed < this.view.length) this.chain.trySeal(this.view, record => this.write(record));
     this.write({ type: 'rewind', toEntryId, time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
     this.applyRewind(toEntryId, code);
-    this.settleTail();
+    this.chain?.settle(this.view.length);
     return true;
   }
 
@@ -473,19 +310,16 @@ export class Session {
     if (!this.rewinds.latest()) return false;
     this.write({ type: 'rewind-undo', time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
     this.applyUndo();
-    this.settleTail();
+    this.chain?.settle(this.view.length);
     return true;
   }
 
   private applyUndo(): void {
     const state = this.rewinds.pop()?.state;
     if (!state) return;
-    if (state.sealed < state.view.length) this.tail.plain = false;
     this.view = state.view;
-    this.sealed = state.sealed;
-    this.chainRuns = state.chainRuns;
+    if (state.sealed) this.chain?.restore(state.sealed, this.view);
     this.requestView = undefined;
-    if (this.segments) this.measureTail();
   }
 
   private push(entry: Entry): void {
@@ -521,16 +355,11 @@ export class Session {
   private applyRewind(toEntryId: string | null, code?: RewoundCode): void {
     const index = toEntryId === null ? -1 : this.view.findIndex(e => e.id === toEntryId);
     if (toEntryId !== null && index < 0) return;
-    if (this.sealed < this.view.length) this.tail.plain = false;
-    this.rewinds.pushed({ state: { view: this.view, sealed: this.sealed, chainRuns: this.chainRuns.map(run => ({ ...run })) }, code }, this.view.slice(index + 1));
+    const before = this.view.length;
+    this.rewinds.pushed({ state: { view: this.view, sealed: this.chain?.state() }, code }, this.view.slice(index + 1));
     this.view = this.view.slice(0, index + 1);
     this.requestView = undefined;
-    // What follows the cut was sealed and stays in the chain; new seals continue the chain after it.
-    this.sealed = Math.min(this.sealed, this.view.length);
-    this.chainRuns = this.chainRuns.filter(run => run.view < this.sealed);
-    const last = this.chainRuns[this.chainRuns.length - 1];
-    if (last && last.view + last.count > this.sealed) last.count = this.sealed - last.view;
-    if (this.segments) this.measureTail();
+    this.chain?.cut(this.view, before);
   }
 
   close(): void {
