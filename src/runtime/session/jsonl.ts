@@ -55,9 +55,9 @@ export class JsonlWriter {
    * of the buffer (a disk filling up): the rest is written in a loop. When a write or the flush fails the
    * file is cut back to the last complete record, so a fragment never glues itself to the next line, and
    * TranscriptWriteError is thrown: the caller fails that step, the writer stays usable. Returns the
-   * bytes appended.
+   * bytes appended (a chat hashes them as it goes: sealed ranges are not read back).
    */
-  append(record: unknown): number {
+  append(record: unknown): Buffer {
     if (this.fd === undefined) throw new Error(`${this.file} is closed`);
     const bytes = Buffer.from(JSON.stringify(record) + '\n', 'utf8');
     try {
@@ -72,7 +72,7 @@ export class JsonlWriter {
       throw new TranscriptWriteError(this.file, error);
     }
     this.committedBytes += bytes.length;
-    return bytes.length;
+    return bytes;
   }
 
   private cutBack(): void {

@@ -42,9 +42,9 @@ export class SealedChain {
 
   constructor(private readonly segments: SegmentStore, private readonly owner: string) {}
 
-  /** A record was appended or replayed, its line ending at `end`; `viewLength` after applying it. */
-  recorded(end: number, entry: boolean): void {
-    this.tail.recorded(end, entry);
+  /** A record was appended (its `bytes`) or replayed, its line ending at `end`. */
+  recorded(end: number, entry: boolean, bytes?: Buffer): void {
+    this.tail.recorded(end, entry, bytes);
   }
 
   /** When nothing is unsealed, the next run of the file to seal starts where the file ends. */
@@ -86,7 +86,7 @@ export class SealedChain {
       const chained = { prev: this.head, base: this.chainEntries.length, count: entries.length, owner: this.owner };
       if (this.tail.canSeal(entries.length, view.length - this.sealed)) {
         const to = this.tail.ends[entries.length - 1];
-        const { hash, header } = this.segments.sealRange({ ...chained, from: this.tail.start, to }, entries);
+        const { hash, header } = this.segments.sealRange({ ...chained, from: this.tail.start, to }, entries, this.tail.digestThrough(to));
         write({ type: 'seal', hash, count: entries.length, segment: header });
         this.tail.sealed(entries.length);
         this.applySeal(hash, entries);

@@ -98,13 +98,13 @@ export class SegmentStore {
   }
 
   /**
-   * Seals entries already committed to `header.owner`'s transcript, as bytes [from, to) of it: reads them
-   * back (a bounded tail, from the page cache) and hashes them. Nothing else is written: the caller's seal
-   * record carries the returned header.
+   * Seals entries already committed to `header.owner`'s transcript, as bytes [from, to) of it. `sha256`:
+   * theirs, hashed as they were appended; without it they are read back (from the page cache) and hashed.
+   * Nothing else is written: the caller's seal record carries the returned header.
    */
-  sealRange(header: Omit<RangeSegmentHeader, 'v' | 'sha256'>, entries: readonly Entry[]): { hash: string; header: RangeSegmentHeader } {
-    const bytes = readRangeSync(this.transcriptOf(header.owner), header.from, header.to);
-    const sealed: RangeSegmentHeader = { v: 2, ...header, sha256: createHash('sha256').update(bytes).digest('hex') };
+  sealRange(header: Omit<RangeSegmentHeader, 'v' | 'sha256'>, entries: readonly Entry[], sha256?: string): { hash: string; header: RangeSegmentHeader } {
+    const digest = sha256 ?? createHash('sha256').update(readRangeSync(this.transcriptOf(header.owner), header.from, header.to)).digest('hex');
+    const sealed: RangeSegmentHeader = { v: 2, ...header, sha256: digest };
     const hash = rangeSegmentName(sealed);
     this.known.set(hash, { header: sealed, entries, verified: true });
     return { hash, header: sealed };

@@ -128,7 +128,7 @@ export class Session {
   /** Appends a record to this session's file (committed when it returns), keeping track of where it ended. */
   private write(record: SessionRecord): void {
     const bytes = this.writer.append(record);
-    this.chain?.recorded(this.chain.tail.fileEnd + bytes, record.type === 'entry');
+    this.chain?.recorded(this.chain.tail.fileEnd + bytes.length, record.type === 'entry', bytes);
   }
 
   /** Its file holds `bytes` of committed records (after its header, or once loaded). */
