@@ -37,6 +37,16 @@ describe('runtime: a damaged transcript line', function () {
     assert.equal(first.stopReason, 'end_turn');
     return first.sessionId;
   };
+  /** After the damage: a new runtime, the next turn; the one tool result its request carries. */
+  const askAfterDamage = async (sessionId: string) => {
+    await h.reconnect();
+    h.fake.setResponder(() => say('still here'));
+    const next = await h.send('and now?', { sessionId });
+    assert.equal(next.stopReason, 'end_turn');
+    const results = lastRequestMessages().flatMap(m => (typeof m.content === 'string' ? [] : m.content)).filter(b => b.type === 'tool_result');
+    assert.equal(results.length, 1);
+    return results;
+  };
   const lastRequestMessages = () => JSON.parse(h.fake.requests.at(-1)!.rawBody).messages as { role: string; content: { type: string; content?: unknown; text?: string }[] | string }[];
 
   it('without a segment holding it: the open call is closed, the next request is valid, and chat, transcript and log say which line', async () => {
@@ -73,12 +83,7 @@ describe('runtime: a damaged transcript line', function () {
     await killRuntime(h.runtimePid());
     const line = damageToolResults(sessionId);
 
-    await h.reconnect();
-    h.fake.setResponder(() => say('still here'));
-    const next = await h.send('and now?', { sessionId });
-    assert.equal(next.stopReason, 'end_turn');
-    const results = lastRequestMessages().flatMap(m => (typeof m.content === 'string' ? [] : m.content)).filter(b => b.type === 'tool_result');
-    assert.equal(results.length, 1);
+    const results = await askAfterDamage(sessionId);
     assert.match(JSON.stringify(results[0].content), /transcript line that held this call's result \(line \d+\) was damaged/);
     const { damage } = await h.transcript(sessionId);
     assert.match(damage?.[0] ?? '', new RegExp(`line ${line} .*record is lost; 1 call\\(s\\) without a result got an error result`));
@@ -95,12 +100,7 @@ describe('runtime: a damaged transcript line', function () {
     await killRuntime(h.runtimePid());
     const line = damageToolResults(sessionId);
 
-    await h.reconnect();
-    h.fake.setResponder(() => say('still here'));
-    const next = await h.send('and now?', { sessionId });
-    assert.equal(next.stopReason, 'end_turn');
-    const results = lastRequestMessages().flatMap(m => (typeof m.content === 'string' ? [] : m.content)).filter(b => b.type === 'tool_result');
-    assert.equal(results.length, 1);
+    const results = await askAfterDamage(sessionId);
     assert.match(JSON.stringify(results[0].content), /the notes say 42/, 'the original result, recovered');
     const { damage } = await h.transcript(sessionId);
     assert.match(damage?.[0] ?? '', new RegExp(`line ${line} .*recovered from sealed segment`));
