@@ -81,6 +81,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     summary: 'continue a fork with a message',
     options: { fork, budget, wait, 'trust-mcp': trustMcp, 'loosen-approval': { type: 'boolean' } },
   },
+  stop: {
+    usage: 'stop --fork ID | --group ID [--json]\n' +
+      '  (--group: every attempt of a tournament, queued, running, waiting for approval or paused, and its judge;\n' +
+      '   returns once they have ended; their worktrees stay for review, apply or discard)',
+    summary: 'stop a fork, or every attempt of a tournament',
+    options: { fork, group: { type: 'string' } },
+  },
   compact: {
     usage: 'compact --session ID [--json] ["focus"]',
     summary: 'summarise a session to free its context window',
