@@ -22,6 +22,8 @@ export class CompareView {
 
   /** Opens (or refreshes) the view for a group. */
   async show(groupId: string): Promise<void> {
+    // The last action's message belongs to the group it was taken on.
+    if (groupId !== this.groupId) setText(this.status, '');
     this.groupId = groupId;
     this.el.hidden = false;
     try {

@@ -29,7 +29,7 @@ async function compareAttempt(fork: ForkSummary): Promise<AttemptComparison> {
     files: diff?.files ?? [], added, removed,
     hunks: files.flatMap(f => f.hunks.map(h => ({
       number: h.number, path: f.path, header: f.whole ? '(whole file)' : `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@${h.context}`,
-      ...hunkBody(f.whole ? f.text.replace(/\n$/, '').split('\n') : h.lines),
+      ...hunkBody(f.whole ? wholeFileLines(f.text) : h.lines),
     }))),
     ...(fork.cost ? { cost: fork.cost } : {}),
     usage: fork.usage,
@@ -44,4 +44,9 @@ async function compareAttempt(fork: ForkSummary): Promise<AttemptComparison> {
 function hunkBody(lines: readonly string[]): Pick<AttemptHunk, 'body' | 'moreLines'> {
   const shown = lines.slice(0, HUNK_BODY_LINES);
   return { body: shown.join('\n'), ...(lines.length > shown.length ? { moreLines: lines.length - shown.length } : {}) };
+}
+
+/** A whole-file change as the reader needs it: without the lines naming blobs and paths (the list shows the path). */
+function wholeFileLines(text: string): string[] {
+  return text.replace(/\n$/, '').split('\n').filter(line => !/^(diff --git |index |--- |\+\+\+ )/.test(line));
 }
