@@ -140,6 +140,13 @@ describe('cli: conventions and the --demo walkthrough', function () {
     assert.equal(started.code, 0, started.stderr);
     const { groupId, forkIds } = lastJson(started);
     assert.equal(forkIds.length, 3);
+    // Stop them while they run (attempts 2 and 3 start once the first has written the shared prefix).
+    for (let tries = 0; ; tries++) {
+      const states = (await cli('compare', '--group', groupId, '--json')).stdout.trim().split('\n').map(l => JSON.parse(l)).slice(0, 3).map(l => l.state);
+      if (states.every(state => state === 'running')) break;
+      assert.ok(tries < 100, `attempts did not all start: ${states.join(', ')}`);
+      await new Promise(resolve => setTimeout(resolve, 200));
+    }
     const stopped = await cli('stop', '--group', groupId, '--json');
     assert.equal(stopped.code, 0, stopped.stderr);
     const lines = stopped.stdout.trim().split('\n').map(l => JSON.parse(l));
