@@ -64,7 +64,7 @@ export interface ForkCounts { events: number; renders: number[]; posts: number; 
  * What the extension host does with fork events, in this process: the runtime's notifications feed the
  * Forks panel's PanelModel, and each of its posts is serialised as postMessage would.
  */
-export function panelConsumer(client: RuntimeClient, onFork?: (fork: ForkSummary) => void) {
+export function panelConsumer(client: RuntimeClient, hooks: { onFork?(fork: ForkSummary): void; onEvent?(forkId: string): void } = {}) {
   const counts = new Map<string, ForkCounts>();
   const countsOf = (forkId: string) => {
     let c = counts.get(forkId);
@@ -91,11 +91,12 @@ export function panelConsumer(client: RuntimeClient, onFork?: (fork: ForkSummary
     c.lastEvent = performance.now();
     c.firstEvent ??= c.lastEvent;
     model.onForkEvent(params.forkId, params.event);
+    hooks.onEvent?.(params.forkId);
   });
   // One handler per method (vscode-jsonrpc keeps the last registered): a section's own interest rides along.
   client.connection.onNotification(forkState.method, (params: { fork: ForkSummary }) => {
     model.setFork(params.fork);
-    onFork?.(params.fork);
+    hooks.onFork?.(params.fork);
   });
   return {
     counts,

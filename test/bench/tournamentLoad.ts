@@ -64,14 +64,34 @@ async function measure(ctx: BenchContext, client: RuntimeClient, sessionId: stri
   const compareTimes: number[] = [];
   const ended = new Set<string>();
   const compares: Promise<void>[] = [];
-  const consumer = panelConsumer(client, fork => {
-    if (!groupId || fork.tournament?.groupId !== groupId || !isTerminal(fork.state) || ended.has(fork.id)) return;
-    ended.add(fork.id);
-    const asked = performance.now();
-    compares.push(sendRequest(client.endpoint, tournamentCompare, { groupId }).then(result => {
-      consumer.postReply(result);
-      compareTimes.push(performance.now() - asked);
-    }));
+  // Two histograms: the whole run (worktrees made, attempts staggered, the judge), and only while the
+  // attempts stream — from the first attempt's first event until the last attempt has ended — so quiet
+  // phases cannot thin out the streaming p99.
+  const whole = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  const streaming = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  let measuring = false;
+  let streamStart: number | undefined;
+  let streamEnd: number | undefined;
+  const consumer = panelConsumer(client, {
+    // The parent's turn is over before the tournament starts: every fork event from here on is an attempt's.
+    onEvent: () => {
+      if (streamStart !== undefined || !measuring) return;
+      streamStart = performance.now();
+      streaming.enable();
+    },
+    onFork: fork => {
+      if (!groupId || fork.tournament?.groupId !== groupId || !isTerminal(fork.state) || ended.has(fork.id)) return;
+      ended.add(fork.id);
+      if (ended.size === ATTEMPTS && streamEnd === undefined) {
+        streaming.disable();
+        streamEnd = performance.now();
+      }
+      const asked = performance.now();
+      compares.push(sendRequest(client.endpoint, tournamentCompare, { groupId }).then(result => {
+        consumer.postReply(result);
+        compareTimes.push(performance.now() - asked);
+      }));
+    },
   });
 
   const idle = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
@@ -80,32 +100,40 @@ async function measure(ctx: BenchContext, client: RuntimeClient, sessionId: stri
   idle.disable();
 
   const directive = `Summarise this text. ${'The quick brown fox jumps over the lazy dog. '.repeat(Math.ceil(DIRECTIVE_CHARS / 45))}`;
-  const busy = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   const loadBefore = os.loadavg()[0];
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
-  busy.enable();
+  whole.enable();
+  measuring = true;
   const start = await sendRequest(client.endpoint, tournamentStart, { sessionId, directive, attempts: ATTEMPTS, verify: '', forkTurns: 'all' });
   groupId = start.group.id;
   const result = await sendRequest(client.endpoint, tournamentWait, { groupId });
   await Promise.all(compares);
-  busy.disable();
+  whole.disable();
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
   const loadAfter = os.loadavg()[0];
   consumer.dispose();
   const failed = result.attempts.filter(a => a.state !== 'completed');
   if (failed.length > 0) throw new Error(`${failed.length} attempt(s) did not complete: ${failed[0].error ?? failed[0].state}`);
+  if (streamStart === undefined || streamEnd === undefined) throw new Error('no attempt streamed, or not every attempt ended');
   const forks = result.group.forkIds.map(id => consumer.counts.get(id)).filter((c): c is ForkCounts => c !== undefined);
-  ctx.log(`  ${ATTEMPTS} attempts streamed in ${seconds.toFixed(1)} s`);
-  return toResult({ idle, busy, forks, seconds, cpuMs: (cpu.user + cpu.system) / 1000, postedBytes: consumer.postedBytes(), compareTimes, load: [loadBefore, loadAfter] });
+  ctx.log(`  ${ATTEMPTS} attempts streamed in ${((streamEnd - streamStart) / 1000).toFixed(1)} s (${seconds.toFixed(1)} s from start to verdict)`);
+  return toResult({
+    idle, whole, streaming, forks, seconds, streamSeconds: (streamEnd - streamStart) / 1000, cpuMs: (cpu.user + cpu.system) / 1000,
+    postedBytes: consumer.postedBytes(), compareTimes, load: [loadBefore, loadAfter],
+  });
 }
 
+type Histogram = ReturnType<typeof monitorEventLoopDelay>;
+
 interface Measured {
-  idle: ReturnType<typeof monitorEventLoopDelay>;
-  busy: ReturnType<typeof monitorEventLoopDelay>;
+  idle: Histogram;
+  whole: Histogram;
+  streaming: Histogram;
   forks: ForkCounts[];
   seconds: number;
+  streamSeconds: number;
   cpuMs: number;
   postedBytes: number;
   compareTimes: number[];
@@ -114,28 +142,33 @@ interface Measured {
 
 function toResult(m: Measured) {
   const ms = (ns: number) => round(ns / 1e6, 2);
-  const p99 = ms(m.busy.percentile(99));
+  const p99 = ms(m.streaming.percentile(99));
   const events = m.forks.reduce((n, f) => n + f.events, 0);
-  const overlap = peakOverlap(m.forks);
   const rows: Row[] = [
     {
-      label: `event-loop delay, ${ATTEMPTS} tournament attempts streaming`,
-      result: `p50 ${ms(m.busy.percentile(50))} ms, p99 ${p99} ms, max ${ms(m.busy.max)} ms (idle baseline p99 ${ms(m.idle.percentile(99))} ms)`,
+      label: `event-loop delay while ${ATTEMPTS} tournament attempts stream`,
+      result: `p50 ${ms(m.streaming.percentile(50))} ms, p99 ${p99} ms, max ${ms(m.streaming.max)} ms over ${m.streamSeconds.toFixed(1)} s (idle baseline p99 ${ms(m.idle.percentile(99))} ms)`,
       target: `p99 < ${TARGET_P99_MS} ms`,
       verdict: p99 < TARGET_P99_MS ? 'PASS' : 'MISS',
-      values: { p50Ms: ms(m.busy.percentile(50)), p99Ms: p99, maxMs: ms(m.busy.max), meanMs: ms(m.busy.mean), idleP99Ms: ms(m.idle.percentile(99)), seconds: round(m.seconds, 2) },
+      values: { p50Ms: ms(m.streaming.percentile(50)), p99Ms: p99, maxMs: ms(m.streaming.max), idleP99Ms: ms(m.idle.percentile(99)), streamSeconds: round(m.streamSeconds, 2) },
+    },
+    {
+      label: 'the same from tournament/start to the verdict',
+      result: `p99 ${ms(m.whole.percentile(99))} ms, max ${ms(m.whole.max)} ms over ${m.seconds.toFixed(1)} s (worktrees, stagger and the judge included)`,
+      verdict: 'info',
+      values: { p99Ms: ms(m.whole.percentile(99)), maxMs: ms(m.whole.max), seconds: round(m.seconds, 2) },
     },
     {
       label: 'attempts streaming at once',
-      result: `peak ${overlap} of ${ATTEMPTS} (first to last fork event per attempt); panel renders per attempt peak ${Math.max(...m.forks.map(f => peakPerSecond(f.renders)))}/s`,
+      result: `peak ${peakOverlap(m.forks)} of ${ATTEMPTS} (first to last fork event per attempt); panel renders per attempt peak ${Math.max(...m.forks.map(f => peakPerSecond(f.renders)))}/s`,
       verdict: 'info',
-      values: { peakStreaming: overlap },
+      values: { peakStreaming: peakOverlap(m.forks) },
     },
     {
       label: 'fork events consumed, compare answers passed on',
-      result: `${thousands(Math.round(events / m.seconds))}/s in total; ${m.compareTimes.length} tournament/compare answers (${m.compareTimes.length ? `max ${Math.round(Math.max(...m.compareTimes))} ms round trip` : 'none'}); host CPU ${Math.round((m.cpuMs / (m.seconds * 1000)) * 100)}% of a core; ${Math.round(m.postedBytes / m.seconds / 1024)} KB/s posted to the webview`,
+      result: `${thousands(Math.round(events / m.streamSeconds))}/s while streaming (${thousands(events)} in all); ${m.compareTimes.length} tournament/compare answers (${m.compareTimes.length ? `max ${Math.round(Math.max(...m.compareTimes))} ms round trip` : 'none'}); host CPU ${Math.round((m.cpuMs / (m.seconds * 1000)) * 100)}% of a core; ${Math.round(m.postedBytes / m.seconds / 1024)} KB/s posted to the webview`,
       verdict: 'info',
-      values: { eventsPerSecond: round(events / m.seconds, 1), compares: m.compareTimes.length, cpuShareOfCore: round(m.cpuMs / (m.seconds * 1000), 3), postedBytesPerSecond: Math.round(m.postedBytes / m.seconds) },
+      values: { eventsPerSecond: round(events / m.streamSeconds, 1), events, compares: m.compareTimes.length, cpuShareOfCore: round(m.cpuMs / (m.seconds * 1000), 3), postedBytesPerSecond: Math.round(m.postedBytes / m.seconds) },
     },
     {
       label: 'machine load (1-minute average) before → after',
@@ -149,7 +182,7 @@ function toResult(m: Measured) {
     details: { attempts: ATTEMPTS, streamDelayMs: STREAM_DELAY_MS, directiveChars: DIRECTIVE_CHARS },
     notes: [
       `the consumer is this process: vscode-jsonrpc client → PanelModel (coalesced per fork) → JSON.stringify of each post, plus a tournament/compare per ended attempt (the Compare view's refresh); the runtime (worktrees, git) and the fake server (${STREAM_DELAY_MS} ms between SSE events) run in their own processes.`,
-      `event-loop delay sampled every ${RESOLUTION_MS} ms from tournament/start to the verdict (the judge request included); on a shared machine the load row says how busy it was.`,
+      `event-loop delay sampled every ${RESOLUTION_MS} ms; the target row covers the first attempt's first event to the last attempt's end; on a shared machine the load row says how busy it was.`,
     ],
   };
 }
