@@ -1,6 +1,7 @@
 // The lines of a session file: a header, then (forks only) a bootstrap record, then entries, rewinds and
 // fork status changes in commit order.
 import type { Budget } from '../../common/budget';
+import type { CacheStep } from '../../common/cacheExplorer';
 import type { ForkSummary } from '../../common/forks';
 import type { SandboxState } from '../../common/sandbox';
 import type { LaunchPolicy } from '../policy';
@@ -27,7 +28,15 @@ export interface RequestRecord {
   usage: Usage;
   /** The API's `input_transformations` for this request (thinking it dropped before the model read it), when any. */
   inputTransformations?: InputTransformation[];
+  /**
+   * A fork's first request only: why it did or did not extend the parent's request, decided when it was
+   * recorded (the parent is in memory then; later it may not be, and every surface must say the same).
+   */
+  explained?: RequestExplanation;
 }
+
+/** The cache explorer's verdict on one request (cache/explorer.ts `explain`). */
+export type RequestExplanation = Pick<CacheStep, 'cause' | 'detail' | 'matchedBlocks' | 'totalBlocks' | 'baseline'>;
 
 export type SessionRecord =
   | { type: 'header'; header: SessionHeader }
