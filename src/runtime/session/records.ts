@@ -54,7 +54,14 @@ export type SessionRecord =
   /** Usage the provider billed for attempts that left no entry: cut, failed or cancelled after they started. */
   | { type: 'spend'; usage: Usage; time: string; why: string }
   /** What a request that got a response looked like to the prompt cache (the cache explorer). */
-  | { type: 'request'; request: RequestRecord };
+  | { type: 'request'; request: RequestRecord }
+  /**
+   * Damaged `lines` mended for good (fork-agents doctor --repair): like a rewind, the history continues from
+   * its first `keep` entries (the last of them `keepLastId`), followed by `entries` (recovered from a segment
+   * or closed) — written after the damage, so the file stays append-only. Older runtimes skip the record and
+   * mend in memory as before.
+   */
+  | { type: 'repair'; lines: number[]; keep: number; keepLastId: string | null; entries: Entry[]; time: string };
 
 /** A bootstrap's inherited entries, in order: ranges of the parent's sealed chain, or entries written here. */
 export type HistoryPart = ChainRange | { entries: Entry[] };
