@@ -21,7 +21,8 @@ import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInCh
 const DIRECTIVE = 'list the files and read README.md';
 
 describe('Forks view: a damaged fork transcript is named on its row (code-server + chromium)', function () {
-  this.timeout(180_000);
+  // Two chat turns, a fork, a kill and a reload with the extension's activation: minutes on a loaded machine.
+  this.timeout(360_000);
   let stack: Stack | undefined;
   let workbench: Workbench | undefined;
   let observer: RuntimeClient | undefined;
