@@ -14,7 +14,7 @@ import { writeThenFlushOffThread } from './offThreadFlush';
 import type { ChainRange } from './segments';
 import { Session } from './session';
 import { streamJsonl } from './streamJsonl';
-import { describeDamage, launchRecordProblem, standInBootstrap } from './damage';
+import { describeDamage, launchRecordProblem, standInBootstrap, unrepaired } from './damage';
 import { log } from '../log';
 
 export class SessionNotFoundError extends Error {}
@@ -235,7 +235,8 @@ export class SessionStore {
       if (!this.readOnly) dropTornTail(file, tornBytes);
     }
     session.closeDamage();
-    for (const d of session.damage) log(`session ${id}: ${describeDamage(d)}`);
+    // A repaired line is said once, by the doctor that repaired it; the rest at every load until repaired.
+    for (const d of unrepaired(session.damage)) log(`session ${id}: ${describeDamage(d)}`);
     session.measureTail();
     // Only 0.1.0 bootstraps repeat their history; forks by reference share their parent's entries already.
     if (byValue) session.internInherited(entry => this.intern(entry));
