@@ -1,6 +1,6 @@
 // A fork whose transcript was damaged on disk while no runtime ran (its tool_results line cut, as the
 // robustness probe did): after a reload the runtime that loads it closes what the damage left open, and the
-// fork's row in the Forks view says which line was damaged and what was done.
+// fork's row in the Forks view says which line was damaged and what was done; so does the chat's conversation.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -78,6 +78,13 @@ describe('Forks view: a damaged fork transcript is named on its row (code-server
     assert.ok(index > 0, 'the fork called a tool');
     lines[index] = lines[index].slice(0, 200) + '\u0000garbage{{';
     fs.writeFileSync(file, lines.join('\n'));
+    // And in the chat a request record (what the cache explorer keeps), which leaves no exchange open.
+    const chatFile = path.join(stack!.storeDir, 'sessions', `${started.parentSessionId}.jsonl`);
+    const chatLines = fs.readFileSync(chatFile, 'utf8').split('\n');
+    const chatIndex = chatLines.findIndex(line => line.startsWith('{"type":"request"'));
+    assert.ok(chatIndex > 0, 'the chat recorded its request');
+    chatLines[chatIndex] = chatLines[chatIndex].slice(0, 50) + '{{garbage';
+    fs.writeFileSync(chatFile, chatLines.join('\n'));
 
     await page.reload();
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
@@ -92,6 +99,15 @@ describe('Forks view: a damaged fork transcript is named on its row (code-server
     assert.match(text, /fork-agents doctor --repair/);
     await notice.scrollIntoViewIfNeeded();
     console.log(`      screenshot: ${await screenshot(page, 'damage-notice-fork-row')}`);
+
+    // The panel's conversation is the chat's (the current chat survives the reload): its notice is above it.
+    const chatNotice = panel.locator('[data-section="conversation"] > .damage-notice');
+    await chatNotice.waitFor({ timeout: 60_000 });
+    const chatText = (await chatNotice.innerText()).replace(/\s+/g, ' ');
+    assert.match(chatText, /This chat's transcript was damaged on disk\./);
+    assert.match(chatText, new RegExp(`Line ${chatIndex + 1} of the transcript was damaged and its record is lost \\(it left no tool call open\\)\\.`));
+    await chatNotice.scrollIntoViewIfNeeded();
+    console.log(`      screenshot: ${await screenshot(page, 'damage-notice-chat')}`);
   });
 });
 
