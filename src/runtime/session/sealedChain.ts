@@ -4,7 +4,7 @@
 // unsealed entries, and replays seal records on load.
 import type { Entry } from '../../common/transcript';
 import type { LineDamage } from './damage';
-import { mendFromSegment } from './damage';
+import { mendFromSegment, unrepaired } from './damage';
 import { Picked } from './picked';
 import type { Span } from './picked';
 import type { HistoryPart, HistoryRefs, SessionRecord } from './records';
@@ -106,7 +106,7 @@ export class SealedChain {
    */
   replaySeal(hash: string, count: number, segment: RangeSegmentHeader | undefined, view: Entry[], damage: readonly LineDamage[]): Entry[] {
     if (this.untrusted) return view;
-    const pending = damage.filter(d => !d.recoveredFrom);
+    const pending = unrepaired(damage).filter(d => !d.recoveredFrom);
     if (segment) {
       // A v2 segment is these very lines: it cannot mend a lost one. It is trusted when it is whole and the
       // lines lost since the last seal held no entry of it (its count says how many the range holds).
@@ -221,11 +221,25 @@ export class SealedChain {
     return { sealed: this.sealed, runs: this.runs.map(run => ({ ...run })) };
   }
 
-  /** A rewind left `viewLength` entries: what follows the cut stays in the chain; new seals continue it. */
+  /** A rewind left `view`: what follows the cut stays in the chain; new seals continue it. */
   cut(view: readonly Entry[], before: number): void {
     // Unsealed entries cut away: the file's lines from the tail's start no longer match the history.
     if (this.sealed < before) this.tail.plain = false;
-    this.sealed = Math.min(this.sealed, view.length);
+    this.cutTo(view, view.length);
+  }
+
+  /**
+   * A repair record (fork-agents doctor --repair) made `view` its first `keep` entries plus mended ones:
+   * seals after it are trusted again; what it wrote is not a run of entry lines, so the tail seals as a copy.
+   */
+  repaired(view: readonly Entry[], keep: number): void {
+    this.cutTo(view, keep);
+    this.untrusted = false;
+    if (this.sealed < view.length) this.tail.plain = false;
+  }
+
+  private cutTo(view: readonly Entry[], length: number): void {
+    this.sealed = Math.min(this.sealed, length);
     this.runs = this.runs.filter(run => run.view < this.sealed);
     const last = this.runs[this.runs.length - 1];
     if (last && last.view + last.count > this.sealed) last.count = this.sealed - last.view;

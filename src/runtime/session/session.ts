@@ -9,7 +9,7 @@ import type { JsonlWriter } from './jsonl';
 import type { CheckpointRecord, ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, RewoundCode, SessionRecord } from './records';
 import type { SegmentStore } from './segments';
 import { Picked } from './picked';
-import { closeOpenExchanges } from './damage';
+import { closeOpenExchanges, unrepaired } from './damage';
 import type { LineDamage } from './damage';
 import { RewindStack } from './rewindStack';
 import { SealedChain } from './sealedChain';
@@ -55,8 +55,12 @@ export class Session {
   status?: ForkStatus;
   /** Forks whose inherited history could not be read back (a missing or damaged segment): why. */
   unavailable?: string;
+  /** Bytes of a torn last line loading found (cut off, unless the store was opened read-only). */
+  tornBytes = 0;
   /** Lines of its file that did not parse when it was loaded, and what was done about each. */
   readonly damage: LineDamage[] = [];
+  /** The history as the file's records gave it, before closeDamage changed it in memory. */
+  private replayedView?: readonly Entry[];
   private ownResponses = 0;
   private closed = false;
   /** Sealed history (segments.ts), parents only (forks are never forked). */
@@ -155,6 +159,7 @@ export class Session {
     else if (record.type === 'seal' && this.chain) this.view = this.chain.replaySeal(record.hash, record.count, record.segment, this.view, this.damage);
     else if (record.type === 'spend') this.bill(record.usage, record.time);
     else if (record.type === 'request') this.sent.push(deepFreeze(record.request));
+    else if (record.type === 'repair') this.applyRepair(record);
   }
 
   /** Usage billed to this session: its own entries' usage plus attempts that left none. */
@@ -252,13 +257,14 @@ export class Session {
 
   /** Loading met a line that does not parse; `line` is its number in the file. */
   noteDamagedLine(line: number): void {
-    this.damage.push({ line });
+    this.damage.push({ line, at: this.view.length });
     if (this.chain) this.chain.tail.plain = false;
   }
 
   /** After loading: an exchange a damaged line left half closed is closed in memory (the file is not rewritten). */
   closeDamage(): void {
-    const open = this.damage.filter(d => !d.recoveredFrom);
+    this.replayedView = this.view;
+    const open = unrepaired(this.damage).filter(d => !d.recoveredFrom);
     if (open.length === 0) return;
     const closed = closeOpenExchanges(this.view, open[0].line);
     if (!closed) return;
@@ -267,6 +273,42 @@ export class Session {
     this.view = closed.view;
     this.requestView = undefined;
     for (const d of open) d.closed = closed.closed;
+  }
+
+  /**
+   * Writes what loading mended in memory (entries read back from segments, exchanges closed) as a `repair`
+   * record, so later loads need neither the segment nor the closing. Returns the lines it covered.
+   */
+  repairDamage(): number[] {
+    const open = unrepaired(this.damage);
+    if (open.length === 0) return [];
+    const view = this.view;
+    // From the first lost record, or from the first entry the closing changed, whichever comes first.
+    let keep = Math.min(view.length, ...open.map(d => d.at));
+    const replayed = this.replayedView ?? view;
+    for (let i = 0; i < keep; i++) {
+      if (replayed[i] !== view[i]) {
+        keep = i;
+        break;
+      }
+    }
+    const record = { type: 'repair', lines: open.map(d => d.line), keep, keepLastId: keep === 0 ? null : view[keep - 1].id, entries: view.slice(keep), time: new Date().toISOString() } satisfies SessionRecord;
+    this.write(record);
+    // In memory the history is already what the record says; only the bookkeeping follows it.
+    this.applyRepair(record);
+    return record.lines;
+  }
+
+  private applyRepair(record: Extract<SessionRecord, { type: 'repair' }>): void {
+    const view = this.view;
+    if (record.keep > view.length || (record.keep > 0 ? view[record.keep - 1].id : null) !== record.keepLastId) return;
+    const entries = record.entries.map(entry => (Object.isFrozen(entry) ? entry : deepFreeze(entry)));
+    this.view = view.slice(0, record.keep).concat(entries);
+    this.requestView = undefined;
+    if (entries.some(e => e.kind === 'summary')) this.noSummary = false;
+    // The record is what this history is now: seals written after it follow it again.
+    this.chain?.repaired(this.view, record.keep);
+    for (const d of this.damage) if (record.lines.includes(d.line)) d.repaired = record.time;
   }
 
   /** An entry of the unsealed tail (or just before it), by id: forks revived while this session is open share it. */
