@@ -1,5 +1,6 @@
 // The lines of a session file: a header, then (forks only) a bootstrap record, then entries, rewinds and
 // fork status changes in commit order.
+import type { ApprovalMode } from '../../common/approval';
 import type { Budget } from '../../common/budget';
 import type { ForkSummary } from '../../common/forks';
 import type { SandboxState } from '../../common/sandbox';
@@ -45,7 +46,9 @@ export type SessionRecord =
   /** Usage the provider billed for attempts that left no entry: cut, failed or cancelled after they started. */
   | { type: 'spend'; usage: Usage; time: string; why: string }
   /** What a request that got a response looked like to the prompt cache (the cache explorer). */
-  | { type: 'request'; request: RequestRecord };
+  | { type: 'request'; request: RequestRecord }
+  /** The approval mode a chat's turns run with, written when it changes: a fork started without a mode of its own takes it. */
+  | { type: 'approval'; approvalMode: ApprovalMode; time: string };
 
 /** A bootstrap's inherited entries, in order: ranges of the parent's sealed chain, or entries written here. */
 export type HistoryPart = ChainRange | { entries: Entry[] };
