@@ -14,8 +14,8 @@ export const APPROVAL_WAIT_MS = 2 * 60_000;
 /** Why a fork's call was refused with no editor to ask, and the flag that would allow this kind of call. */
 export function noApproverReason(waitMs: number, category: ToolCategory): string {
   const wait = waitMs < 1000 ? `${waitMs} ms` : `${Math.round(waitMs / 1000)} s`;
-  return `no editor was connected to approve it within ${wait}; a fork's approvals are answered in VS Code with Fork Agents open, ` +
-    `or start the fork with ${modeThatAllows(category)}`;
+  return `no editor was connected to approve it within ${wait}; a fork's approvals are answered in VS Code with Fork Agents open ` +
+    `or by \`fork-agents fork --wait\` on a terminal, or start the fork with ${modeThatAllows(category)}`;
 }
 
 export class ApprovalRouter {
