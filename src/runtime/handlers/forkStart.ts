@@ -10,7 +10,7 @@ import { modelIdProblem } from '../../common/modelChoice';
 import { MISSING_KEY_MESSAGE } from './send';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
-import { checkStartParams, invalidParams } from './startParams';
+import { checkStartParams, forkAccess, invalidParams } from './startParams';
 
 export function registerForkStart(ctx: RuntimeContext, client: ClientConnection): void {
   client.handle(forkStart, async (params: ForkStartParams): Promise<ForkStartResult> => {
@@ -24,10 +24,7 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
     // Held while its fork's worktree is made: idle eviction must not reload a second copy meanwhile.
     return await ctx.store.using(params.sessionId, async parent => {
       if (parent.bootstrap) throw invalid('A fork cannot be forked; continue it with a message instead.');
-      // A client that set no mode (the CLI without --approval): the chat's own, so a fork is never looser than
-      // its chat, and a chat run with `auto` does not start forks that wait for an editor. Recorded as the
-      // fork's launch mode, the ceiling for fork/send.
-      const access = client.config.approvalMode === undefined ? { ...configured, approvalMode: parent.approvalMode ?? 'ask' } : configured;
+      const access = forkAccess(client, configured, parent);
       const fork = await ctx.forks.start({
         parent,
         kind: 'fork',
