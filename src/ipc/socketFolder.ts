@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { PrivatePathError, currentUid } from './privateFs';
-import { socketPathFor } from './socketPath';
+import { runtimeInfoPath, socketPathFor } from './socketPath';
 
 export interface SocketFolder {
   /** The folder's path as named (for messages and runtime.json). */
@@ -111,6 +111,22 @@ export function openServingFolder(storeDir: string): ServingPlace {
     return { folder: ensurePrivateFolder(dir, { followSymlink: inStore }), name };
   } catch (error) {
     if (inStore || !(error instanceof PrivatePathError)) throw error;
-    return { folder: freshPrivateFolder(path.basename(dir)), name, fallbackReason: error.message };
+    const folder = recordedFallback(storeDir, dir) ?? freshPrivateFolder(path.basename(dir));
+    return { folder, name, fallbackReason: error.message };
+  }
+}
+
+/**
+ * The fallback folder a runtime of this store recorded in runtime.json (in the private store) and that is
+ * still this user's alone: reused, so runtimes that were killed leave one folder behind, not one each.
+ */
+function recordedFallback(storeDir: string, predictedDir: string): SocketFolder | undefined {
+  try {
+    const info = JSON.parse(fs.readFileSync(runtimeInfoPath(storeDir), 'utf8')) as { socket?: unknown } | null;
+    const dir = typeof info?.socket === 'string' ? path.dirname(info.socket) : undefined;
+    if (!dir || path.dirname(dir) !== path.dirname(predictedDir) || !path.basename(dir).startsWith(`${path.basename(predictedDir)}-`)) return undefined;
+    return openPrivateFolder(dir, { followSymlink: false });
+  } catch {
+    return undefined;
   }
 }

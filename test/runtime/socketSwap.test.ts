@@ -15,7 +15,7 @@ import { sendRequest } from '../../src/common/protocol/endpoint';
 import { runtimeConfigure } from '../../src/common/protocol/runtime';
 import { runtimeLogPath, socketPathFor } from '../../src/ipc/socketPath';
 import { cliRunner } from './cliRunner';
-import { RUNTIME_SCRIPT, TEST_KEY, startHarness } from './harness';
+import { RUNTIME_SCRIPT, TEST_KEY, killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { canCreateUsers, createLocalUser, runAs } from './localUsers';
 import type { LocalUser } from './localUsers';
@@ -217,6 +217,14 @@ describe('runtime: the socket folder against a second local user', function () {
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /fork-agents: .*belongs to another user.*private folder of its own/);
     assert.equal(h.runtimePid(), (JSON.parse(fs.readFileSync(path.join(storeDir, 'runtime.json'), 'utf8')) as { pid: number }).pid);
+
+    // A runtime killed outright leaves its folder; the next one serves from the same folder, not another.
+    await killRuntime(h.runtimePid());
+    await h.reconnect();
+    assert.equal((await h.send('again')).stopReason, 'end_turn');
+    const again = JSON.parse(fs.readFileSync(path.join(storeDir, 'runtime.json'), 'utf8')) as { socket: string; pid: number };
+    assert.equal(path.dirname(again.socket), servedIn, 'the same fallback folder');
+    assert.deepEqual(fs.readdirSync(shared).filter(name => name.startsWith(`${path.basename(path.dirname(socketPath))}-`)), [path.basename(servedIn)]);
 
     const received = JSON.parse(/received (.*)\n/.exec(await listener.finish())![1]) as string;
     assert.equal(received, '', 'nothing reached the other user');
