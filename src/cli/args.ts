@@ -150,6 +150,18 @@ export const COMMANDS: Record<string, CommandSpec> = {
     summary: 'stop a fork; remove its worktree, branch and folder',
     options: { fork },
   },
+  doctor: {
+    usage: 'doctor [--store DIR] [--repair] [--json]\n' +
+      '  (checks transcripts and their sealed segments, forks\' launch records, checkpoint repositories, the lock,\n' +
+      '   the socket, owners and modes, and temporary files a killed runtime left; says per item what it found.\n' +
+      '   --repair: writes what loading mends (entries read back from segments, exchanges closed) after the damage —\n' +
+      '   transcripts stay append-only —, cuts torn last lines, makes modes private, removes leftovers; it refuses\n' +
+      '   while a runtime serves the store. Without --repair it only reads.\n' +
+      '   exit codes: 0 nothing wrong (or all repaired), 3 problems remain, 4 --repair refused: a runtime serves\n' +
+      '   the store, 1 the doctor could not run, 2 bad input)',
+    summary: 'check a store and, with --repair, mend what can be mended',
+    options: { repair: { type: 'boolean' } },
+  },
 };
 
 const COMMON_HELP = `common options:
