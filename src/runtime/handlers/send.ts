@@ -99,6 +99,8 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   // A full disk throws TranscriptWriteError: the prompt is not saved, so no turn starts and the session stays
   // as it was (the client gets InternalError with its message, src/runtime/protocolErrors.ts).
   prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }, ...references] });
+  // Restricted Mode runs as `ask`: a fork started later from the CLI without a mode is no looser.
+  session.recordApprovalMode(approvalMode);
   emit({ type: 'turn_start', promptEntryId: prompt.id });
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };

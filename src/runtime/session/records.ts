@@ -1,5 +1,6 @@
 // The lines of a session file: a header, then (forks only) a bootstrap record, then entries, rewinds and
 // fork status changes in commit order.
+import type { ApprovalMode } from '../../common/approval';
 import type { Budget } from '../../common/budget';
 import type { CacheStep } from '../../common/cacheExplorer';
 import type { ForkSummary } from '../../common/forks';
@@ -58,6 +59,8 @@ export type SessionRecord =
   | { type: 'spend'; usage: Usage; time: string; why: string }
   /** What a request that got a response looked like to the prompt cache (the cache explorer). */
   | { type: 'request'; request: RequestRecord }
+  /** The approval mode a chat's turns run with, written when it changes: a fork started without a mode of its own takes it. */
+  | { type: 'approval'; approvalMode: ApprovalMode; time: string }
   /**
    * Damaged `lines` mended for good (fork-agents doctor --repair): like a rewind, the history continues from
    * its first `keep` entries (the last of them `keepLastId`), followed by `entries` (recovered from a segment

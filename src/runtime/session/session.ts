@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Entry, EntryKind, Message, SessionHeader, Usage } from '../../common/transcript';
 import type { BilledRequest } from '../../common/pricing';
+import type { ApprovalMode } from '../../common/approval';
 import { addUsage, deepFreeze, zeroUsage } from '../../common/transcript';
 import type { RequestRecord } from './records';
 import { requestViewOf } from '../../common/requestView';
@@ -67,6 +68,7 @@ export class Session {
   private readonly chain?: SealedChain;
   /** Everything this session was billed for (its own requests, retried and rewound ones included). */
   private billed: Usage = zeroUsage();
+  private chatApproval?: ApprovalMode;
   /** The same, request by request with its time: what prices apply to (a price depends on the day and prompt). */
   private readonly billList: BilledRequest[] = [];
   /** The API once refused this history's thinking as bound elsewhere: later requests ask it to drop what fails (agent/loop.ts). */
@@ -160,6 +162,19 @@ export class Session {
     else if (record.type === 'spend') this.bill(record.usage, record.time);
     else if (record.type === 'request') this.sent.push(deepFreeze(record.request));
     else if (record.type === 'repair') this.applyRepair(record);
+    else if (record.type === 'approval') this.chatApproval = record.approvalMode;
+  }
+
+  /** The approval mode of this chat's latest turn (undefined: none recorded, as in older files). */
+  get approvalMode(): ApprovalMode | undefined {
+    return this.chatApproval;
+  }
+
+  /** Records the mode a turn runs with, once per change. */
+  recordApprovalMode(approvalMode: ApprovalMode): void {
+    if (this.chatApproval === approvalMode) return;
+    this.writer.append({ type: 'approval', approvalMode, time: new Date().toISOString() } satisfies SessionRecord);
+    this.chatApproval = approvalMode;
   }
 
   /** Usage billed to this session: its own entries' usage plus attempts that left none. */
