@@ -80,6 +80,17 @@ describe('session: sealed segments (issue 15)', function () {
     await check([], 'nothing');
   });
 
+  it('a record written to the file around the session makes the next seal a copy, never a range naming the wrong bytes', async () => {
+    const store = new SessionStore(dir);
+    const session = store.create({ ...header(), id: 's-00000000-0000-4000-8000-000000000005' });
+    for (let n = 0; n < SEAL_ENTRIES - 5; n++) say(session, n);
+    fs.appendFileSync(store.fileOf(session.id), JSON.stringify({ type: 'spend', usage: {}, time: 'now', why: 'written around it' }) + '\n');
+    for (let n = 0; n < 10; n++) say(session, 100 + n);
+    assert.ok(store.segments.list().length > 0, 'sealed as a copy');
+    const refs = session.historyRefs(session.entries())!;
+    assert.deepEqual((await resolve(store, refs, session.id)).map(e => e.id), session.entries().map(e => e.id));
+  });
+
   it('a damaged segment is refused with its name', async () => {
     const store = new SessionStore(dir);
     const session = store.create({ ...header(), id: 's-00000000-0000-4000-8000-000000000003' });

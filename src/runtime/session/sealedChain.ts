@@ -81,6 +81,9 @@ export class SealedChain {
    * segment file, which is on disk before its seal record.
    */
   private seal(view: readonly Entry[], write: (record: SessionRecord) => void): void {
+    // The offsets are this session's own count of what it appended: a file of another length (a record
+    // written around it) would make a range name the wrong bytes, so then the tail is sealed as a copy.
+    if (this.tail.plain && !this.segments.transcriptEndsAt(this.owner, this.tail.fileEnd)) this.tail.plain = false;
     while (this.sealed < view.length) {
       const entries = view.slice(this.sealed, Math.min(view.length, this.sealed + SEAL_ENTRIES));
       const chained = { prev: this.head, base: this.chainEntries.length, count: entries.length, owner: this.owner };

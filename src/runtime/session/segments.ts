@@ -116,6 +116,15 @@ export class SegmentStore {
     return fs.existsSync(live) ? live : path.join(this.retiredDir, `${owner}.jsonl`);
   }
 
+  /** Whether `owner`'s transcript is `bytes` long. */
+  transcriptEndsAt(owner: string, bytes: number): boolean {
+    try {
+      return fs.statSync(this.transcriptOf(owner)).size === bytes;
+    } catch {
+      return false;
+    }
+  }
+
   /** Moves a deleted chat's transcript out of the sessions (it is no longer listed) while forks reference it. */
   retire(owner: string): void {
     ensurePrivateDir(this.retiredDir);

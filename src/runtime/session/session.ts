@@ -173,7 +173,7 @@ export class Session {
   /** Records the mode a turn runs with, once per change. */
   recordApprovalMode(approvalMode: ApprovalMode): void {
     if (this.chatApproval === approvalMode) return;
-    this.writer.append({ type: 'approval', approvalMode, time: new Date().toISOString() } satisfies SessionRecord);
+    this.write({ type: 'approval', approvalMode, time: new Date().toISOString() } satisfies SessionRecord);
     this.chatApproval = approvalMode;
   }
 
