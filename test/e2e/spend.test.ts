@@ -79,7 +79,7 @@ describe('Spending UI (code-server + chromium)', function () {
     await sendInChat(page, '@fork list the files');
     const response = lastResponse(page);
     await response.filter({ hasText: 'this chat with its forks' }).waitFor({ timeout: 60_000 });
-    assert.match(await response.innerText(), /Cost on claude-sonnet-5-5: \$[\d.]+ this turn · \$[\d.]+ this chat with its forks · (the prompt cache saved \$[\d.]+ this turn|cache writes cost \$[\d.]+ more this turn; later turns read them)\._/);
+    assert.match(await response.innerText(), /Cost on claude-sonnet-5-5: \$[\d.]+ this turn · \$[\d.]+ this chat with its forks · (the prompt cache saved \$[\d.]+ this turn|cache writes cost \$[\d.]+ more this turn; later turns read them)\./);
     await screenshot(page, 'spend-chat');
     const sessions = (await cli('list', '--json')).trim().split('\n').map(line => JSON.parse(line) as { type: string; id: string });
     sessionId = sessions.find(s => s.type === 'session')!.id;
