@@ -57,6 +57,7 @@ import { limitFrames } from './frameLimit';
 import { removeScratchLeftovers } from './git/snapshot';
 import { TurnRegistry } from './turns';
 import { killAllCommands } from './tools/bash';
+import { doctorMain } from './doctor/doctorMain';
 
 /** Registered once a client has presented the token at `initialize` (registerLifecycle comes first, alone). */
 const HANDLERS = [
@@ -251,7 +252,15 @@ function removeIfOurs(infoFile: string): void {
   }
 }
 
-main().catch(error => {
-  log(`runtime failed to start: ${error instanceof Error ? error.stack : String(error)}`);
-  process.exit(1);
-});
+if (process.argv.includes('--doctor')) {
+  // fork-agents doctor runs the runtime's own loading and recovery on the store, then exits (doctor/doctorMain.ts).
+  void doctorMain(process.argv.slice(2)).then(code => process.exit(code), error => {
+    process.stderr.write(`fork-agents doctor: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+} else {
+  main().catch(error => {
+    log(`runtime failed to start: ${error instanceof Error ? error.stack : String(error)}`);
+    process.exit(1);
+  });
+}

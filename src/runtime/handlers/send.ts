@@ -21,7 +21,7 @@ import { accessOf } from '../runtimeContext';
 import { stripsEarlierThinking } from '../agent/cacheMinimums';
 import { isForkTranscript } from '../fork/history/directive';
 import { closeInterruptedCalls } from '../fork/revive';
-import { describeDamage } from '../session/damage';
+import { describeDamage, unrepaired } from '../session/damage';
 import { parentSubagentHost } from '../fork/subagentHost';
 import type { RuntimeContext } from '../runtimeContext';
 import type { ModelAccess } from '../fork/forkContracts';
@@ -78,9 +78,10 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   // A runtime that died mid-tool-call left calls without results: close them, or every request is refused.
   for (const entry of closeInterruptedCalls(session)) emitEntry(client, session.id, params.turnId, entry);
   // Said in the chat once per load of a damaged file (the log and `transcript` say it too).
-  if (session.damage.length > 0 && !damageShown.has(session)) {
+  const damage = unrepaired(session.damage);
+  if (damage.length > 0 && !damageShown.has(session)) {
     damageShown.add(session);
-    const text = session.damage.map(d => `Warning: ${describeDamage(d)}.`).join('\n');
+    const text = damage.map(d => `Warning: ${describeDamage(d)}.`).join('\n');
     client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event: { type: 'text_delta', text: `${text}\n\n` } });
   }
   const touched = new Set<string>();
