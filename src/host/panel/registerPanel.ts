@@ -7,12 +7,12 @@ import { forkCancel, forkEvent, forkHistory, forkList, forkSend, forkState } fro
 import { mcpState, sessionCache, sessionList, sessionTranscript, storeInfo } from '../../common/protocol/runtime';
 import type { TranscriptResult } from '../../common/protocol/runtime';
 import type { McpServerStatus } from '../../common/protocol/mcp';
-import { noPriceText, usdText } from '../../common/pricing';
+import { cacheEffectText, noPriceText, usdText } from '../../common/pricing';
 
 /** "This chat: $0.012 (the cache saved $0.030)", its own requests only; forks show in their rows. */
 function chatCostText(t: TranscriptResult): string {
   if (!t.costs) return `This chat: ${noPriceText(t.header.settings.model, 'editor')}`;
-  return `This chat: ${usdText(t.costs.total.usd)} (the cache saved ${usdText(t.costs.total.uncachedUsd - t.costs.total.usd)})`;
+  return `This chat: ${usdText(t.costs.total.usd)} (${cacheEffectText(t.costs.total)})`;
 }
 import {
   approvalAnswer, openLink, panelForkAction, panelForkCancel, panelForkContinue, panelForkFromMessage, panelForkSend, panelForkStart,
