@@ -4,9 +4,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
-import { sessionCheckpointFile, sessionDiffSince, sessionTurnFiles } from '../../src/common/protocol/checkpoints';
+import { sessionCheckpointFile, sessionDiffSince, sessionRewind, sessionTurnFiles } from '../../src/common/protocol/checkpoints';
+import { forkSend, forkStart, forkWait } from '../../src/common/protocol/forks';
 import type { ScriptedTurn } from '../fakes/anthropicServer';
-import { gitSync, initRepo, isForkRequest, read, write } from './gitRepo';
+import { gitSync, initRepo, isForkRequest, read, scriptForks, write } from './gitRepo';
 import { startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
@@ -95,5 +96,39 @@ describe('runtime: what each turn changed, from its checkpoints', function () {
     await assert.rejects(sendRequest(h.client.endpoint, sessionCheckpointFile, { sessionId: one.sessionId, tree, path: '../etc/passwd' }), /Not a path inside/);
     await assert.rejects(sendRequest(h.client.endpoint, sessionDiffSince, { sessionId: one.sessionId, startEntryId: 'e-nope' }), /No turn of session/);
     await assert.rejects(sendRequest(h.client.endpoint, sessionTurnFiles, { sessionId: 's-nope' }), /s-nope/);
+  });
+  it("a fork checkpoints its own runs in its worktree: rewind and Fork from here on the fork's earlier message bring that code back", async () => {
+    await start({ 'README.md': 'readme\n' });
+    const scripts = scriptForks(h);
+    scripts.set('keep notes', [writeFile('notes.txt', 'version-one\n'), say('Scope: notes.\nResult: wrote version-one.'), writeFile('notes.txt', 'version-two\n'), say('Scope: notes.\nResult: wrote version-two.')]);
+    const chat = await h.send('hello');
+    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId: chat.sessionId, directive: 'keep notes', isolation: 'worktree' });
+    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
+    const worktree = fork.worktree!.path;
+    assert.equal(read(worktree, 'notes.txt'), 'version-one\n');
+    const runOneEnd = (await h.transcript(fork.id)).entries.at(-1)!.id;
+    await sendRequest(h.client.endpoint, forkSend, { forkId: fork.id, message: 'now write version two' });
+    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
+    assert.equal(read(worktree, 'notes.txt'), 'version-two\n');
+
+    // Each run is a turn of the fork's transcript, with the files it changed.
+    const { turns: runs } = await sendRequest(h.client.endpoint, sessionTurnFiles, { sessionId: fork.id });
+    assert.deepEqual(runs.map(run => run.files.map(f => [f.path, f.status])), [[['notes.txt', 'added']], [['notes.txt', 'modified']]]);
+    assert.equal(runs[0].endEntryId, runOneEnd);
+
+    // Fork from here on the fork's first run: the new worktree starts at version-one.
+    const grandchild = await sendRequest(h.client.endpoint, forkStart, { sessionId: fork.id, atEntryId: runOneEnd, directive: 'look again', isolation: 'worktree' });
+    assert.equal(read(grandchild.worktree!.path, 'notes.txt'), 'version-one\n', "it starts at the code of the fork's earlier message");
+    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: grandchild.id })).state, 'completed');
+
+    // Rewind the fork to its first run: its worktree gets version-one back, the main folder is untouched.
+    const back = await sendRequest(h.client.endpoint, sessionRewind, { sessionId: fork.id, atEntryId: runOneEnd });
+    assert.equal(back.done, true, JSON.stringify(back));
+    assert.deepEqual(back.files, [{ path: 'notes.txt', status: 'modified' }]);
+    assert.equal(read(worktree, 'notes.txt'), 'version-one\n');
+    assert.equal(back.lastEntryId, runOneEnd);
+    assert.ok(!fs.existsSync(path.join(root, 'notes.txt')), 'the main folder is not the fork\'s');
+    await sendRequest(h.client.endpoint, sessionRewind, { sessionId: fork.id, undo: true });
+    assert.equal(read(worktree, 'notes.txt'), 'version-two\n');
   });
 });
