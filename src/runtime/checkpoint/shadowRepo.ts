@@ -18,6 +18,8 @@ export interface ShadowRepo {
   indexFile: string;
   /** The tree the last checkpoint wrote (only checkpoints write the index): reused while nothing changed. */
   lastTree?: string;
+  /** The last tree whose objects are all in the shadow's own store (checkpoint/keepObjects.ts). */
+  keptTree?: string;
 }
 
 const opened = new Map<string, Promise<ShadowRepo>>();

@@ -8,6 +8,8 @@ import * as path from 'node:path';
 import type { CheckpointRecord, LargeFileRef } from '../session/records';
 import { serialized, shadowGit, shadowGitOk } from './shadowRepo';
 import { noteTree } from './sweepCheckpoints';
+import { keepObjects, keepWholeTree } from './keepObjects';
+import { log } from '../log';
 import type { ShadowRepo } from './shadowRepo';
 
 /**
@@ -65,6 +67,13 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     if (drop.length > 0) await shadowGitOk(shadow, ['update-index', '--force-remove', '-z', '--stdin'], { input: drop.join('\0') + '\0' });
     const tree = (await shadowGitOk(shadow, ['write-tree'])).trim();
     shadow.lastTree = tree;
+    // What the tree borrows from the user's objects is copied, so their gc cannot take it (keepObjects.ts).
+    // The whole first tree can take seconds in a big repository: it is queued behind this checkpoint, not
+    // waited for; every later piece of work on the shadow (checkpoints, restores) waits for it.
+    if ((await keepObjects(shadow, tree)) === 'whole-tree-needed') {
+      void serialized(shadow, () => keepWholeTree(shadow, tree)).catch((error: unknown) =>
+        log(`checkpoint objects of ${shadow.workTree} not copied: ${error instanceof Error ? error.message : String(error)}`));
+    }
     await noteTree(shadow.gitDir, tree);
     large.sort((a, b) => (a.path < b.path ? -1 : 1));
     return { tree, large };
