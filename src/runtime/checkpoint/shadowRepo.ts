@@ -10,6 +10,8 @@ import { repoInfo } from '../git/repo';
 import { git, gitOk } from '../git/run';
 import type { GitOptions, GitResult } from '../git/run';
 import { ensurePrivateDir } from '../../ipc/privateFs';
+import type { ChangeWatcher } from './changeWatcher';
+import type { LargeFileRef } from '../session/records';
 
 export interface ShadowRepo {
   /** The folder checkpoints cover: the repository's top inside git, else the session's root itself. */
@@ -20,6 +22,12 @@ export interface ShadowRepo {
   lastTree?: string;
   /** The last tree whose objects are all in the shadow's own store (checkpoint/keepObjects.ts). */
   keptTree?: string;
+  /** The files the last checkpoint kept by reference (outside the index). */
+  lastLarge?: LargeFileRef[];
+  /** What changed since the last checkpoint, from file notices (checkpoint/changeWatcher.ts); made at the first. */
+  watcher?: ChangeWatcher;
+  /** false: never watch, every checkpoint scans the whole tree (the bench's comparison). */
+  watch?: false;
 }
 
 const opened = new Map<string, Promise<ShadowRepo>>();
@@ -105,6 +113,7 @@ export async function removeShadow(gitDir: string): Promise<void> {
     const repo = await shadow.catch(() => undefined);
     if (repo?.gitDir !== gitDir) continue;
     opened.delete(key);
+    repo.watcher?.close();
     await serialized(repo, () => fs.rm(gitDir, { recursive: true, force: true }));
   }
   await fs.rm(gitDir, { recursive: true, force: true });
