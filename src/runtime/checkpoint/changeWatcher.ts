@@ -25,10 +25,13 @@ export class ChangeWatcher {
 
   /**
    * The paths (files or folders, relative) changed since the last call, or undefined when that is not
-   * known and everything must be scanned. Waits one turn of the event loop first, so notices the
-   * kernel already has for changes made before the call are read.
+   * known and everything must be scanned. Waits for one poll phase of the event loop first, so the
+   * notices the kernel already holds for changes made before the call are read: called from a poll
+   * callback (a process that ended), the next check phase comes before the next poll, so the second
+   * setImmediate is what runs after one.
    */
   async take(): Promise<Set<string> | undefined> {
+    await new Promise(resolve => setImmediate(resolve));
     await new Promise(resolve => setImmediate(resolve));
     if (!this.trusted) return undefined;
     const changed = this.changed;
