@@ -48,6 +48,8 @@ export async function checkpointTurn(
 ): Promise<CheckpointRecord | undefined> {
   try {
     const shadow = await shadowFor(storeDir, session.header.root);
+    // A worktree fork's folder starts at its base commit, which the fork's branch keeps (keepObjects.ts).
+    if (session.bootstrap?.fork.worktree) shadow.baseOnBranch = true;
     const paths = touched.map(file => relativeToWorkTree(shadow, session.header.root, file)).filter((p): p is string => p !== undefined);
     const { tree, large } = await takeCheckpoint(shadow, paths);
     const record: CheckpointRecord = {

@@ -40,6 +40,15 @@ export async function keepWholeTree(shadow: ShadowRepo, tree: string): Promise<v
   await pack(shadow, tree, await allOf(shadow, tree));
 }
 
+/**
+ * Takes `tree` as kept without copying it: a fork's worktree starts at its base commit, which its
+ * branch keeps reachable in the user's repository; what the fork changes after is copied as usual.
+ */
+export async function assumeKept(shadow: ShadowRepo, tree: string): Promise<void> {
+  await fs.writeFile(path.join(shadow.gitDir, KEPT_NAME), `${tree}\n`, { mode: 0o600 });
+  shadow.keptTree = tree;
+}
+
 async function pack(shadow: ShadowRepo, tree: string, ids: Set<string>): Promise<void> {
   ids.add(tree);
   const toPack: string[] = [];

@@ -22,6 +22,8 @@ export interface ShadowRepo {
   lastTree?: string;
   /** The last tree whose objects are all in the shadow's own store (checkpoint/keepObjects.ts). */
   keptTree?: string;
+  /** A fork's worktree: its first tree is its base, kept by the fork's branch; not copied (keepObjects.ts). */
+  baseOnBranch?: boolean;
   /** The files the last checkpoint kept by reference (outside the index). */
   lastLarge?: LargeFileRef[];
   /** What changed since the last checkpoint, from file notices (checkpoint/changeWatcher.ts); made at the first. */

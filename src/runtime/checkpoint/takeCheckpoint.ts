@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { CheckpointRecord, LargeFileRef } from '../session/records';
 import { serialized, shadowGit, shadowGitOk } from './shadowRepo';
 import { noteTree } from './sweepCheckpoints';
-import { keepObjects, keepWholeTree } from './keepObjects';
+import { assumeKept, keepObjects, keepWholeTree } from './keepObjects';
 import { ChangeWatcher, MAX_WATCHED_FOLDERS } from './changeWatcher';
 import { log } from '../log';
 import type { ShadowRepo } from './shadowRepo';
@@ -83,7 +83,11 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     // What the tree borrows from the user's objects is copied, so their gc cannot take it (keepObjects.ts).
     // The whole first tree can take seconds in a big repository: it is queued behind this checkpoint, not
     // waited for; every later piece of work on the shadow (checkpoints, restores) waits for it.
-    if ((await keepObjects(shadow, tree)) === 'whole-tree-needed') {
+    // A fork's worktree starts at its base commit, which the fork's branch keeps: not copied.
+    const kept = await keepObjects(shadow, tree);
+    if (kept === 'whole-tree-needed' && shadow.baseOnBranch) {
+      await assumeKept(shadow, tree);
+    } else if (kept === 'whole-tree-needed') {
       void serialized(shadow, () => keepWholeTree(shadow, tree)).catch((error: unknown) =>
         log(`checkpoint objects of ${shadow.workTree} not copied: ${error instanceof Error ? error.message : String(error)}`));
     }
