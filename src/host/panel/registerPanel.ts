@@ -142,6 +142,7 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
         costText: chatCostText(transcript),
         cacheSteps: (await runtime.request(sessionCache, { sessionId: transcript.header.id }).catch(() => ({ steps: [] }))).steps,
         model: transcript.header.settings.model,
+        ...(transcript.damage?.length ? { damage: transcript.damage } : {}),
       };
       // Safe to drop: without the list (a runtime from before it) the turns show no files; nothing else changes.
       const turns = transcript ? (await runtime.request(sessionTurnFiles, { sessionId: transcript.header.id }).catch(() => ({ turns: [] }))).turns : [];
