@@ -4,7 +4,7 @@
 import { isTerminal } from '../src/common/forks';
 import { spendingText, storeSizeText } from '../src/common/forkDisplay';
 import {
-  approvalsState, forkOutput, forkReveal, forksState, isWireMessage, mcpServersState, modelsState, openLink, panelForkFromMessage, panelReady, panelSnapshot,
+  approvalsState, forkOutput, forkReveal, forksState, isWireMessage, mcpServersState, modelsState, openLink, panelDiffSince, panelForkFromMessage, panelReady, panelSnapshot,
   sessionState, storeState,
 } from '../src/common/protocol/webview';
 import type { PanelSnapshot, StoreSizeView } from '../src/common/protocol/webview';
@@ -37,6 +37,8 @@ const transcript = new TranscriptView(message => {
   const forkTurns = form.turns();
   if (forkTurns === undefined) return form.focusTurns();
   channel.request(panelForkFromMessage, { messageId: message.id, forkTurns }).catch(report);
+}, message => {
+  channel.request(panelDiffSince, { messageId: message.id }).catch(report);
 });
 const compare = new CompareView(channel, error => report(error));
 const list = new ForkList({

@@ -33,6 +33,9 @@ import { registerForkReview } from './handlers/forkReview';
 import { registerWorktreeList } from './handlers/worktreeList';
 import { registerSessionDelete } from './handlers/sessionDelete';
 import { registerSessionRewind } from './handlers/sessionRewind';
+import { registerSessionTurnFiles } from './handlers/sessionTurnFiles';
+import { registerSessionDiffSince } from './handlers/sessionDiffSince';
+import { registerSessionCheckpointFile } from './handlers/sessionCheckpointFile';
 import { registerStoreInfo } from './handlers/storeInfo';
 import { registerTournamentStart } from './handlers/tournamentStart';
 import { registerTournamentCompare } from './handlers/tournamentCompare';
@@ -65,7 +68,7 @@ const HANDLERS = [
   registerConfigure, registerSend, registerCompact, registerCancel, registerList, registerTranscript,
   registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait, registerForkAnnounce, registerForkHistory,
   registerForkReview, registerForkBaseFile, registerForkApply, registerForkKeep, registerForkDiscard, registerWorktreeList,
-  registerSessionDelete, registerSessionRewind, registerStoreInfo, registerModelChat,
+  registerSessionDelete, registerSessionRewind, registerSessionTurnFiles, registerSessionDiffSince, registerSessionCheckpointFile, registerStoreInfo, registerModelChat,
   registerTournamentStart, registerTournamentCompare, registerTournamentWait, registerTournamentList, registerTournamentDiff,
   registerTournamentApply, registerTournamentCancel,
 ];

@@ -13,7 +13,7 @@ import { CliFailure, printJson } from '../output';
 import { parseBudget } from '../../common/budget';
 import { coldCacheText, modelIdProblem } from '../../common/modelChoice';
 import { stateLabel } from '../../common/forkDisplay';
-import { noPriceText, usdText } from '../../common/pricing';
+import { cacheEffectText, noPriceText, usdText } from '../../common/pricing';
 import { isTournament, tournamentCommand } from './tournament';
 import { askOnTerminal, terminalCanAsk } from './terminalApproval';
 
@@ -28,7 +28,7 @@ function budgetFlag(args: ParsedArgs): string | undefined {
 
 export function costText(fork: ForkSummary): string {
   if (!fork.cost) return `cost: ${noPriceText(fork.model, 'cli')}`;
-  return `cost ${usdText(fork.cost.usd)} (uncached ${usdText(fork.cost.uncachedUsd)}, saved ${usdText(fork.cost.uncachedUsd - fork.cost.usd)})`;
+  return `cost ${usdText(fork.cost.usd)} (uncached ${usdText(fork.cost.uncachedUsd)}, ${cacheEffectText(fork.cost, { form: 'clause' })})`;
 }
 
 export async function forkCommand(args: ParsedArgs): Promise<void> {

@@ -147,6 +147,12 @@ export class ForkManager implements ForkLauncher {
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
+  /** Neither queued nor running nor waiting for an approval: the fork's transcript and folder stay as they are. */
+  atRest(forkId: string): boolean {
+    const state = this.get(forkId)?.state;
+    return state === undefined || isTerminal(state) || state === 'paused-budget' || state === 'interrupted';
+  }
+
   get(forkId: string): ForkSummary | undefined {
     const run = this.forks.get(forkId);
     return run && { ...run.summary };

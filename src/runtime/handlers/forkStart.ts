@@ -23,7 +23,9 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
     if (!configured) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
     // Held while its fork's worktree is made: idle eviction must not reload a second copy meanwhile.
     return await ctx.store.using(params.sessionId, async parent => {
-      if (parent.bootstrap) throw invalid('A fork cannot be forked; continue it with a message instead.');
+      // A fork's own messages can be forked from once it stopped (Fork from here in its transcript, at
+      // that message's checkpoint); a fork still running is continued with a message instead.
+      if (parent.bootstrap && !ctx.forks.atRest(parent.id)) throw invalid('A fork can be forked only once it has stopped; wait for it, or continue it with a message.');
       const access = forkAccess(client, configured, parent);
       const fork = await ctx.forks.start({
         parent,
