@@ -38,6 +38,8 @@ export interface RunOptions {
   prepare?(storeDir: string, root: string): Promise<void>;
   /** Extra environment for the runtime process (e.g. NODE_OPTIONS=--cpu-prof). */
   env?: NodeJS.ProcessEnv;
+  /** The Node executable for the runtime (absent: this process's). */
+  nodePath?: string;
   /** The chats' model (absent: the runtime's default). */
   model?: string;
 }
@@ -64,7 +66,7 @@ export async function startRuntimeRun(ctx: BenchContext, responder: Responder, f
     await fake.close();
   };
   try {
-    const socket = await connectOrStart({ storeDir, runtimeScript, idleExitMs: 30_000, env: options.env, connectTimeoutMs: 120_000 });
+    const socket = await connectOrStart({ storeDir, runtimeScript, idleExitMs: 30_000, env: options.env, nodePath: options.nodePath, connectTimeoutMs: 120_000 });
     client = await connectRpc(socket, 'bench');
     await sendRequest(client.endpoint, runtimeConfigure, { apiKey: KEY, baseUrl: fake.url, approvalMode: 'auto', ...(options.model ? { model: options.model } : {}) });
   } catch (error) {

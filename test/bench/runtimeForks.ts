@@ -3,6 +3,8 @@
 // the model, for the first and a later fork of a long parent; siblings started together with the runtime's
 // responsiveness meanwhile; each beside the anchor's approach in the same run (copying the transcript, as a
 // `/fork` that copies does). Parent sizes: FORK_BENCH_SIZES (comma-separated entry counts).
+// FORK_BENCH_RUNTIME_NODE_ARGS: Node options for the runtime process alone, e.g.
+// "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile what its main thread does during the section.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -42,6 +44,7 @@ export const runtimeForksSection: Section = {
     const sizes = [...new Set([...benchSizes(), SIBLING_PARENT])].sort((a, b) => a - b);
     const parents: Parent[] = [];
     const run = await startRuntimeRun(ctx, () => ({ content: [{ type: 'text', text: 'Done.' }] }), {}, {
+      nodePath: nodeWithArgs(ctx.tempDir('node-'), process.env.FORK_BENCH_RUNTIME_NODE_ARGS),
       async prepare(storeDir, root) {
         const store = new SessionStore(storeDir);
         for (const size of sizes) {
@@ -77,6 +80,14 @@ export const runtimeForksSection: Section = {
     }
   },
 };
+
+/** A wrapper that runs Node with these options (NODE_OPTIONS refuses --cpu-prof); undefined: plain Node. */
+function nodeWithArgs(dir: string, args: string | undefined): string | undefined {
+  if (!args) return undefined;
+  const wrapper = path.join(dir, 'node');
+  fs.writeFileSync(wrapper, `#!/bin/sh\nexec '${process.execPath}' ${args} "$@"\n`, { mode: 0o700 });
+  return wrapper;
+}
 
 let serial = 0;
 const nextDirective = (what: string) => `Bench ${what} fork number ${++serial}: review the store.`;
