@@ -99,7 +99,8 @@ export class ForkManager implements ForkLauncher {
         const policy = launchPolicy(access);
         session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy, sandboxNotice: policy.restricted ? undefined : sandboxNotice(policy.sandbox) }, placement.worktree);
         // Durable before fork/start answers and before the first request; the runtime's thread keeps serving meanwhile.
-        await this.store.durable(session.id);
+        // The parent's records it inherits are on disk too (they flush on the thread pool as well).
+        await Promise.all([this.store.durable(session.id), spec.parent.durable()]);
       } catch (error) {
         // Safe to drop: cleanup after a failed start: the start's own error is what the caller gets; a leftover worktree is pruned later.
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
