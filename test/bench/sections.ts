@@ -3,6 +3,7 @@
 import { cacheShareSection } from './cacheShare';
 import { checkpointsSection } from './checkpoints';
 import { coldStartSection } from './coldStart';
+import { forkConcurrencySection } from './forkConcurrency';
 import { forkEngineSection } from './forkEngine';
 import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
@@ -30,5 +31,6 @@ export const SECTIONS: readonly Section[] = [
   tournamentSection,
   thinkingForkSection,
   runtimeForksSection,
+  forkConcurrencySection,
   coldStartSection,
 ];
