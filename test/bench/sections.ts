@@ -13,6 +13,7 @@ import { sandboxSection } from './sandbox';
 import { sharedHistorySection } from './sharedHistory';
 import { thinkingForkSection } from './thinkingFork';
 import { tournamentSection } from './tournament';
+import { tournamentLoadSection } from './tournamentLoad';
 import type { Section } from './types';
 import { worktreeSection } from './worktree';
 import { worktreePrepSection } from './worktreePrep';
@@ -29,6 +30,7 @@ export const SECTIONS: readonly Section[] = [
   checkpointsSection,
   sandboxSection,
   tournamentSection,
+  tournamentLoadSection,
   thinkingForkSection,
   runtimeForksSection,
   forkConcurrencySection,
