@@ -5,10 +5,9 @@
 // load. Settings: FORK_BENCH_CONCURRENCY (comma-separated, default 4,8,16,50).
 import { performance } from 'node:perf_hooks';
 import { sendRequest } from '../../src/common/protocol/endpoint';
-import { request } from '../../src/common/protocol/descriptor';
 import { runtimeConfigure } from '../../src/common/protocol/runtime';
 import { SessionStore } from '../../src/runtime/session/sessionStore';
-import { startRuntimeRun } from './runtimeDriver';
+import { pingRuntime, startRuntimeRun } from './runtimeDriver';
 import type { RuntimeRun } from './runtimeDriver';
 import { loadText, mainThreadCpuMs, rssOf } from './processStats';
 import { mb, ms, quantile, round } from './stats';
@@ -21,7 +20,6 @@ const PARENT_ENTRIES = 1_000;
 const FIRST_EVENT_MS = 400;
 const EVENT_GAP_MS = 20;
 const PING_EVERY_MS = 5;
-const ping = request<Record<string, never>, void>('bench/ping');
 
 function settings(): number[] {
   const raw = process.env.FORK_BENCH_CONCURRENCY;
@@ -59,16 +57,7 @@ export const forkConcurrencySection: Section = {
 
 async function concurrencyRow(run: RuntimeRun, parentId: string, limit: number): Promise<Row> {
   await sendRequest(run.client.endpoint, runtimeConfigure, { maxConcurrentForks: limit });
-  const delays: number[] = [];
-  let pinging = true;
-  const pinger = (async () => {
-    while (pinging) {
-      const sent = performance.now();
-      await sendRequest(run.client.endpoint, ping, {}).catch(() => undefined);
-      delays.push(performance.now() - sent);
-      await new Promise(resolve => setTimeout(resolve, PING_EVERY_MS));
-    }
-  })();
+  const pinger = pingRuntime(run, PING_EVERY_MS);
   const cpuBefore = mainThreadCpuMs(run.pid());
   const started = performance.now();
   const forks = await Promise.all(Array.from({ length: SIBLINGS }, (_, i) =>
@@ -76,8 +65,7 @@ async function concurrencyRow(run: RuntimeRun, parentId: string, limit: number):
   const ends = await Promise.all(forks.map(f => run.waitFork(f.id)));
   const allDoneMs = performance.now() - started;
   const cpuMs = mainThreadCpuMs(run.pid()) - cpuBefore;
-  pinging = false;
-  await pinger;
+  const delays = await pinger.stop();
   const failed = ends.filter(f => f.state !== 'completed').length;
   const p99 = quantile(delays, 0.99);
   const rss = rssOf(run.pid());

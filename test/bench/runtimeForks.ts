@@ -8,11 +8,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { sendRequest } from '../../src/common/protocol/endpoint';
-import { request } from '../../src/common/protocol/descriptor';
 import { SessionStore } from '../../src/runtime/session/sessionStore';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
-import { startRuntimeRun } from './runtimeDriver';
+import { pingRuntime, startRuntimeRun } from './runtimeDriver';
 import type { RuntimeRun } from './runtimeDriver';
 import { kb, mb, ms, quantile, round, summarize, thousands } from './stats';
 import { buildParent } from './transcriptGen';
@@ -25,8 +23,6 @@ const SIBLINGS = [1, 5, 20, 50];
 const SIBLING_PARENT = 1_000;
 const PING_EVERY_MS = 5;
 const TARGET_START_MS = 15;
-/** An unknown method: the runtime answers MethodNotFound at once, so its round trip is the event loop's delay (plus the socket's). */
-const ping = request<Record<string, never>, void>('bench/ping');
 
 interface Parent { size: number; id: string; file: string; bytes: number }
 
@@ -150,16 +146,7 @@ async function forkRows(run: RuntimeRun, anchorDir: string, parent: Parent, arri
 }
 
 async function siblingRow(run: RuntimeRun, parent: Parent, count: number): Promise<Row> {
-  const delays: number[] = [];
-  let pinging = true;
-  const pinger = (async () => {
-    while (pinging) {
-      const sent = performance.now();
-      await sendRequest(run.client.endpoint, ping, {}).catch(() => undefined);
-      delays.push(performance.now() - sent);
-      await new Promise(resolve => setTimeout(resolve, PING_EVERY_MS));
-    }
-  })();
+  const pinger = pingRuntime(run, PING_EVERY_MS);
   const starts: number[] = [];
   const cpuBefore = mainThreadCpuMs(run.pid());
   const forks = await Promise.all(Array.from({ length: count }, async () => {
@@ -171,8 +158,7 @@ async function siblingRow(run: RuntimeRun, parent: Parent, count: number): Promi
   }));
   const ends = await Promise.all(forks.map(f => run.waitFork(f.id)));
   const cpuMs = mainThreadCpuMs(run.pid()) - cpuBefore;
-  pinging = false;
-  await pinger;
+  const delays = await pinger.stop();
   const failed = ends.filter(f => f.state !== 'completed').length;
   const p50 = quantile(starts, 0.5);
   const p99 = quantile(delays, 0.99);
