@@ -34,7 +34,9 @@ const splitLazy = from => ({
   setup(build) {
     build.onResolve({ filter: /^(undici|\.\/mcpSdk|\.\/anthropicClient)$/ }, args => {
       const out = lazyImports[args.path];
-      if (args.kind !== 'dynamic-import' || !out) return undefined;
+      // The model client is loaded with a plain require at its first use (model/lazyClient.ts), the others with import().
+      const lazyKind = args.path === './anthropicClient' ? 'require-call' : 'dynamic-import';
+      if (args.kind !== lazyKind || !out) return undefined;
       return { path: `./${from ? out.slice(from.length) : out}.js`, external: true };
     });
   },

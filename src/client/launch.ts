@@ -81,9 +81,7 @@ function startRuntime<T>(options: LaunchOptions, ready: () => Promise<T | undefi
   ensurePrivateDir(options.storeDir);
   const args = [options.runtimeScript, '--store', options.storeDir];
   if (options.idleExitMs !== undefined) args.push('--idle-exit-ms', String(options.idleExitMs));
-  // The runtime's disk flushes (transcript group commits, fork bootstraps) wait on libuv's thread pool; with
-  // the default 4 threads, a few forks' flushes would hold up every other file operation behind them.
-  const env: NodeJS.ProcessEnv = { UV_THREADPOOL_SIZE: '16', ...process.env, ...options.env, ELECTRON_RUN_AS_NODE: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, ELECTRON_RUN_AS_NODE: '1' };
   delete env.ANTHROPIC_API_KEY;
   return spawnDetached({
     command: options.nodePath ?? process.execPath, args, env, ready,

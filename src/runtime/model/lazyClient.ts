@@ -12,7 +12,8 @@ let loaded: Promise<ClientModule> | undefined;
 
 function clientModule(): Promise<ClientModule> {
   // A failed load is not kept: the next request tries again.
-  loaded ??= import('./anthropicClient').catch(error => {
+  // require, not import(): a dynamic import would start Node's ESM loader in every runtime for this one file.
+  loaded ??= Promise.resolve().then(() => require('./anthropicClient') as ClientModule).catch(error => {
     loaded = undefined;
     throw error;
   });
