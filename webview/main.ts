@@ -15,6 +15,7 @@ import { HostChannel } from './host';
 import { NewForkForm } from './newForkForm';
 import type { FormState } from './newForkForm';
 import { TranscriptView } from './transcriptView';
+import { DamageNotice } from './damageNotice';
 import { CacheBars } from './cacheBars';
 import { McpServerList } from './mcpServers';
 import { CompareView } from './compareView';
@@ -52,8 +53,10 @@ const list = new ForkList({
 });
 const chatCost = h('p', { class: 'chat-cost', role: 'status' });
 const chatCache = new CacheBars();
+const chatDamage = new DamageNotice('chat');
 const mcpServers = new McpServerList();
-const showChatSpending = (session: { costText?: string; cacheSteps?: CacheStep[] } | undefined) => {
+const showChatSpending = (session: { costText?: string; cacheSteps?: CacheStep[]; damage?: string[] } | undefined) => {
+  chatDamage.set(session?.damage);
   setText(chatCost, session?.costText ?? '');
   chatCost.hidden = !session?.costText;
   chatCache.set(session?.cacheSteps);
@@ -93,7 +96,7 @@ app.replaceChildren(
   status,
   section('new', 'New fork', form.el),
   section('forks', 'Forks', compare.el, list.el, list.empty, storeLine),
-  section('conversation', 'Conversation', chatCost, mcpServers.el, chatCache.el, transcript.el, transcript.empty),
+  section('conversation', 'Conversation', chatDamage.el, chatCost, mcpServers.el, chatCache.el, transcript.el, transcript.empty),
 );
 
 function load(snapshot: PanelSnapshot): void {

@@ -72,6 +72,8 @@ export interface SessionView {
   cacheSteps?: CacheStep[];
   /** The chat's model: a new fork's default (the one that shares its prompt cache). */
   model?: string;
+  /** Damaged lines of the chat's transcript found when it was loaded, each with what was done (session/transcript). */
+  damage?: string[];
 }
 
 export interface PanelSnapshot {

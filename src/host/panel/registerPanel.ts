@@ -122,6 +122,7 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
         costText: chatCostText(transcript),
         cacheSteps: (await runtime.request(sessionCache, { sessionId: transcript.header.id }).catch(() => ({ steps: [] }))).steps,
         model: transcript.header.settings.model,
+        ...(transcript.damage?.length ? { damage: transcript.damage } : {}),
       };
       const servers = transcript?.header.mcpServers?.length ? await mcpStatusOf(transcript.header.id, transcript.header.root) : [];
       if (mine !== generation) return;

@@ -7,6 +7,7 @@ import { needsApproval } from '../../common/approval';
 import type { ToolResultBlock, ToolUseBlock, Usage } from '../../common/transcript';
 import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
 import type { ModelClient } from '../model/modelClient';
+import type { RequestExplanation, RequestRecord } from '../session/records';
 import type { Session } from '../session/session';
 import type { Tool, ToolContext } from '../tools/types';
 import { runTool } from '../tools/registry';
@@ -49,6 +50,8 @@ export interface LoopDeps {
   onResponseStart?(): void;
   /** Tools whose commands run inside the OS sandbox: under auto-edit they run unasked, since what would leave it fails. */
   sandboxedTools?: ReadonlySet<string>;
+  /** Forks: the cache verdict of the first request, stored with its record (cache/sessionCache.ts). */
+  explainFirstRequest?(record: RequestRecord): RequestExplanation | undefined;
 }
 
 export interface LoopOutcome {
@@ -188,7 +191,9 @@ async function requestOnce(deps: LoopDeps) {
     { maxRetries: deps.maxRetries, onRetry: (attempt, delayMs, error) => deps.emit({ type: 'retry', attempt, delayMs, error }) },
   );
   if (!('error' in response) && sent) {
-    deps.session.recordRequest(fingerprint(sent.body, response.serverTime ?? Date.now(), response.usage, sent.lastEntryId, response.inputTransformations));
+    const record = fingerprint(sent.body, response.serverTime ?? Date.now(), response.usage, sent.lastEntryId, response.inputTransformations);
+    const explained = deps.explainFirstRequest?.(record);
+    deps.session.recordRequest(explained ? { ...record, explained } : record);
   }
   return { response, body: sent?.body };
 }

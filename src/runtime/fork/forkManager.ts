@@ -409,7 +409,8 @@ export class ForkManager implements ForkLauncher {
         run.summary.modelTurns++;
         run.summary.firstUsage ??= event.usage;
         run.summary.context = { tokens: event.contextTokens, window: event.contextWindow };
-        run.summary.cacheSteps = cacheSteps(heldSession(run), id => this.sessionOrUndefined(id));
+        // Only the new request is explained: the steps before it stay as they were.
+        run.summary.cacheSteps = cacheSteps(heldSession(run), id => this.sessionOrUndefined(id), run.summary.cacheSteps);
       }
       this.spending.refreshCost(run, heldSession(run).header.settings.model);
       this.broadcastState(run);

@@ -6,6 +6,7 @@ import type { ForkState, ForkSummary } from '../../common/forks';
 import type { SessionHeader } from '../../common/transcript';
 import type { ApprovalRouter } from '../approvals';
 import { runLoop } from '../agent/loop';
+import { explainFirstRequest } from '../cache/sessionCache';
 import type { ApprovalRequest, LoopOutcome } from '../agent/loop';
 import { mcpToolsOf } from '../mcp/mcpTools';
 import { createAnthropicClient } from '../model/lazyClient';
@@ -88,6 +89,7 @@ export async function runFork(run: ForkRun, session: Session, access: ModelAcces
     mayRequest: deps.mayRequest,
     beforeSend: stagger.beforeSend,
     onResponseStart: stagger.onResponseStart,
+    explainFirstRequest: record => explainFirstRequest(session, record, id => deps.store.loaded(id)),
   });
   stagger.release();
   // Before the workspace ends: the command runs with the fork's environment, and what it leaves running ends with it.
