@@ -9,7 +9,7 @@ import { runLoop } from '../agent/loop';
 import { explainFirstRequest } from '../cache/sessionCache';
 import type { ApprovalRequest, LoopOutcome } from '../agent/loop';
 import { mcpToolsOf } from '../mcp/mcpTools';
-import { createAnthropicClient } from '../model/anthropicClient';
+import { createAnthropicClient } from '../model/lazyClient';
 import { applyPolicy, launchPolicy } from '../policy';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';

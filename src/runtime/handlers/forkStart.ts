@@ -1,6 +1,6 @@
 // fork/start: the user (chat /fork, Fork from here, palette, panel, CLI) forks a session, in its own git
 // worktree by default when the session works in a repository.
-import { ResponseError } from 'vscode-languageserver/node';
+import { ResponseError } from 'vscode-jsonrpc/node';
 import { forkStart } from '../../common/protocol/forks';
 import type { ForkStartParams, ForkStartResult } from '../../common/protocol/forks';
 import { launchPolicy } from '../policy';

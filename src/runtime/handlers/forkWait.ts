@@ -1,6 +1,6 @@
 // fork/wait: resolves with the fork's summary once it is completed, failed or cancelled; the waiting client
 // may answer the fork's approvals meanwhile.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { forkWait } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';

@@ -1,6 +1,6 @@
 // session/send: one user prompt, run to the end of the agent's turn, events streamed as session/event.
 import { modelFacts } from '../../common/models';
-import { ResponseError, ErrorCodes } from 'vscode-languageserver/node';
+import { ResponseError, ErrorCodes } from 'vscode-jsonrpc/node';
 import type { AgentEvent } from '../../common/agentEvents';
 import { RuntimeErrorCode, permissionRequest, sessionEvent, sessionSend } from '../../common/protocol/runtime';
 import type { SendParams, SendResult } from '../../common/protocol/runtime';
@@ -15,7 +15,7 @@ import { checkpointTurn, toolsAfter } from '../checkpoint/codeAt';
 import type { ApprovalRequest } from '../agent/loop';
 import { applyPolicy } from '../policy';
 import { checkTextSize } from './textLimits';
-import { createAnthropicClient } from '../model/anthropicClient';
+import { createAnthropicClient } from '../model/lazyClient';
 import { DEFAULT_MAX_TOKENS, DEFAULT_MODEL } from '../../common/defaults';
 import { accessOf } from '../runtimeContext';
 import { stripsEarlierThinking } from '../agent/cacheMinimums';

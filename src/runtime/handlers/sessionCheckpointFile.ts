@@ -1,5 +1,5 @@
 // session/checkpointFile: one file as a session's checkpoint recorded it (the left side of "Diff since here").
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { sessionCheckpointFile } from '../../common/protocol/checkpoints';
 import { checkpointFile, TurnFilesError } from '../checkpoint/turnFiles';
 import type { ClientConnection } from '../clientConnection';

@@ -1,5 +1,5 @@
 // session/diffSince: what changed from a turn's start checkpoint to the work tree now ("Diff since here").
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { sessionDiffSince } from '../../common/protocol/checkpoints';
 import { diffSince, TurnFilesError } from '../checkpoint/turnFiles';
 import type { ClientConnection } from '../clientConnection';

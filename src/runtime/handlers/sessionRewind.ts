@@ -1,6 +1,6 @@
 // session/rewind: a chat's files and conversation back to an entry (checkpoint/rewind.ts), or the latest
 // rewind undone. Never while the chat's turn (or the fork's run) runs.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { sessionRewind } from '../../common/protocol/checkpoints';
 import type { RewindParams, RewindResult } from '../../common/protocol/checkpoints';
 import { RuntimeErrorCode } from '../../common/protocol/runtime';

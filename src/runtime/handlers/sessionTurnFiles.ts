@@ -1,6 +1,6 @@
 // session/turnFiles: the files each turn of a session changed, from its start and end checkpoints
 // (checkpoint/turnFiles.ts); the Forks panel lists them under the turn.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { sessionTurnFiles } from '../../common/protocol/checkpoints';
 import { turnFiles } from '../checkpoint/turnFiles';
 import type { ClientConnection } from '../clientConnection';

@@ -1,5 +1,5 @@
 // What fork/start and tournament/start both check of their parameters, and the fork spec they build.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import type { Budget } from '../../common/budget';
 import { parseBudget } from '../../common/budget';
 import type { ForkTurns } from '../../common/forkTurns';

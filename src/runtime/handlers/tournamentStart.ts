@@ -1,5 +1,5 @@
 // tournament/start: N attempts of one directive, each a worktree fork of the same point (docs/design.md). The verify command: the request's, else fork.tournament.verify, else the detected test script.
-import { ResponseError } from 'vscode-languageserver/node';
+import { ResponseError } from 'vscode-jsonrpc/node';
 import { modelIdProblem } from '../../common/modelChoice';
 import { tournamentStart } from '../../common/protocol/forks';
 import type { TournamentStartParams, TournamentStartResult } from '../../common/protocol/forks';

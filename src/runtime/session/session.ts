@@ -419,6 +419,11 @@ export class Session {
     this.chain?.cut(this.view, before);
   }
 
+  /** Settles once every record written so far is on disk (appends flush on the thread pool: jsonl.ts). */
+  durable(): Promise<void> {
+    return this.writer.durable();
+  }
+
   close(): void {
     this.closed = true;
     this.writer.close();

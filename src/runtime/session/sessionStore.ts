@@ -406,6 +406,9 @@ function lazyWriter(open: () => JsonlWriter): JsonlWriter {
       if (closed) throw new Error('session is closed');
       return (writer ??= open()).append(record);
     },
+    durable() {
+      return writer?.durable() ?? Promise.resolve();
+    },
     close() {
       closed = true;
       writer?.close();
