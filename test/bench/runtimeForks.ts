@@ -17,14 +17,18 @@ import { buildParent } from './transcriptGen';
 import type { Row, Section } from './types';
 import { dirBytes, loadText, mainThreadCpuMs, rssOf } from './processStats';
 
-const DEFAULT_SIZES = [100, 1_000, 10_000];
+const DEFAULT_SIZES = [100, 1_000, 10_000, 60_000];
 const LATER_RUNS = 5;
 const SIBLINGS = [1, 5, 20, 50];
 const SIBLING_PARENT = 1_000;
 const PING_EVERY_MS = 5;
 const TARGET_START_MS = 15;
+const TARGET_FORK_BYTES = 64 * 1024;
+/** A chat's history on disk (its transcript plus what is kept apart from it) over its transcript's bytes. */
+const TARGET_HISTORY_RATIO = 1.1;
 
-interface Parent { size: number; id: string; file: string; bytes: number }
+/** segmentBytes: what its build added under segments/ (history kept beside the transcript). */
+interface Parent { size: number; id: string; file: string; bytes: number; segmentBytes: number }
 
 export function benchSizes(): number[] {
   const raw = process.env.FORK_BENCH_SIZES;
@@ -44,9 +48,10 @@ export const runtimeForksSection: Section = {
       async prepare(storeDir, root) {
         const store = new SessionStore(storeDir);
         for (const size of sizes) {
+          const segmentsBefore = dirBytes(store.segments.dir);
           const built = await buildParent(store, root, { entries: size, seed: size });
           ctx.log(`  parent of ${thousands(built.entries)} entries: ${mb(built.bytes)} JSONL in ${built.buildSeconds.toFixed(1)} s`);
-          parents.push({ size, id: built.session.id, file: store.fileOf(built.session.id), bytes: built.bytes });
+          parents.push({ size, id: built.session.id, file: store.fileOf(built.session.id), bytes: built.bytes, segmentBytes: dirBytes(store.segments.dir) - segmentsBefore });
           built.session.close();
         }
       },
@@ -58,7 +63,7 @@ export const runtimeForksSection: Section = {
     });
     try {
       const rows: Row[] = [];
-      for (const parent of parents) rows.push(...await forkRows(run, ctx.tempDir('anchor-'), parent, arrivals));
+      for (const parent of parents) rows.push(historyRow(parent), ...await forkRows(run, ctx.tempDir('anchor-'), parent, arrivals));
       const siblingParent = parents.find(p => p.size === SIBLING_PARENT)!;
       for (const count of SIBLINGS) rows.push(await siblingRow(run, siblingParent, count));
       rows.push(idleRow(run.pid()));
@@ -68,6 +73,7 @@ export const runtimeForksSection: Section = {
           `load average while measuring is printed per row (1 min); the machine may be shared, so compare rows of one run.`,
           `start = fork/start round trip (the fork is running when it answers); sent = until the fake received the fork's first request; runtime CPU = its main thread's CPU time (/proc schedstat) from start until the fork finished — the least load-sensitive number here.`,
           `disk = growth of the runtime's store folder once the fork finished; anchor = fs.copyFile of the parent's transcript on the same disk.`,
+          `history on disk = the parent's transcript plus what its building added under segments/ (file sizes), over the transcript's bytes; the anchor keeps the transcript alone (1×).`,
           `later = median of ${LATER_RUNS} forks after the first. Siblings fork a ${thousands(SIBLING_PARENT)}-entry parent; delay = round trip of an unanswered RPC every ${PING_EVERY_MS} ms.`,
         ],
       };
@@ -91,6 +97,17 @@ const nextDirective = (what: string) => `Bench ${what} fork number ${++serial}: 
 function directiveOf(r: ReceivedRequest): string | undefined {
   const match = /DIRECTIVE: (Bench [^"\\]*? fork number \d+: review the store\.)/.exec(r.rawBody);
   return match?.[1];
+}
+
+function historyRow(parent: Parent): Row {
+  const ratio = (parent.bytes + parent.segmentBytes) / parent.bytes;
+  return {
+    label: `history on disk, ${thousands(parent.size)} entries`,
+    result: `transcript ${mb(parent.bytes)} + segments ${kb(parent.segmentBytes)} = ${ratio.toFixed(3)}× the transcript; anchor 1×`,
+    target: `≤ ${TARGET_HISTORY_RATIO}×`,
+    verdict: ratio <= TARGET_HISTORY_RATIO ? 'PASS' : 'MISS',
+    values: { entries: parent.size, transcriptBytes: parent.bytes, segmentBytes: parent.segmentBytes, ratio: Number(ratio.toFixed(4)) },
+  };
 }
 
 /** cpuMs: the runtime's main-thread CPU from fork/start until the fork finished (its one answer included). */
@@ -131,8 +148,8 @@ async function forkRows(run: RuntimeRun, anchorDir: string, parent: Parent, arri
     {
       label: `first all fork, ${label}`,
       result: `start ${ms(first.startMs)}, sent ${ms(first.sentMs)}, runtime CPU ${ms(first.cpuMs)}, disk +${kb(first.diskBytes)}; anchor copy ${ms(copyMs)}, +${kb(parent.bytes)}; ${load}`,
-      target: `start ≤ ${TARGET_START_MS} ms`,
-      verdict: first.startMs <= TARGET_START_MS ? 'PASS' : 'MISS',
+      target: `start ≤ ${TARGET_START_MS} ms, disk ≤ ${kb(TARGET_FORK_BYTES)}`,
+      verdict: first.startMs <= TARGET_START_MS && first.diskBytes <= TARGET_FORK_BYTES ? 'PASS' : 'MISS',
       values: { entries: parent.size, parentBytes: parent.bytes, startMs: round(first.startMs), sentMs: round(first.sentMs), runtimeCpuMs: round(first.cpuMs), diskBytes: first.diskBytes, anchorCopyMs: round(copyMs), anchorBytes: parent.bytes, load },
     },
     {

@@ -1,6 +1,7 @@
 // A damaged transcript line (the issue's probe: a tool_results line cut to 200 characters plus garbage)
-// must not brick the session: the entry comes back from its sealed segment when one holds it; otherwise
-// what the damage left open is closed, so requests stay valid; the user is told which line, everywhere.
+// must not brick the session: the entry comes back from a copied (v1) segment when one holds it — stores
+// written before history was kept once; otherwise (history sealed as ranges of the transcript itself has
+// no second copy) what the damage left open is closed, so requests stay valid; the user is told which line.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -10,6 +11,8 @@ import { runtimeLogPath } from '../../src/ipc/socketPath';
 import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
+import { V1_CHAT, copyV1Store } from './v1Store';
+import { segmentFiles, sealLines } from './sealedOnDisk';
 
 describe('runtime: a damaged transcript line', function () {
   this.timeout(60_000);
@@ -33,6 +36,16 @@ describe('runtime: a damaged transcript line', function () {
     const first = await h.send(prompt);
     assert.equal(first.stopReason, 'end_turn');
     return first.sessionId;
+  };
+  /** After the damage: a new runtime, the next turn; the one tool result its request carries. */
+  const askAfterDamage = async (sessionId: string) => {
+    await h.reconnect();
+    h.fake.setResponder(() => say('still here'));
+    const next = await h.send('and now?', { sessionId });
+    assert.equal(next.stopReason, 'end_turn');
+    const results = lastRequestMessages().flatMap(m => (typeof m.content === 'string' ? [] : m.content)).filter(b => b.type === 'tool_result');
+    assert.equal(results.length, 1);
+    return results;
   };
   const lastRequestMessages = () => JSON.parse(h.fake.requests.at(-1)!.rawBody).messages as { role: string; content: { type: string; content?: unknown; text?: string }[] | string }[];
 
@@ -60,22 +73,34 @@ describe('runtime: a damaged transcript line', function () {
     assert.match(fs.readFileSync(runtimeLogPath(h.storeDir), 'utf8'), new RegExp(`session ${sessionId}: line ${line} of the transcript was damaged`));
   });
 
-  it('with a sealed segment holding it: the lost entry is read back from the segment, whole', async () => {
+  it('sealed as a range of the transcript: nothing holds a copy, so the open call is closed; later history is sealed as a copy', async () => {
     h = await startHarness();
     const sessionId = await readExchange('read the notes');
-    // A long prompt seals the history so far (the tool_results entry included) into a segment.
     h.fake.setResponder(() => say('noted'));
     await h.send(`keep this in mind: ${'x'.repeat(40_000)}`, { sessionId });
-    assert.ok(fs.readFileSync(sessionFile(sessionId), 'utf8').includes('"type":"seal"'), 'the history was sealed');
+    const seals = sealLines(sessionFile(sessionId));
+    assert.ok(seals.length > 0 && seals.every(seal => seal.segment), 'the history was sealed as ranges of the transcript');
     await killRuntime(h.runtimePid());
     const line = damageToolResults(sessionId);
 
-    await h.reconnect();
-    h.fake.setResponder(() => say('still here'));
-    const next = await h.send('and now?', { sessionId });
-    assert.equal(next.stopReason, 'end_turn');
-    const results = lastRequestMessages().flatMap(m => (typeof m.content === 'string' ? [] : m.content)).filter(b => b.type === 'tool_result');
-    assert.equal(results.length, 1);
+    const results = await askAfterDamage(sessionId);
+    assert.match(JSON.stringify(results[0].content), /transcript line that held this call's result \(line \d+\) was damaged/);
+    const { damage } = await h.transcript(sessionId);
+    assert.match(damage?.[0] ?? '', new RegExp(`line ${line} .*record is lost; 1 call\\(s\\) without a result got an error result`));
+    // The history in memory no longer matches the file's lines: it is sealed as a copy, which a fork can read.
+    assert.ok(segmentFiles(h.storeDir).length > 0, 'the mended history was sealed as a copy');
+    h.fake.setResponder(r => say(r.rawBody.includes('<fork-boilerplate>') ? 'Scope: mended.' : 'noted'));
+    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, directive: 'report', forkTurns: 'all', isolation: 'shared' });
+    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
+  });
+
+  it('in a store written before history was kept once: the lost entry is read back from its copied segment, whole', async () => {
+    h = await startHarness({ prepare: (storeDir, root) => copyV1Store(storeDir, root) });
+    const sessionId = V1_CHAT;
+    await killRuntime(h.runtimePid());
+    const line = damageToolResults(sessionId);
+
+    const results = await askAfterDamage(sessionId);
     assert.match(JSON.stringify(results[0].content), /the notes say 42/, 'the original result, recovered');
     const { damage } = await h.transcript(sessionId);
     assert.match(damage?.[0] ?? '', new RegExp(`line ${line} .*recovered from sealed segment`));

@@ -8,6 +8,7 @@ import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import { cliRunner } from './cliRunner';
 import type { CliRun } from './cliRunner';
+import { V1_CHAT, copyV1Store } from './v1Store';
 import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
@@ -99,11 +100,10 @@ describe('cli: fork-agents doctor', function () {
     assert.doesNotMatch(chat, /Warning: line/, 'a repaired file is not reported as damaged again');
   });
 
-  it('a damaged line a sealed segment holds: the repair writes the recovered entry, which outlives the segment', async () => {
-    h = await startHarness();
-    const sessionId = await readExchange();
-    h.fake.setResponder(() => say('noted'));
-    await h.send(`keep this in mind: ${'x'.repeat(40_000)}`, { sessionId });
+  // Only a copied (v1) segment holds a second copy of a line: a store written before history was kept once.
+  it('a damaged line a copied segment holds: the repair writes the recovered entry, which outlives the segment', async () => {
+    h = await startHarness({ prepare: (storeDir, root) => copyV1Store(storeDir, root) });
+    const sessionId = V1_CHAT;
     await killRuntime(h.runtimePid());
     const line = damageToolResults(sessionId);
 

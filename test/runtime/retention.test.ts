@@ -8,6 +8,7 @@ import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkSend, forkStart, forkWait } from '../../src/common/protocol/forks';
 import { sessionList } from '../../src/common/protocol/runtime';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
+import { retiredChats, retiredFile, segmentFiles, sealLines } from './sealedOnDisk';
 import { runtimeLogPath } from '../../src/ipc/socketPath';
 import { startHarness } from './harness';
 import type { Harness } from './harness';
@@ -24,8 +25,6 @@ describe('runtime: fork.retention.days (issue 15)', function () {
   afterEach(() => h?.dispose());
 
   const sessionFile = (id: string) => path.join(h.storeDir, 'sessions', `${id}.jsonl`);
-  const segments = () => fs.readdirSync(path.join(h.storeDir, 'segments')).filter(n => n.endsWith('.seg')).sort();
-  const bootstrapHead = (forkId: string) => JSON.parse(fs.readFileSync(sessionFile(forkId), 'utf8').split('\n')[1]).bootstrap.history.head as string;
   const age = (id: string, days: number) => {
     const then = new Date(Date.now() - days * DAY);
     fs.utimesSync(sessionFile(id), then, then);
@@ -37,7 +36,7 @@ describe('runtime: fork.retention.days (issue 15)', function () {
     return fork.id;
   };
 
-  it('deletes old chats and forks with the segments only they referenced; keeps recent ones and what a kept fork references', async () => {
+  it('deletes old chats and forks with the history only they referenced; keeps recent ones and what a kept fork references', async () => {
     h = await startHarness();
     h.fake.setResponder(r => say(isForkRequest(r) ? 'Scope: done.' : 'noted'));
     // Old chat with an old fork: both go.
@@ -50,9 +49,8 @@ describe('runtime: fork.retention.days (issue 15)', function () {
     const keptFork = await forkOf(parentChat);
     // A recent chat: stays.
     const recentChat = (await h.send(big('recent'))).sessionId;
-    const before = segments();
-    assert.ok(before.length >= 3, `the chats sealed history: ${before.length} segments`);
-    const keptHead = bootstrapHead(keptFork);
+    for (const chat of [oldChat, parentChat, recentChat]) assert.ok(sealLines(sessionFile(chat)).some(seal => seal.segment), `${chat} sealed its history as ranges of its transcript`);
+    assert.deepEqual(segmentFiles(h.storeDir), [], 'and copied none of it');
 
     for (const id of [oldChat, oldFork, parentChat]) age(id, 40);
     age(keptFork, 10);
@@ -60,9 +58,9 @@ describe('runtime: fork.retention.days (issue 15)', function () {
 
     for (const id of [oldChat, oldFork, parentChat]) assert.equal(fs.existsSync(sessionFile(id)), false, `${id} deleted`);
     assert.deepEqual(await listedIds(), [keptFork, recentChat].sort());
-    const after = segments();
-    assert.ok(after.length < before.length, 'the old chat\'s segments were removed');
-    assert.ok(after.includes(`${keptHead}.seg`), 'the kept fork\'s inherited history stays');
+    // The chat a kept fork inherits from stays as a retired transcript; the old chat's history is gone.
+    assert.deepEqual(retiredChats(h.storeDir), [parentChat], 'the kept fork\'s inherited history stays, nothing else');
+    assert.equal(fs.statSync(retiredFile(h.storeDir, parentChat)).mode & 0o777, 0o600);
     const log = fs.readFileSync(runtimeLogPath(h.storeDir), 'utf8');
     for (const id of [oldChat, oldFork, parentChat]) assert.match(log, new RegExp(`deleted ${id}: not written to for 30 days`));
 

@@ -13,6 +13,7 @@ import { runtimeLogPath } from '../../src/ipc/socketPath';
 import { TEST_KEY, killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { say } from './script';
+import { retiredChats, retiredFile, segmentFiles, sealLines } from './sealedOnDisk';
 
 const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
 const isSummaryRequest = (r: ReceivedRequest) => r.rawBody.includes('about to be replaced by a summary');
@@ -30,11 +31,11 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
   const wait = (forkId: string) => sendRequest(h.client.endpoint, forkWait, { forkId });
   const forkFile = (id: string) => path.join(h.storeDir, 'sessions', `${id}.jsonl`);
   const bootstrapOf = (id: string) => JSON.parse(fs.readFileSync(forkFile(id), 'utf8').split('\n')[1]).bootstrap;
-  const segments = () => fs.readdirSync(path.join(h.storeDir, 'segments')).filter(n => n.endsWith('.seg')).map(n => n.slice(0, -4)).sort();
-  const segmentHeader = (hash: string) => JSON.parse(fs.readFileSync(path.join(h.storeDir, 'segments', `${hash}.seg`), 'utf8').split('\n')[0]);
-  const chainOf = (head: string) => {
+  /** The chain ending at `head`, read from the seal records of `chat`'s transcript. */
+  const chainOf = (chat: string, head: string) => {
+    const byHash = new Map(sealLines(forkFile(chat)).map(seal => [seal.hash, seal]));
     const out: string[] = [];
-    for (let hash: string | null = head; hash; hash = segmentHeader(hash).prev) out.push(hash);
+    for (let hash: string | null = head; hash; hash = byHash.get(hash)!.segment!.prev) out.push(hash);
     return out.sort();
   };
 
@@ -64,11 +65,13 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
     assert.ok(bootstrap.history?.head, 'the bootstrap names its history by segment');
     assert.equal(bootstrap.inherited, undefined, 'and does not repeat it');
     assert.deepEqual(bootstrap.policy, { approvalMode: 'auto', sandbox: { mode: 'off' } }, 'and records the launch policy, revival never looser (issue 11)');
-    // Segments repeat the chat's history: the user's alone, like the transcripts (issue 11).
+    // The history is sealed as byte ranges of the chat's own transcript: on disk once, no copy.
+    const seals = sealLines(forkFile(sessionId));
+    assert.ok(seals.length > 0 && seals.every(seal => seal.segment?.owner === sessionId), 'sealed inline, as ranges of the transcript');
+    assert.ok(chainOf(sessionId, bootstrap.history.head).length > 0);
+    assert.deepEqual(segmentFiles(h.storeDir), [], 'no segment file copies it');
     const segmentsDir = path.join(h.storeDir, 'segments');
     assert.equal(fs.statSync(segmentsDir).mode & 0o777, 0o700, 'segments folder 0700');
-    assert.ok(segments().length > 0);
-    for (const hash of segments()) assert.equal(fs.statSync(path.join(segmentsDir, `${hash}.seg`)).mode & 0o777, 0o600, `segment ${hash} 0600`);
     const parentBytes = fs.statSync(forkFile(sessionId)).size;
     assert.ok(fs.statSync(forkFile(fork.id)).size < 64 * 1024 && parentBytes > 64 * 1024, `fork file small (${fs.statSync(forkFile(fork.id)).size} B) next to its parent (${parentBytes} B)`);
 
@@ -78,6 +81,10 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
     await h.send(big('four, appended'), { sessionId });
     await sendRequest(h.client.endpoint, sessionDelete, { sessionId });
     assert.ok(!fs.existsSync(forkFile(sessionId)), 'the parent file is gone');
+    // Retired, not removed: the fork's history is ranges of it. The user's alone, like the transcripts (issue 11).
+    assert.deepEqual(retiredChats(h.storeDir), [sessionId]);
+    assert.equal(fs.statSync(path.join(segmentsDir, 'retired')).mode & 0o777, 0o700, 'retired folder 0700');
+    assert.equal(fs.statSync(retiredFile(h.storeDir, sessionId)).mode & 0o777, 0o600, 'retired transcript 0600');
 
     await killRuntime(h.runtimePid());
     release();
@@ -102,18 +109,24 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
     assert.equal((await wait(forkA.id)).state, 'completed');
     assert.equal((await wait(forkB.id)).state, 'completed');
     const head = bootstrapOf(forkA.id).history.head as string;
-    assert.ok(!chainOf(bootstrapOf(forkB.id).history.head).includes(head), 'the two forks share no segment');
+    assert.ok(!chainOf(b, bootstrapOf(forkB.id).history.head).includes(head), 'the two forks share no segment');
 
     await killRuntime(h.runtimePid());
-    const file = path.join(h.storeDir, 'segments', `${head}.seg`);
-    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('alpha', 'ALPHA'));
+    // The segment is a byte range of chat a's transcript: a byte changed there damages it (the length is kept).
+    const file = forkFile(a);
+    const text = fs.readFileSync(file, 'utf8');
+    // The prompt's entry, not the header (whose title starts with the same words).
+    const at = Buffer.byteLength(text.slice(0, text.indexOf('"text":"Topic alpha')));
+    const damagedSeal = sealLines(file).find(seal => seal.segment!.from <= at && at < seal.segment!.to)!;
+    assert.ok(damagedSeal, 'the topic is in a sealed range');
+    fs.writeFileSync(file, text.replace('"text":"Topic alpha', '"text":"Topic ALPHA'));
     await h.reconnect();
 
     const { forks } = await sendRequest(h.client.endpoint, forkList, {});
     const damaged = forks.find(f => f.id === forkA.id)!;
     const intact = forks.find(f => f.id === forkB.id)!;
     assert.equal(damaged.state, 'failed');
-    assert.match(damaged.error ?? '', new RegExp(`segment ${head} is damaged`));
+    assert.match(damaged.error ?? '', new RegExp(`segment ${damagedSeal.hash} is damaged \\(bytes ${damagedSeal.segment!.from}–${damagedSeal.segment!.to} of the transcript of ${a} changed\\)`));
     assert.equal(intact.state, 'completed');
     await assert.rejects(sendRequest(h.client.endpoint, forkSend, { forkId: forkA.id, message: 'go on' }), /cannot continue: its inherited history cannot be read/);
     await sendRequest(h.client.endpoint, forkSend, { forkId: forkB.id, message: 'go on' });
@@ -121,7 +134,7 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
     assert.ok(h.fake.requests.at(-1)!.rawBody.includes('Topic beta.'), 'the intact fork continues with its inherited history');
   });
 
-  it('deleting a chat keeps the segments its forks reference and removes the rest; deleting the fork removes those too', async () => {
+  it('deleting a chat whose fork references its history retires its transcript (nothing is copied); deleting the fork removes it', async () => {
     h = await startHarness();
     h.fake.setResponder(r => say(isForkRequest(r) ? 'Scope: done.' : 'noted'));
     const cli = cliRunner({ apiKey: TEST_KEY, baseUrl: () => h.fake.url, store: () => h.storeDir });
@@ -130,16 +143,19 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
     assert.equal((await wait(fork.id)).state, 'completed');
     await h.send(big('later one'), { sessionId });
     await h.send(big('later two'), { sessionId });
-    const referenced = chainOf(bootstrapOf(fork.id).history.head);
-    assert.ok(segments().length > referenced.length, 'the parent sealed more after the fork');
+    const referenced = chainOf(sessionId, bootstrapOf(fork.id).history.head);
+    assert.ok(sealLines(forkFile(sessionId)).length > referenced.length, 'the parent sealed more after the fork');
+    const parentBytes = fs.statSync(forkFile(sessionId)).size;
 
     const listed = await cli('list');
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /^store: [\d.]+ (KB|MB) \(2 session files .*, \d+ history segments/m);
     const deleted = await cli('delete', '--session', sessionId, '--json');
     assert.equal(deleted.code, 0, deleted.stderr);
-    assert.ok(lastJson(deleted).segmentsRemoved > 0);
-    assert.deepEqual(segments(), referenced, 'exactly the segments the fork references remain');
+    assert.equal(lastJson(deleted).segmentsRemoved, 0, 'nothing the fork references is removed');
+    assert.deepEqual(retiredChats(h.storeDir), [sessionId], 'the chat\'s transcript is kept apart, no longer listed');
+    assert.equal(fs.statSync(retiredFile(h.storeDir, sessionId)).size, parentBytes, 'whole, as it was');
+    assert.deepEqual(segmentFiles(h.storeDir), [], 'and nothing was copied');
     assert.match((await cli('list')).stdout, new RegExp(`${fork.id} .*parent ${sessionId} deleted`));
 
     await sendRequest(h.client.endpoint, forkSend, { forkId: fork.id, message: 'once more' });
@@ -148,8 +164,11 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
 
     const bad = await cli('delete', '--session', fork.id);
     assert.equal(bad.code, 2, 'a fork id given as --session is bad input');
-    assert.equal((await cli('delete', '--fork', fork.id)).code, 0);
-    assert.deepEqual(segments(), []);
+    const forkDeleted = await cli('delete', '--fork', fork.id, '--json');
+    assert.equal(forkDeleted.code, 0, forkDeleted.stderr);
+    assert.equal(lastJson(forkDeleted).segmentsRemoved, 1);
+    assert.equal(lastJson(forkDeleted).freedBytes, parentBytes, 'the retired transcript\'s bytes are freed');
+    assert.deepEqual(retiredChats(h.storeDir), []);
   });
 
   it('a store written by release 0.1.0 (self-contained bootstraps) loads, revives and forks again', async () => {

@@ -7,12 +7,14 @@ import * as path from 'node:path';
 import type { Entry } from '../../src/common/transcript';
 import type { HistoryPart } from '../../src/runtime/session/records';
 import { Picked } from '../../src/runtime/session/picked';
-import { SEAL_BYTES, SEAL_ENTRIES } from '../../src/runtime/session/session';
+import { SEAL_BYTES, SEAL_ENTRIES } from '../../src/runtime/session/sealedChain';
 import { SegmentError } from '../../src/runtime/session/segments';
 import { SessionStore } from '../../src/runtime/session/sessionStore';
 import { header } from './forkFixtures';
 
-describe('session: sealed segments (issue 15)', () => {
+describe('session: sealed segments (issue 15)', function () {
+  // Hundreds of commits, each flushed to disk: seconds on a loaded machine (not a speed check).
+  this.timeout(20_000);
   let dir: string;
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-seg-'))));
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -20,9 +22,10 @@ describe('session: sealed segments (issue 15)', () => {
   const say = (session: ReturnType<SessionStore['create']>, n: number, size = 10) =>
     session.commit(n % 2 ? 'response' : 'prompt', { role: n % 2 ? 'assistant' : 'user', content: [{ type: 'text', text: `${n} ${'x'.repeat(size)}` }] });
 
-  async function resolve(store: SessionStore, refs: { head: string | null; parts: HistoryPart[] }): Promise<Entry[]> {
+  /** Read back by a fresh store, as a revived fork does: from the owner's transcript (v2) or segment files (v1). */
+  async function resolve(store: SessionStore, refs: { head: string | null; parts: HistoryPart[] }, owner: string): Promise<Entry[]> {
     const ranges = refs.parts.filter((p): p is { from: number; to: number } => !('entries' in p));
-    const resolved = refs.head ? await new SessionStore(store.storeDir).segments.resolve(refs.head, ranges) : [];
+    const resolved = refs.head ? await new SessionStore(store.storeDir).segments.resolve(refs.head, ranges, owner) : [];
     let next = 0;
     return refs.parts.flatMap(p => ('entries' in p ? p.entries : resolved[next++]));
   }
@@ -34,9 +37,11 @@ describe('session: sealed segments (issue 15)', () => {
     const refs = session.historyRefs(session.entries())!;
     const inline = refs.parts.flatMap(p => ('entries' in p ? p.entries : []));
     assert.ok(inline.length < SEAL_ENTRIES && JSON.stringify(inline).length < SEAL_BYTES, 'a bounded tail');
-    assert.deepEqual((await resolve(store, refs)).map(e => e.id), session.entries().map(e => e.id));
+    assert.deepEqual((await resolve(store, refs, session.id)).map(e => e.id), session.entries().map(e => e.id));
+    // Sealed as byte ranges of the transcript: no segment file holds a second copy.
+    assert.deepEqual(store.segments.list(), [], 'no segment files');
     const window = [session.entries()[0], ...session.entries().slice(100)];
-    assert.deepEqual((await resolve(store, session.historyRefs(window)!)).map(e => e.id), window.map(e => e.id));
+    assert.deepEqual((await resolve(store, session.historyRefs(window)!, session.id)).map(e => e.id), window.map(e => e.id));
   });
 
   it('after a rewind the chain is kept and continued: old and new selections both read back', async () => {
@@ -48,8 +53,8 @@ describe('session: sealed segments (issue 15)', () => {
     assert.ok(session.rewindTo(before[20].id));
     for (let n = 0; n < 2 * SEAL_ENTRIES; n++) say(session, 1000 + n);
     const after = session.entries().slice();
-    assert.deepEqual((await resolve(store, session.historyRefs(after)!)).map(e => e.id), after.map(e => e.id));
-    assert.deepEqual((await resolve(store, beforeRefs)).map(e => e.id), before.map(e => e.id), 'what an earlier fork named is unchanged');
+    assert.deepEqual((await resolve(store, session.historyRefs(after)!, session.id)).map(e => e.id), after.map(e => e.id));
+    assert.deepEqual((await resolve(store, beforeRefs, session.id)).map(e => e.id), before.map(e => e.id), 'what an earlier fork named is unchanged');
   });
 
   it('a selection named by spans of the history gets the same refs as the same entries listed one by one', async () => {
@@ -59,7 +64,7 @@ describe('session: sealed segments (issue 15)', () => {
       const picked = new Picked(session.history(), spans);
       const bySpans = session.historyRefs(picked)!;
       assert.deepEqual(bySpans, session.historyRefs(picked.toArray()), what);
-      assert.deepEqual((await resolve(store, bySpans)).map(e => e.id), picked.toArray().map(e => e.id), what);
+      assert.deepEqual((await resolve(store, bySpans, session.id)).map(e => e.id), picked.toArray().map(e => e.id), what);
     };
     for (let n = 0; n < 3 * SEAL_ENTRIES + 7; n++) say(session, n);
     const whole = () => ({ from: 0, to: session.history().length });
@@ -75,13 +80,25 @@ describe('session: sealed segments (issue 15)', () => {
     await check([], 'nothing');
   });
 
+  it('a record written to the file around the session makes the next seal a copy, never a range naming the wrong bytes', async () => {
+    const store = new SessionStore(dir);
+    const session = store.create({ ...header(), id: 's-00000000-0000-4000-8000-000000000005' });
+    for (let n = 0; n < SEAL_ENTRIES - 5; n++) say(session, n);
+    fs.appendFileSync(store.fileOf(session.id), JSON.stringify({ type: 'spend', usage: {}, time: 'now', why: 'written around it' }) + '\n');
+    for (let n = 0; n < 10; n++) say(session, 100 + n);
+    assert.ok(store.segments.list().length > 0, 'sealed as a copy');
+    const refs = session.historyRefs(session.entries())!;
+    assert.deepEqual((await resolve(store, refs, session.id)).map(e => e.id), session.entries().map(e => e.id));
+  });
+
   it('a damaged segment is refused with its name', async () => {
     const store = new SessionStore(dir);
     const session = store.create({ ...header(), id: 's-00000000-0000-4000-8000-000000000003' });
     for (let n = 0; n < SEAL_ENTRIES; n++) say(session, n);
     const refs = session.historyRefs(session.entries())!;
-    const file = store.segments.fileOf(refs.head!);
+    // The segment is a byte range of the transcript: one byte changed there, the length kept.
+    const file = store.fileOf(session.id);
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"0 ', '"O '));
-    await assert.rejects(resolve(store, refs), (error: Error) => error instanceof SegmentError && error.message.includes(`segment ${refs.head} is damaged`));
+    await assert.rejects(resolve(store, refs, session.id), (error: Error) => error instanceof SegmentError && error.message.includes(`segment ${refs.head} is damaged`));
   });
 });

@@ -167,7 +167,10 @@ export interface TranscriptResult {
 }
 export const sessionTranscript = request<SessionIdParams, TranscriptResult>('session/transcript');
 
-/** What the store takes on disk: session files plus the sealed history segments they share. */
+/**
+ * What the store takes on disk: session files plus history kept apart from them that forks share — copied
+ * segment files (older stores) and retired transcripts of deleted chats (`segments` counts both).
+ */
 export interface StoreUsage { bytes: number; sessionBytes: number; segmentBytes: number; sessions: number; segments: number }
 export type StoreInfoParams = Record<string, never> | undefined;
 export type StoreInfoResult = StoreUsage;
@@ -178,6 +181,7 @@ export const storeInfo = request<StoreInfoParams, StoreInfoResult>('store/info')
 export interface DeleteParams { sessionId?: string; forkId?: string; force?: boolean }
 /** A worktree removed with its fork (or its chat); `keptBranch`: the branch the user kept stays. */
 export interface RemovedWorktree { forkId: string; path: string; keptBranch?: string; discardedFiles: number }
+/** `segmentsRemoved`: copied segment files and retired chat transcripts that nothing referenced any more. */
 export interface DeleteResult { deleted: string; segmentsRemoved: number; freedBytes: number; store: StoreUsage; worktreesRemoved?: RemovedWorktree[] }
 export const sessionDelete = request<DeleteParams, DeleteResult>('session/delete');
 

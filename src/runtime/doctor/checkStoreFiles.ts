@@ -20,16 +20,24 @@ export async function checkStoreFiles(ctx: DoctorContext): Promise<void> {
     const stat = fs.lstatSync(full);
     if (stat.isDirectory()) {
       await checkMode(ctx, full, 'folder');
-      if (FILE_FOLDERS.includes(name)) {
-        for (const file of fs.readdirSync(full)) {
-          const inner = path.join(full, file);
-          if (fs.lstatSync(inner).isFile()) await checkMode(ctx, inner, 'file');
-        }
+      if (FILE_FOLDERS.includes(name)) await checkFiles(ctx, full);
+      // Retired chat transcripts (deleted chats whose forks reference them) are history like the rest.
+      const retired = path.join(full, 'retired');
+      if (name === 'segments' && fs.existsSync(retired) && fs.lstatSync(retired).isDirectory()) {
+        await checkMode(ctx, retired, 'folder');
+        await checkFiles(ctx, retired);
       }
     } else if (stat.isFile()) await checkMode(ctx, full, 'file');
   }
   await checkSocket(ctx);
   await checkLeftovers(ctx);
+}
+
+async function checkFiles(ctx: DoctorContext, dir: string): Promise<void> {
+  for (const file of fs.readdirSync(dir)) {
+    const inner = path.join(dir, file);
+    if (fs.lstatSync(inner).isFile()) await checkMode(ctx, inner, 'file');
+  }
 }
 
 export async function checkMode(ctx: DoctorContext, file: string, kind: 'folder' | 'file'): Promise<void> {

@@ -68,9 +68,10 @@ export class JsonlWriter {
    * loop awaits `durable()` before each next step (docs/design.md §3). writeSync may write only part of the
    * buffer (a disk filling up): the rest is written in a loop. When a write fails the file is cut back to the
    * last complete record, so a fragment never glues itself to the next line, and TranscriptWriteError is
-   * thrown: the caller fails that step, the writer stays usable. A failed flush fails every later append.
+   * thrown: the caller fails that step, the writer stays usable. A failed flush fails every later append. Returns the bytes appended (a chat
+   * hashes them as it goes: sealed ranges are not read back).
    */
-  append(record: unknown): void {
+  append(record: unknown): Buffer {
     if (this.fd === undefined) throw new Error(`${this.file} is closed`);
     if (this.flushError !== undefined) throw new TranscriptWriteError(this.file, this.flushError);
     const bytes = Buffer.from(JSON.stringify(record) + '\n', 'utf8');
@@ -86,6 +87,7 @@ export class JsonlWriter {
     }
     this.committedBytes += bytes.length;
     this.scheduleFlush();
+    return bytes;
   }
 
   /** Settles once every record appended so far is on disk; rejects with TranscriptWriteError when a flush failed. */

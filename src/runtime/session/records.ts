@@ -7,7 +7,7 @@ import type { ForkSummary } from '../../common/forks';
 import type { SandboxState } from '../../common/sandbox';
 import type { LaunchPolicy } from '../policy';
 import type { Entry, InputTransformation, SessionHeader, Usage } from '../../common/transcript';
-import type { ChainRange } from './segments';
+import type { ChainRange, RangeSegmentHeader } from './segments';
 
 /** What the cache explorer keeps of each request sent (cache/fingerprint.ts computes it from the body that went out). */
 export interface RequestRecord {
@@ -50,8 +50,11 @@ export type SessionRecord =
   /** The work tree's state as a tree in the store's shadow repository (checkpoint/), after `lastEntryId`. */
   | { type: 'checkpoint'; checkpoint: CheckpointRecord }
   | { type: 'status'; status: ForkStatus }
-  /** The entries from the last seal up to `count` more were sealed as segment `hash` (segments.ts). */
-  | { type: 'seal'; hash: string; count: number }
+  /**
+   * The entries from the last seal up to `count` more were sealed as segment `hash` (segments.ts): a byte
+   * range of this file when `segment` is given (its header, whose sha256 is `hash`), else a copied v1 file.
+   */
+  | { type: 'seal'; hash: string; count: number; segment?: RangeSegmentHeader }
   /** Usage the provider billed for attempts that left no entry: cut, failed or cancelled after they started. */
   | { type: 'spend'; usage: Usage; time: string; why: string }
   /** What a request that got a response looked like to the prompt cache (the cache explorer). */

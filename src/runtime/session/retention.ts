@@ -1,7 +1,8 @@
 // Deleting sessions and the history nobody references any more. References are rebuilt from
-// the files every time, never kept as counters that a crash could leave wrong: a segment is kept while
-// the session that sealed it exists or a fork's bootstrap reaches it (its chain from the named head back
-// to the lowest position it takes). Deletion removes the session file first, then sweeps: a crash in
+// the files every time, never kept as counters that a crash could leave wrong: a v1 segment file is kept
+// while the session that sealed it exists (live or retired) or a fork's bootstrap reaches it (its chain from
+// the named head back to the lowest position it takes); a retired chat transcript (its v2 segments are byte
+// ranges of it) is kept while a session's header names it as parent. Deletion removes the session file first, then sweeps: a crash in
 // between leaves only garbage for the next sweep, never loses a referenced segment.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -17,7 +18,15 @@ export interface Sweep { removed: string[]; kept: number; freedBytes: number }
 
 /** Removes every segment that no session owns and no bootstrap reaches. */
 export function collectGarbage(store: SessionStore): Sweep {
-  const sessions = new Set(store.ids());
+  const sweep: Sweep = { removed: [], kept: 0, freedBytes: 0 };
+  const parents = new Set(store.listHeaders().flatMap(h => (h.parent ? [h.parent.sessionId] : [])));
+  for (const id of store.segments.retired()) {
+    if (parents.has(id)) continue;
+    sweep.freedBytes += sizeOf(store.segments.transcriptOf(id));
+    store.segments.removeRetired(id);
+    sweep.removed.push(id);
+  }
+  const sessions = new Set([...store.ids(), ...store.segments.retired()]);
   const reached = new Set<string>();
   for (const id of sessions) {
     const refs = bootstrapRefsOf(path.join(store.sessionsDir, `${id}.jsonl`));
@@ -27,7 +36,6 @@ export function collectGarbage(store: SessionStore): Sweep {
     const lowest = Math.min(...ranges.map(r => r.from));
     for (const hash of store.segments.chainOf(refs.head, lowest)) reached.add(hash);
   }
-  const sweep: Sweep = { removed: [], kept: 0, freedBytes: 0 };
   for (const hash of store.segments.list()) {
     if (reached.has(hash)) {
       sweep.kept++;
@@ -106,13 +114,14 @@ export function expiredSessions(store: SessionStore, days: number, now = Date.no
 
 export interface StoreUsage { bytes: number; sessionBytes: number; segmentBytes: number; sessions: number; segments: number }
 
-/** What the store takes on disk: session files plus sealed segments. */
+/** What the store takes on disk: session files plus history kept apart from them (v1 segment files, retired chat transcripts). */
 export function storeUsage(store: SessionStore): StoreUsage {
   const ids = store.ids();
   const hashes = store.segments.list();
+  const retired = store.segments.retired();
   const sessionBytes = ids.reduce((n, id) => n + sizeOf(store.fileOf(id)), 0);
-  const segmentBytes = hashes.reduce((n, hash) => n + sizeOf(store.segments.fileOf(hash)), 0);
-  return { bytes: sessionBytes + segmentBytes, sessionBytes, segmentBytes, sessions: ids.length, segments: hashes.length };
+  const segmentBytes = hashes.reduce((n, hash) => n + sizeOf(store.segments.fileOf(hash)), 0) + retired.reduce((n, id) => n + sizeOf(store.segments.transcriptOf(id)), 0);
+  return { bytes: sessionBytes + segmentBytes, sessionBytes, segmentBytes, sessions: ids.length, segments: hashes.length + retired.length };
 }
 
 function sizeOf(file: string): number {

@@ -10,10 +10,11 @@ import type { JsonlWriter } from './jsonl';
 import type { CheckpointRecord, ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, RewoundCode, SessionRecord } from './records';
 import type { SegmentStore } from './segments';
 import { Picked } from './picked';
-import { closeOpenExchanges, mendFromSegment, unrepaired } from './damage';
+import { closeOpenExchanges, unrepaired } from './damage';
 import type { LineDamage } from './damage';
 import { RewindStack } from './rewindStack';
-import type { Span } from './picked';
+import { SealedChain } from './sealedChain';
+import type { SealedState } from './sealedChain';
 
 /** A fork before its first answer: where the parent's latest request ended, and the fork's closing entry. */
 export interface ForkFirstRequest {
@@ -31,18 +32,8 @@ export type LoadedBootstrap = Omit<ForkBootstrap, 'inherited' | 'history'> & { i
  */
 export interface HistorySnapshot { entries: readonly Entry[]; length: number }
 
-/** Positions view[view, view + count) of a session are positions chain[chain, chain + count) of its sealed chain. */
-interface ChainRun { view: number; chain: number; count: number }
-
 /** What a rewind changes, kept so it can be undone. */
-interface ViewState { view: Entry[]; sealed: number; chainRuns: ChainRun[] }
-
-/**
- * The unsealed tail stays below both bounds after every commit: a fork's bootstrap writes at most that
- * much history in full, whatever the parent's size.
- */
-export const SEAL_ENTRIES = 64;
-export const SEAL_BYTES = 32 * 1024;
+interface ViewState { view: Entry[]; sealed?: SealedState }
 
 export function newEntryId(): string {
   return 'e-' + randomUUID().slice(0, 13);
@@ -69,22 +60,12 @@ export class Session {
   tornBytes = 0;
   /** Lines of its file that did not parse when it was loaded, and what was done about each. */
   readonly damage: LineDamage[] = [];
-  /** A damaged line put the replayed seals out of step with the view: later seal records are not trusted. */
-  private sealsUntrusted = false;
   /** The history as the file's records gave it, before closeDamage changed it in memory. */
   private replayedView?: readonly Entry[];
   private ownResponses = 0;
   private closed = false;
-  // Sealed history (segments.ts), parents only: view[0..sealed) is in the chain ending at `head`;
-  // chainEntries holds the chain's entries by position (a rewind never cuts the chain: it stays immutable).
-  private sealed = 0;
-  private head: string | null = null;
-  private chainEntries: Entry[] = [];
-  /** Chain position by entry, built only when a selection is not spans of this view (kept off the load path). */
-  private chainPos?: WeakMap<Entry, number>;
-  /** view[0..sealed) by chain position, in runs (one, plus one per rewind into sealed history). */
-  private chainRuns: ChainRun[] = [];
-  private tailBytes = 0;
+  /** Sealed history (segments.ts), parents only (forks are never forked). */
+  private readonly chain?: SealedChain;
   /** Everything this session was billed for (its own requests, retried and rewound ones included). */
   private billed: Usage = zeroUsage();
   private chatApproval?: ApprovalMode;
@@ -99,8 +80,9 @@ export class Session {
   private readonly rewinds = new RewindStack<ViewState>();
 
   /** `segments`: where this session seals its history (parent sessions; forks are never forked). */
-  constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter, private readonly segments?: SegmentStore) {
+  constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter, segments?: SegmentStore) {
     deepFreeze(header);
+    if (segments) this.chain = new SealedChain(segments, header.id);
   }
 
   get id(): string {
@@ -149,15 +131,34 @@ export class Session {
     this.viewList = entries;
   }
 
-  /** Replays a record read from disk (no write). */
-  replay(record: SessionRecord): void {
+  /** Appends a record to this session's file (committed when it returns), keeping track of where it ended. */
+  private write(record: SessionRecord): void {
+    const bytes = this.writer.append(record);
+    this.chain?.recorded(this.chain.tail.fileEnd + bytes.length, record.type === 'entry', bytes);
+  }
+
+  /** Its file holds `bytes` of committed records (after its header, or once loaded). */
+  fileBytes(bytes: number): void {
+    if (!this.chain) return;
+    this.chain.tail.fileEnd = bytes;
+    this.chain.settle(this.view.length);
+  }
+
+  /** Replays a record read from disk (no write); `end`: the byte offset just past its line. */
+  replay(record: SessionRecord, end?: number): void {
+    if (end !== undefined) this.chain?.recorded(end, record.type === 'entry');
+    this.replayRecord(record);
+    this.chain?.settle(this.view.length);
+  }
+
+  private replayRecord(record: SessionRecord): void {
     if (record.type === 'entry') this.push(deepFreeze(record.entry));
     else if (record.type === 'rewind') this.applyRewind(record.toEntryId, record.code);
     else if (record.type === 'rewind-undo') this.applyUndo();
     else if (record.type === 'checkpoint') this.codeCheckpoints.push(deepFreeze(record.checkpoint));
     else if (record.type === 'bootstrap') this.applyBootstrap(record.bootstrap, record.bootstrap.inherited ?? []);
     else if (record.type === 'status') this.status = record.status;
-    else if (record.type === 'seal') this.replaySeal(record.hash, record.count);
+    else if (record.type === 'seal' && this.chain) this.view = this.chain.replaySeal(record.hash, record.count, record.segment, this.view, this.damage);
     else if (record.type === 'spend') this.bill(record.usage, record.time);
     else if (record.type === 'request') this.sent.push(deepFreeze(record.request));
     else if (record.type === 'repair') this.applyRepair(record);
@@ -172,7 +173,7 @@ export class Session {
   /** Records the mode a turn runs with, once per change. */
   recordApprovalMode(approvalMode: ApprovalMode): void {
     if (this.chatApproval === approvalMode) return;
-    this.writer.append({ type: 'approval', approvalMode, time: new Date().toISOString() } satisfies SessionRecord);
+    this.write({ type: 'approval', approvalMode, time: new Date().toISOString() } satisfies SessionRecord);
     this.chatApproval = approvalMode;
   }
 
@@ -198,7 +199,7 @@ export class Session {
 
   recordSpend(usage: Usage, why: string): void {
     const time = new Date().toISOString();
-    this.writer.append({ type: 'spend', usage, time, why } satisfies SessionRecord);
+    this.write({ type: 'spend', usage, time, why } satisfies SessionRecord);
     this.bill(usage, time);
   }
 
@@ -207,12 +208,12 @@ export class Session {
   }
 
   recordCheckpoint(checkpoint: CheckpointRecord): void {
-    this.writer.append({ type: 'checkpoint', checkpoint } satisfies SessionRecord);
+    this.write({ type: 'checkpoint', checkpoint } satisfies SessionRecord);
     this.codeCheckpoints.push(deepFreeze(checkpoint));
   }
 
   recordRequest(request: RequestRecord): void {
-    this.writer.append({ type: 'request', request } satisfies SessionRecord);
+    this.write({ type: 'request', request } satisfies SessionRecord);
     this.sent.push(deepFreeze(request));
   }
 
@@ -233,66 +234,13 @@ export class Session {
    * chain, and the few unsealed entries in full. Undefined when this session has no segment store.
    */
   historyRefs(selection: readonly Entry[] | Picked): HistoryRefs | undefined {
-    if (!this.segments) return undefined;
-    // A session written before segments existed has one long unsealed tail: the first fork seals it.
-    if (!this.closed && (this.view.length - this.sealed > SEAL_ENTRIES || this.tailBytes >= SEAL_BYTES)) this.trySealTail();
-    const parts: HistoryPart[] = [];
-    // Spans of this session's own history map through the chain runs: no per-entry work.
-    if (selection instanceof Picked && selection.source === this.viewList && !this.lazyInherited) {
-      for (const span of selection.spans) this.spanRefs(span, parts);
-      return { head: this.head, parts };
-    }
-    const selected = selection instanceof Picked ? selection.toArray() : selection;
-    const chainPos = this.chainPositions();
-    for (let i = 0; i < selected.length;) {
-      const at = chainPos.get(selected[i]);
-      if (at === undefined) {
-        const last = parts[parts.length - 1];
-        if (last && 'entries' in last) last.entries.push(selected[i]);
-        else parts.push({ entries: [selected[i]] });
-        i++;
-        continue;
-      }
-      // Runs of consecutive chain positions are the common case (all of it, or a window's suffix).
-      let end = i + 1;
-      while (end < selected.length && this.chainEntries[at + end - i] === selected[end]) end++;
-      parts.push({ from: at, to: at + end - i });
-      i = end;
-    }
-    return { head: this.head, parts };
-  }
-
-  private chainPositions(): WeakMap<Entry, number> {
-    if (!this.chainPos) {
-      this.chainPos = new WeakMap();
-      for (let i = 0; i < this.chainEntries.length; i++) this.chainPos.set(this.chainEntries[i], i);
-    }
-    return this.chainPos;
-  }
-
-  /** The parts naming view[from, to): ranges of the chain for what is sealed, the rest in full. */
-  private spanRefs(span: Span, parts: HistoryPart[]): void {
-    let i = span.from;
-    for (const run of this.chainRuns) {
-      if (i >= span.to) break;
-      const runEnd = run.view + run.count;
-      if (runEnd <= i) continue;
-      const to = Math.min(span.to, runEnd);
-      const range = { from: run.chain + i - run.view, to: run.chain + to - run.view };
-      const last = parts[parts.length - 1];
-      if (last && !('entries' in last) && last.to === range.from) last.to = range.to;
-      else parts.push(range);
-      i = to;
-    }
-    for (; i < span.to; i++) {
-      const last = parts[parts.length - 1];
-      if (last && 'entries' in last) last.entries.push(this.viewList[i]);
-      else parts.push({ entries: [this.viewList[i]] });
-    }
+    if (!this.chain) return undefined;
+    if (!this.closed && this.chain.overBounds(this.view.length)) this.chain.trySeal(this.view, record => this.write(record));
+    return this.chain.refs(this.view, selection);
   }
 
   writeStatus(status: ForkStatus): void {
-    this.writer.append({ type: 'status', status } satisfies SessionRecord);
+    this.write({ type: 'status', status } satisfies SessionRecord);
     this.status = status;
   }
 
@@ -316,41 +264,16 @@ export class Session {
   /** Commits a new entry: written and flushed, then visible. */
   commit(kind: EntryKind, message: Message, extra: Pick<Entry, 'usage' | 'stopReason' | 'replacesUpTo' | 'thinkingBindings' | 'inputTransformations'> = {}): Entry {
     const entry: Entry = deepFreeze({ id: newEntryId(), kind, time: new Date().toISOString(), message, ...extra });
-    this.writer.append({ type: 'entry', entry } satisfies SessionRecord);
+    this.write({ type: 'entry', entry } satisfies SessionRecord);
     this.push(entry);
-    if (this.segments) {
-      this.tailBytes += JSON.stringify(entry).length;
-      if (this.view.length - this.sealed >= SEAL_ENTRIES || this.tailBytes >= SEAL_BYTES) this.trySealTail();
-    }
+    if (this.chain?.grew(entry, this.view.length)) this.chain.trySeal(this.view, record => this.write(record));
     return entry;
-  }
-
-  /**
-   * Sealing is an optimisation over entries already committed to the transcript: when it cannot be done
-   * (a full disk) the entries stay unsealed — forks then carry them in full — and the next commit tries again.
-   */
-  private trySealTail(): void {
-    try {
-      this.sealTail();
-    } catch {
-      // What was sealed before the failure stays sealed (its seal record is written); the rest waits.
-    }
-  }
-
-  /** Seals the unsealed tail, at most SEAL_ENTRIES a segment; each seal record follows its segment on disk. */
-  private sealTail(): void {
-    while (this.sealed < this.view.length) {
-      const entries = this.view.slice(this.sealed, Math.min(this.view.length, this.sealed + SEAL_ENTRIES));
-      const hash = this.segments!.seal({ v: 1, prev: this.head, base: this.chainEntries.length, count: entries.length, owner: this.id }, entries);
-      this.writer.append({ type: 'seal', hash, count: entries.length } satisfies SessionRecord);
-      this.applySeal(hash, entries);
-    }
-    this.tailBytes = 0;
   }
 
   /** Loading met a line that does not parse; `line` is its number in the file. */
   noteDamagedLine(line: number): void {
     this.damage.push({ line, at: this.view.length });
+    if (this.chain) this.chain.tail.plain = false;
   }
 
   /** After loading: an exchange a damaged line left half closed is closed in memory (the file is not rewritten). */
@@ -360,6 +283,8 @@ export class Session {
     if (open.length === 0) return;
     const closed = closeOpenExchanges(this.view, open[0].line);
     if (!closed) return;
+    // The history in memory no longer matches the file's lines: what is unsealed is sealed as a copy.
+    if (this.chain) this.chain.tail.plain = false;
     this.view = closed.view;
     this.requestView = undefined;
     for (const d of open) d.closed = closed.closed;
@@ -383,7 +308,7 @@ export class Session {
       }
     }
     const record = { type: 'repair', lines: open.map(d => d.line), keep, keepLastId: keep === 0 ? null : view[keep - 1].id, entries: view.slice(keep), time: new Date().toISOString() } satisfies SessionRecord;
-    this.writer.append(record);
+    this.write(record);
     // In memory the history is already what the record says; only the bookkeeping follows it.
     this.applyRepair(record);
     return record.lines;
@@ -396,55 +321,19 @@ export class Session {
     this.view = view.slice(0, record.keep).concat(entries);
     this.requestView = undefined;
     if (entries.some(e => e.kind === 'summary')) this.noSummary = false;
-    this.cutSealedTo(record.keep);
     // The record is what this history is now: seals written after it follow it again.
-    this.sealsUntrusted = false;
+    this.chain?.repaired(this.view, record.keep);
     for (const d of this.damage) if (record.lines.includes(d.line)) d.repaired = record.time;
-  }
-
-  private replaySeal(hash: string, count: number): void {
-    if (this.sealsUntrusted) return;
-    // Since the last seal a line was lost: the segment holds the span whole, so it mends the view.
-    const pending = unrepaired(this.damage).filter(d => !d.recoveredFrom);
-    if (pending.length > 0) {
-      const segment = this.segments?.readVerifiedSync(hash);
-      const mended = segment && segment.header.base === this.chainEntries.length && mendFromSegment(this.view.slice(this.sealed), segment.entries);
-      if (!mended) {
-        this.sealsUntrusted = true;
-        return;
-      }
-      this.view = this.view.slice(0, this.sealed).concat(mended);
-      for (const d of pending) d.recoveredFrom = hash;
-    }
-    const entries = this.view.slice(this.sealed, this.sealed + count);
-    if (entries.length !== count) return;
-    this.segments?.remember(hash, { v: 1, prev: this.head, base: this.chainEntries.length, count, owner: this.id }, entries);
-    this.applySeal(hash, entries);
-  }
-
-  private applySeal(hash: string, entries: readonly Entry[]): void {
-    const base = this.chainEntries.length;
-    const run = this.chainRuns[this.chainRuns.length - 1];
-    if (run && run.view + run.count === this.sealed && run.chain + run.count === base) run.count += entries.length;
-    else this.chainRuns.push({ view: this.sealed, chain: base, count: entries.length });
-    for (let i = 0; i < entries.length; i++) {
-      this.chainPos?.set(entries[i], base + i);
-      this.chainEntries.push(entries[i]);
-    }
-    this.head = hash;
-    this.sealed += entries.length;
   }
 
   /** An entry of the unsealed tail (or just before it), by id: forks revived while this session is open share it. */
   recentEntry(id: string): Entry | undefined {
-    for (let i = this.view.length - 1; i >= Math.max(0, this.sealed - SEAL_ENTRIES); i--) if (this.view[i].id === id) return this.view[i];
-    return undefined;
+    return this.chain?.recentEntry(this.view, id);
   }
 
   /** After loading: the unsealed tail's size (bounded: everything before the last seal record is sealed). */
   measureTail(): void {
-    this.tailBytes = 0;
-    for (let i = this.sealed; i < this.view.length; i++) this.tailBytes += JSON.stringify(this.view[i]).length;
+    this.chain?.measure(this.view);
   }
 
   /**
@@ -454,8 +343,11 @@ export class Session {
   rewindTo(toEntryId: string | null, code?: RewoundCode): boolean {
     if (!code && toEntryId === (this.lastEntry()?.id ?? null)) return true;
     if (toEntryId !== null && !this.view.some(e => e.id === toEntryId)) return false;
-    this.writer.append({ type: 'rewind', toEntryId, time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
+    // Sealed first, while the unsealed entries are still a plain run of the file (the rewind would cut it).
+    if (this.chain && this.chain.sealed < this.view.length) this.chain.trySeal(this.view, record => this.write(record));
+    this.write({ type: 'rewind', toEntryId, time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
     this.applyRewind(toEntryId, code);
+    this.chain?.settle(this.view.length);
     return true;
   }
 
@@ -473,8 +365,9 @@ export class Session {
   /** Takes the latest rewind back; `code`: what undoing it did to the files. False when none can be. */
   undoRewind(code?: RewoundCode): boolean {
     if (!this.rewinds.latest()) return false;
-    this.writer.append({ type: 'rewind-undo', time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
+    this.write({ type: 'rewind-undo', time: new Date().toISOString(), ...(code ? { code } : {}) } satisfies SessionRecord);
     this.applyUndo();
+    this.chain?.settle(this.view.length);
     return true;
   }
 
@@ -482,10 +375,8 @@ export class Session {
     const state = this.rewinds.pop()?.state;
     if (!state) return;
     this.view = state.view;
-    this.sealed = state.sealed;
-    this.chainRuns = state.chainRuns;
+    if (state.sealed) this.chain?.restore(state.sealed, this.view);
     this.requestView = undefined;
-    if (this.segments) this.measureTail();
   }
 
   private push(entry: Entry): void {
@@ -521,19 +412,11 @@ export class Session {
   private applyRewind(toEntryId: string | null, code?: RewoundCode): void {
     const index = toEntryId === null ? -1 : this.view.findIndex(e => e.id === toEntryId);
     if (toEntryId !== null && index < 0) return;
-    this.rewinds.pushed({ state: { view: this.view, sealed: this.sealed, chainRuns: this.chainRuns.map(run => ({ ...run })) }, code }, this.view.slice(index + 1));
+    const before = this.view.length;
+    this.rewinds.pushed({ state: { view: this.view, sealed: this.chain?.state() }, code }, this.view.slice(index + 1));
     this.view = this.view.slice(0, index + 1);
     this.requestView = undefined;
-    this.cutSealedTo(this.view.length);
-  }
-
-  /** What follows view[length] is no longer this history's: it stays in the chain; new seals continue it after. */
-  private cutSealedTo(length: number): void {
-    this.sealed = Math.min(this.sealed, length);
-    this.chainRuns = this.chainRuns.filter(run => run.view < this.sealed);
-    const last = this.chainRuns[this.chainRuns.length - 1];
-    if (last && last.view + last.count > this.sealed) last.count = this.sealed - last.view;
-    if (this.segments) this.measureTail();
+    this.chain?.cut(this.view, before);
   }
 
   /** Settles once every record written so far is on disk (appends flush on the thread pool: jsonl.ts). */

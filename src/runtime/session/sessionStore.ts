@@ -99,6 +99,7 @@ export class SessionStore {
       throw new TranscriptWriteError(file, error);
     }
     const session = new Session(header, lazyWriter(() => new JsonlWriter(file)), header.parent ? undefined : this.segments);
+    session.fileBytes(Buffer.byteLength(text, 'utf8'));
     this.open.set(header.id, session);
     this.lastUsed.set(header.id, this.now());
     return session;
@@ -209,16 +210,17 @@ export class SessionStore {
     let byValue = false;
     const writerOf = () => new JsonlWriter(file);
     // Not async: only a bootstrap by reference waits (for its segments); other records return nothing.
-    const { tornBytes } = await streamJsonl<SessionRecord>(file, (record): Promise<void> | undefined => {
+    const { tornBytes, bytes } = await streamJsonl<SessionRecord>(file, (record, end): Promise<void> | undefined => {
       if (!session) {
         if (record.type !== 'header') throw new Error(`session file ${file} has no header`);
         // The writer opens after the torn tail is cut; until then replays write nothing.
         session = new Session(this.internHeader(record.header), lazyWriter(writerOf), record.header.parent ? undefined : this.segments);
+        session.fileBytes(end);
         return undefined;
       }
       if (record.type === 'bootstrap' && record.bootstrap.history) return this.applyRefs(session, record.bootstrap, record.bootstrap.history);
       if (record.type === 'bootstrap') byValue = true;
-      session.replay(record);
+      session.replay(record, end);
       return undefined;
     }, line => {
       if (!session) throw new Error(`session file ${file} has no header (line ${line} is damaged)`);
@@ -233,6 +235,7 @@ export class SessionStore {
     } else {
       session.tornBytes = tornBytes;
       if (!this.readOnly) dropTornTail(file, tornBytes);
+      session.fileBytes(bytes - tornBytes);
     }
     session.closeDamage();
     // A repaired line is said once, by the doctor that repaired it; the rest at every load until repaired.
@@ -260,7 +263,8 @@ export class SessionStore {
     try {
       const ranges = refs.parts.filter((part): part is ChainRange => !('entries' in part));
       if (ranges.length > 0 && refs.head === null) throw new SegmentError('the bootstrap names sealed history but no segment');
-      const resolved = refs.head === null ? [] : await this.segments.resolve(refs.head, ranges);
+      // A v2 chain is read from the parent's transcript's seal records when the parent is not loaded.
+      const resolved = refs.head === null ? [] : await this.segments.resolve(refs.head, ranges, session.header.parent?.sessionId);
       const inherited: Entry[] = [];
       let next = 0;
       // Unsealed entries written in full: shared with the parent when it is open (they are its tail).
@@ -328,13 +332,18 @@ export class SessionStore {
     this.segments.forgetEntriesOf(id);
   }
 
-  /** Deletes a session's file (after closing it). Its segments go once nothing references them (retention.ts). */
+  /**
+   * Deletes a session's file (after closing it). Its segments go once nothing references them (retention.ts);
+   * a chat whose forks remain keeps its transcript, retired, for the history they reference in it.
+   */
   removeFile(id: string): void {
     if (!SESSION_ID.test(id)) throw new SessionNotFoundError(`no session with id ${JSON.stringify(id)}`);
     this.drop(id);
     this.spentIndex.delete(id);
     this.billsIndex.delete(id);
-    fs.rmSync(this.fileOf(id), { force: true });
+    const referenced = fs.existsSync(this.fileOf(id)) && !this.headerOf(id)?.parent && this.listHeaders().some(h => h.parent?.sessionId === id);
+    if (referenced) this.segments.retire(id);
+    else fs.rmSync(this.fileOf(id), { force: true });
   }
 
   /** Opened sessions (for tests and the bench). */
@@ -395,7 +404,7 @@ function lazyWriter(open: () => JsonlWriter): JsonlWriter {
   return {
     append(record: unknown) {
       if (closed) throw new Error('session is closed');
-      (writer ??= open()).append(record);
+      return (writer ??= open()).append(record);
     },
     durable() {
       return writer?.durable() ?? Promise.resolve();

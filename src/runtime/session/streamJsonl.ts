@@ -15,10 +15,11 @@ const SLICE_MS = 2;
 export interface StreamReadResult { tornBytes: number; skippedLines: number; bytes: number }
 
 /**
- * `onRecord` returns a promise only when it must wait (the loader resolving a fork's segments): per
+ * `onRecord` gets each record with the byte offset just past its line (where the next line starts), so a
+ * sealed segment can name a byte range of the file. It returns a promise only when it must wait (the loader resolving a fork's segments): per
  * record a promise would be garbage and a microtask for each of tens of thousands of lines.
  */
-export async function streamJsonl<T>(file: string, onRecord: (record: T) => void | Promise<void>, onDamaged?: (line: number) => void): Promise<StreamReadResult> {
+export async function streamJsonl<T>(file: string, onRecord: (record: T, end: number) => void | Promise<void>, onDamaged?: (line: number) => void): Promise<StreamReadResult> {
   const stream = fs.createReadStream(file, { highWaterMark: CHUNK_BYTES });
   // One string per chunk and slices of it per line: fewer, smaller objects than a Buffer per line.
   // A newline byte never occurs inside a UTF-8 sequence, so lines split the same in text as in bytes.
@@ -32,7 +33,10 @@ export async function streamJsonl<T>(file: string, onRecord: (record: T) => void
     // Buffered chunks resolve as microtasks, which would starve sockets and timers: yield a whole turn.
     await nextTurn();
     let sliceStart = performance.now();
+    const chunkStart = bytes;
     bytes += chunk.length;
+    // Each newline of the text is the next newline byte of the chunk: the byte offset where a line ends.
+    let byteAt = 0;
     const lastNewline = chunk.lastIndexOf(10);
     tornBytes = lastNewline < 0 ? tornBytes + chunk.length : chunk.length - lastNewline - 1;
     const text = decoder.write(chunk);
@@ -50,6 +54,7 @@ export async function streamJsonl<T>(file: string, onRecord: (record: T) => void
         pending = [];
       }
       start = newline + 1;
+      byteAt = chunk.indexOf(10, byteAt) + 1;
       lineNumber++;
       if (line.length === 0) continue;
       let record: T;
@@ -63,7 +68,7 @@ export async function streamJsonl<T>(file: string, onRecord: (record: T) => void
         }
         continue;
       }
-      const done = onRecord(record);
+      const done = onRecord(record, chunkStart + byteAt);
       if (done) await done;
       if (performance.now() - sliceStart > SLICE_MS) {
         await nextTurn();
