@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { Entry } from '../../src/common/transcript';
 import type { HistoryPart } from '../../src/runtime/session/records';
 import { Picked } from '../../src/runtime/session/picked';
-import { SEAL_BYTES, SEAL_ENTRIES } from '../../src/runtime/session/session';
+import { SEAL_BYTES, SEAL_ENTRIES } from '../../src/runtime/session/sealedChain';
 import { SegmentError } from '../../src/runtime/session/segments';
 import { SessionStore } from '../../src/runtime/session/sessionStore';
 import { header } from './forkFixtures';

@@ -6,13 +6,14 @@ import { addUsage, deepFreeze, zeroUsage } from '../../common/transcript';
 import type { RequestRecord } from './records';
 import { requestViewOf } from '../../common/requestView';
 import type { JsonlWriter } from './jsonl';
-import type { CheckpointRecord, ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, RewoundCode, SessionRecord } from './records';
+import type { CheckpointRecord, ForkBootstrap, ForkStatus, HistoryRefs, RewoundCode, SessionRecord } from './records';
 import type { SegmentStore } from './segments';
 import { Picked } from './picked';
 import { closeOpenExchanges, mendFromSegment } from './damage';
 import type { LineDamage } from './damage';
 import { RewindStack } from './rewindStack';
-import type { Span } from './picked';
+import { SEAL_ENTRIES, SealedChain } from './sealedChain';
+import type { SealedState } from './sealedChain';
 
 /** A fork before its first answer: where the parent's latest request ended, and the fork's closing entry. */
 export interface ForkFirstRequest {
@@ -30,18 +31,8 @@ export type LoadedBootstrap = Omit<ForkBootstrap, 'inherited' | 'history'> & { i
  */
 export interface HistorySnapshot { entries: readonly Entry[]; length: number }
 
-/** Positions view[view, view + count) of a session are positions chain[chain, chain + count) of its sealed chain. */
-interface ChainRun { view: number; chain: number; count: number }
-
 /** What a rewind changes, kept so it can be undone. */
-interface ViewState { view: Entry[]; sealed: number; chainRuns: ChainRun[] }
-
-/**
- * The unsealed tail stays below both bounds after every commit: a fork's bootstrap writes at most that
- * much history in full, whatever the parent's size.
- */
-export const SEAL_ENTRIES = 64;
-export const SEAL_BYTES = 32 * 1024;
+interface ViewState { view: Entry[]; sealed: SealedState }
 
 export function newEntryId(): string {
   return 'e-' + randomUUID().slice(0, 13);
@@ -70,16 +61,8 @@ export class Session {
   private sealsUntrusted = false;
   private ownResponses = 0;
   private closed = false;
-  // Sealed history (segments.ts), parents only: view[0..sealed) is in the chain ending at `head`;
-  // chainEntries holds the chain's entries by position (a rewind never cuts the chain: it stays immutable).
-  private sealed = 0;
-  private head: string | null = null;
-  private chainEntries: Entry[] = [];
-  /** Chain position by entry, built only when a selection is not spans of this view (kept off the load path). */
-  private chainPos?: WeakMap<Entry, number>;
-  /** view[0..sealed) by chain position, in runs (one, plus one per rewind into sealed history). */
-  private chainRuns: ChainRun[] = [];
-  private tailBytes = 0;
+  /** Sealed history (segments.ts), parents only: which of the view's entries are in segments already. */
+  private readonly chain = new SealedChain();
   /** Everything this session was billed for (its own requests, retried and rewound ones included). */
   private billed: Usage = zeroUsage();
   /** The same, request by request with its time: what prices apply to (a price depends on the day and prompt). */
@@ -215,60 +198,9 @@ export class Session {
   historyRefs(selection: readonly Entry[] | Picked): HistoryRefs | undefined {
     if (!this.segments) return undefined;
     // A session written before segments existed has one long unsealed tail: the first fork seals it.
-    if (!this.closed && (this.view.length - this.sealed > SEAL_ENTRIES || this.tailBytes >= SEAL_BYTES)) this.trySealTail();
-    const parts: HistoryPart[] = [];
-    // Spans of this session's own history map through the chain runs: no per-entry work.
-    if (selection instanceof Picked && selection.source === this.viewList && !this.lazyInherited) {
-      for (const span of selection.spans) this.spanRefs(span, parts);
-      return { head: this.head, parts };
-    }
-    const selected = selection instanceof Picked ? selection.toArray() : selection;
-    const chainPos = this.chainPositions();
-    for (let i = 0; i < selected.length;) {
-      const at = chainPos.get(selected[i]);
-      if (at === undefined) {
-        const last = parts[parts.length - 1];
-        if (last && 'entries' in last) last.entries.push(selected[i]);
-        else parts.push({ entries: [selected[i]] });
-        i++;
-        continue;
-      }
-      // Runs of consecutive chain positions are the common case (all of it, or a window's suffix).
-      let end = i + 1;
-      while (end < selected.length && this.chainEntries[at + end - i] === selected[end]) end++;
-      parts.push({ from: at, to: at + end - i });
-      i = end;
-    }
-    return { head: this.head, parts };
-  }
-
-  private chainPositions(): WeakMap<Entry, number> {
-    if (!this.chainPos) {
-      this.chainPos = new WeakMap();
-      for (let i = 0; i < this.chainEntries.length; i++) this.chainPos.set(this.chainEntries[i], i);
-    }
-    return this.chainPos;
-  }
-
-  /** The parts naming view[from, to): ranges of the chain for what is sealed, the rest in full. */
-  private spanRefs(span: Span, parts: HistoryPart[]): void {
-    let i = span.from;
-    for (const run of this.chainRuns) {
-      if (i >= span.to) break;
-      const runEnd = run.view + run.count;
-      if (runEnd <= i) continue;
-      const to = Math.min(span.to, runEnd);
-      const range = { from: run.chain + i - run.view, to: run.chain + to - run.view };
-      const last = parts[parts.length - 1];
-      if (last && !('entries' in last) && last.to === range.from) last.to = range.to;
-      else parts.push(range);
-      i = to;
-    }
-    for (; i < span.to; i++) {
-      const last = parts[parts.length - 1];
-      if (last && 'entries' in last) last.entries.push(this.viewList[i]);
-      else parts.push({ entries: [this.viewList[i]] });
-    }
+    if (!this.closed && this.chain.overdue(this.view.length)) this.trySealTail();
+    if (selection instanceof Picked && selection.source === this.viewList && !this.lazyInherited) return this.chain.refsOfSpans(this.viewList, selection.spans);
+    return this.chain.refsOf(selection instanceof Picked ? selection.toArray() : selection);
   }
 
   writeStatus(status: ForkStatus): void {
@@ -298,10 +230,7 @@ export class Session {
     const entry: Entry = deepFreeze({ id: newEntryId(), kind, time: new Date().toISOString(), message, ...extra });
     this.writer.append({ type: 'entry', entry } satisfies SessionRecord);
     this.push(entry);
-    if (this.segments) {
-      this.tailBytes += JSON.stringify(entry).length;
-      if (this.view.length - this.sealed >= SEAL_ENTRIES || this.tailBytes >= SEAL_BYTES) this.trySealTail();
-    }
+    if (this.segments && this.chain.grew(entry, this.view.length)) this.trySealTail();
     return entry;
   }
 
@@ -317,15 +246,9 @@ export class Session {
     }
   }
 
-  /** Seals the unsealed tail, at most SEAL_ENTRIES a segment; each seal record follows its segment on disk. */
+  /** Seals the unsealed tail; each seal record follows its segment on disk. */
   private sealTail(): void {
-    while (this.sealed < this.view.length) {
-      const entries = this.view.slice(this.sealed, Math.min(this.view.length, this.sealed + SEAL_ENTRIES));
-      const hash = this.segments!.seal({ v: 1, prev: this.head, base: this.chainEntries.length, count: entries.length, owner: this.id }, entries);
-      this.writer.append({ type: 'seal', hash, count: entries.length } satisfies SessionRecord);
-      this.applySeal(hash, entries);
-    }
-    this.tailBytes = 0;
+    this.chain.sealTail(this.view, this.segments!, this.id, (hash, count) => this.writer.append({ type: 'seal', hash, count } satisfies SessionRecord));
   }
 
   /** Loading met a line that does not parse; `line` is its number in the file. */
@@ -350,43 +273,29 @@ export class Session {
     const pending = this.damage.filter(d => !d.recoveredFrom);
     if (pending.length > 0) {
       const segment = this.segments?.readVerifiedSync(hash);
-      const mended = segment && segment.header.base === this.chainEntries.length && mendFromSegment(this.view.slice(this.sealed), segment.entries);
+      const mended = segment && segment.header.base === this.chain.length && mendFromSegment(this.view.slice(this.chain.sealed), segment.entries);
       if (!mended) {
         this.sealsUntrusted = true;
         return;
       }
-      this.view = this.view.slice(0, this.sealed).concat(mended);
+      this.view = this.view.slice(0, this.chain.sealed).concat(mended);
       for (const d of pending) d.recoveredFrom = hash;
     }
-    const entries = this.view.slice(this.sealed, this.sealed + count);
+    const entries = this.view.slice(this.chain.sealed, this.chain.sealed + count);
     if (entries.length !== count) return;
-    this.segments?.remember(hash, { v: 1, prev: this.head, base: this.chainEntries.length, count, owner: this.id }, entries);
-    this.applySeal(hash, entries);
-  }
-
-  private applySeal(hash: string, entries: readonly Entry[]): void {
-    const base = this.chainEntries.length;
-    const run = this.chainRuns[this.chainRuns.length - 1];
-    if (run && run.view + run.count === this.sealed && run.chain + run.count === base) run.count += entries.length;
-    else this.chainRuns.push({ view: this.sealed, chain: base, count: entries.length });
-    for (let i = 0; i < entries.length; i++) {
-      this.chainPos?.set(entries[i], base + i);
-      this.chainEntries.push(entries[i]);
-    }
-    this.head = hash;
-    this.sealed += entries.length;
+    this.segments?.remember(hash, { v: 1, prev: this.chain.head, base: this.chain.length, count, owner: this.id }, entries);
+    this.chain.append(hash, entries);
   }
 
   /** An entry of the unsealed tail (or just before it), by id: forks revived while this session is open share it. */
   recentEntry(id: string): Entry | undefined {
-    for (let i = this.view.length - 1; i >= Math.max(0, this.sealed - SEAL_ENTRIES); i--) if (this.view[i].id === id) return this.view[i];
+    for (let i = this.view.length - 1; i >= Math.max(0, this.chain.sealed - SEAL_ENTRIES); i--) if (this.view[i].id === id) return this.view[i];
     return undefined;
   }
 
   /** After loading: the unsealed tail's size (bounded: everything before the last seal record is sealed). */
   measureTail(): void {
-    this.tailBytes = 0;
-    for (let i = this.sealed; i < this.view.length; i++) this.tailBytes += JSON.stringify(this.view[i]).length;
+    this.chain.measureTail(this.view);
   }
 
   /**
@@ -424,8 +333,7 @@ export class Session {
     const state = this.rewinds.pop()?.state;
     if (!state) return;
     this.view = state.view;
-    this.sealed = state.sealed;
-    this.chainRuns = state.chainRuns;
+    this.chain.restore(state.sealed);
     this.requestView = undefined;
     if (this.segments) this.measureTail();
   }
@@ -463,14 +371,10 @@ export class Session {
   private applyRewind(toEntryId: string | null, code?: RewoundCode): void {
     const index = toEntryId === null ? -1 : this.view.findIndex(e => e.id === toEntryId);
     if (toEntryId !== null && index < 0) return;
-    this.rewinds.pushed({ state: { view: this.view, sealed: this.sealed, chainRuns: this.chainRuns.map(run => ({ ...run })) }, code }, this.view.slice(index + 1));
+    this.rewinds.pushed({ state: { view: this.view, sealed: this.chain.save() }, code }, this.view.slice(index + 1));
     this.view = this.view.slice(0, index + 1);
     this.requestView = undefined;
-    // What follows the cut was sealed and stays in the chain; new seals continue the chain after it.
-    this.sealed = Math.min(this.sealed, this.view.length);
-    this.chainRuns = this.chainRuns.filter(run => run.view < this.sealed);
-    const last = this.chainRuns[this.chainRuns.length - 1];
-    if (last && last.view + last.count > this.sealed) last.count = this.sealed - last.view;
+    this.chain.cut(this.view.length);
     if (this.segments) this.measureTail();
   }
 
