@@ -1,22 +1,29 @@
 // A tournament's Compare view in the Forks panel: its attempts side by side (state, verify pass/fail and
 // output, files changed and lines ±, cost, cache share, report), the verdict with its reasons, a diff
-// between two attempts, and Apply for the winner (or any attempt). Everything shown is text.
+// between two attempts, Apply for the winner (or any attempt), and hunks ticked from several attempts
+// applied as one result (hunkPicker.ts). Everything shown is text.
 import { stateLabel } from '../src/common/forkDisplay';
 import { usdText } from '../src/common/pricing';
 import type { AttemptComparison, TournamentCompareResult } from '../src/common/protocol/forks';
 import { panelTournamentApply, panelTournamentCompare, panelTournamentDiff } from '../src/common/protocol/webview';
 import { button, h, icon, setText } from './dom';
 import type { HostChannel } from './host';
+import { HunkPicker } from './hunkPicker';
 
 export class CompareView {
   readonly el = h('section', { class: 'compare', 'aria-label': 'Compare attempts', hidden: true });
   private groupId?: string;
   private readonly status = h('p', { class: 'compare-status', role: 'status' });
+  private readonly hunks: HunkPicker;
 
-  constructor(private readonly channel: HostChannel, private readonly report: (error: unknown) => void) {}
+  constructor(private readonly channel: HostChannel, private readonly report: (error: unknown) => void) {
+    this.hunks = new HunkPicker(channel, report, message => setText(this.status, message));
+  }
 
   /** Opens (or refreshes) the view for a group. */
   async show(groupId: string): Promise<void> {
+    // The last action's message belongs to the group it was taken on.
+    if (groupId !== this.groupId) setText(this.status, '');
     this.groupId = groupId;
     this.el.hidden = false;
     try {
@@ -33,6 +40,7 @@ export class CompareView {
   }
 
   private render(result: TournamentCompareResult): void {
+    this.hunks.reset(result);
     const verdict = result.group.verdict;
     const winner = verdict?.winner ?? undefined;
     const head = h('div', { class: 'compare-head' },
@@ -55,7 +63,8 @@ export class CompareView {
           setText(diffOut, patch || '(no difference)');
         }, this.report);
       } }));
-    this.el.replaceChildren(head, verdictLine, columns, result.attempts.length > 1 ? diffRow : '', diffOut, this.status);
+    const anyHunks = result.attempts.some(a => a.hunks.length > 0);
+    this.el.replaceChildren(head, verdictLine, columns, anyHunks ? this.hunks.bar() : '', result.attempts.length > 1 ? diffRow : '', diffOut, this.status);
   }
 
   private column(a: AttemptComparison, isWinner: boolean, rankReason: string | undefined): HTMLElement {
@@ -83,6 +92,7 @@ export class CompareView {
       rankReason ? h('p', { class: 'attempt-rank' }, rankReason) : '',
       a.pausedReason ? h('p', { class: 'note warning' }, a.pausedReason) : '',
       a.error ? h('p', { class: 'fork-error' }, a.error) : '',
+      this.hunks.list(a),
       h('details', { class: 'attempt-report' }, h('summary', {}, 'Report'), h('pre', {}, a.report ?? '(none yet)')),
       h('div', { class: 'attempt-actions' }, apply));
   }

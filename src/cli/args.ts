@@ -81,6 +81,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     summary: 'continue a fork with a message',
     options: { fork, budget, wait, 'trust-mcp': trustMcp, 'loosen-approval': { type: 'boolean' } },
   },
+  stop: {
+    usage: 'stop --fork ID | --group ID [--json]\n' +
+      '  (--group: every attempt of a tournament, queued, running, waiting for approval or paused, and its judge;\n' +
+      '   returns once they have ended; their worktrees stay for review, apply or discard)',
+    summary: 'stop a fork, or every attempt of a tournament',
+    options: { fork, group: { type: 'string' } },
+  },
   compact: {
     usage: 'compact --session ID [--json] ["focus"]',
     summary: 'summarise a session to free its context window',
@@ -120,7 +127,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
   apply: {
     usage: 'apply --fork ID [--on-conflict refuse|markers] [--json]\n' +
       'apply --group ID (--fork ID | --winner | --hunks "1:1,2 2:3") [--discard-rest [--keep-branches]] [--json]\n' +
-      '  (--hunks: ATTEMPT:N,N… per attempt (its number or fork id; hunk numbers as compare lists them, or all);\n' +
+      '  (--hunks: ATTEMPT:N,N… per attempt (its number or fork id; hunk numbers as compare lists them, or all;\n' +
+      '   compare --json gives each hunk\'s text);\n' +
       '   chosen hunks that overlap are shown as conflicts and nothing is written; --discard-rest removes every\n' +
       '   attempt\'s worktree afterwards, --keep-branches commits each to its branch first)',
     summary: 'apply a worktree fork\'s changes (or a tournament\'s winner or chosen hunks) to the main working tree, uncommitted',

@@ -9,6 +9,7 @@ import { forkCommand, sendCommand } from './commands/fork';
 import { listCommand } from './commands/list';
 import { transcriptCommand } from './commands/transcript';
 import { applyCommand, discardCommand, keepCommand, reviewCommand } from './commands/worktree';
+import { stopCommand } from './commands/stop';
 import { compareCommand } from './commands/tournament';
 
 declare const FORK_AGENTS_VERSION: string;
@@ -19,6 +20,7 @@ const RUNNERS: Record<string, (args: ParsedArgs) => Promise<void>> = {
   compact: compactCommand,
   fork: forkCommand,
   send: sendCommand,
+  stop: stopCommand,
   list: listCommand,
   delete: deleteCommand,
   rewind: rewindCommand,

@@ -12,6 +12,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { connectOrStart } from '../../src/client/launch';
 import { connectRpc } from '../../src/client/rpcClient';
 import type { RuntimeClient } from '../../src/client/rpcClient';
+import type { ForkSummary } from '../../src/common/forks';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkEvent, forkStart, forkState, forkWait } from '../../src/common/protocol/forks';
 import { runtimeConfigure, sessionSend } from '../../src/common/protocol/runtime';
@@ -32,8 +33,6 @@ const TARGET_P99_MS = 50;
 const TARGET_RENDERS_PER_SECOND = 20;
 /** monitorEventLoopDelay's sampling interval; its values include it, so it is kept small. */
 const RESOLUTION_MS = 1;
-
-interface ForkCounts { events: number; renders: number[]; posts: number }
 
 export const panelLoadSection: Section = {
   id: '4',
@@ -59,7 +58,13 @@ export const panelLoadSection: Section = {
   },
 };
 
-async function measure(ctx: BenchContext, client: RuntimeClient, sessionId: string) {
+export interface ForkCounts { events: number; renders: number[]; posts: number; firstEvent?: number; lastEvent?: number }
+
+/**
+ * What the extension host does with fork events, in this process: the runtime's notifications feed the
+ * Forks panel's PanelModel, and each of its posts is serialised as postMessage would.
+ */
+export function panelConsumer(client: RuntimeClient, hooks: { onFork?(fork: ForkSummary): void; onEvent?(forkId: string): void } = {}) {
   const counts = new Map<string, ForkCounts>();
   const countsOf = (forkId: string) => {
     let c = counts.get(forkId);
@@ -67,7 +72,6 @@ async function measure(ctx: BenchContext, client: RuntimeClient, sessionId: stri
     return c;
   };
   let postedBytes = 0;
-  // What the host does with each message for the webview: serialise it (postMessage clones it).
   const post = (message: WireMessage) => {
     postedBytes += JSON.stringify(message).length;
     if (message.kind !== 'notification') return;
@@ -82,10 +86,30 @@ async function measure(ctx: BenchContext, client: RuntimeClient, sessionId: stri
   };
   const model = new PanelModel({ post, renderMarkdown: renderUntrustedMarkdown });
   client.connection.onNotification(forkEvent.method, (params: { forkId: string; event: never }) => {
-    countsOf(params.forkId).events++;
+    const c = countsOf(params.forkId);
+    c.events++;
+    c.lastEvent = performance.now();
+    c.firstEvent ??= c.lastEvent;
     model.onForkEvent(params.forkId, params.event);
+    hooks.onEvent?.(params.forkId);
   });
-  client.connection.onNotification(forkState.method, (params: { fork: never }) => model.setFork(params.fork));
+  // One handler per method (vscode-jsonrpc keeps the last registered): a section's own interest rides along.
+  client.connection.onNotification(forkState.method, (params: { fork: ForkSummary }) => {
+    model.setFork(params.fork);
+    hooks.onFork?.(params.fork);
+  });
+  return {
+    counts,
+    postedBytes: () => postedBytes,
+    /** Serialises a reply the host passes on to the webview (a request's answer). */
+    postReply: (result: unknown) => post({ kind: 'response', id: 0, result }),
+    dispose: () => model.dispose(),
+  };
+}
+
+async function measure(ctx: BenchContext, client: RuntimeClient, sessionId: string) {
+  const consumer = panelConsumer(client);
+  const { counts } = consumer;
 
   const idle = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   idle.enable();
@@ -102,11 +126,11 @@ async function measure(ctx: BenchContext, client: RuntimeClient, sessionId: stri
   busy.disable();
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
-  model.dispose();
+  consumer.dispose();
   const failed = finished.filter(f => f.state !== 'completed');
   if (failed.length > 0) throw new Error(`${failed.length} fork(s) did not complete: ${failed[0].error ?? failed[0].state}`);
   ctx.log(`  ${FORKS} forks streamed in ${seconds.toFixed(1)} s`);
-  return toResult(idle, busy, [...counts.values()], seconds, (cpu.user + cpu.system) / 1000, postedBytes);
+  return toResult(idle, busy, [...counts.values()], seconds, (cpu.user + cpu.system) / 1000, consumer.postedBytes());
 }
 
 function toResult(idle: ReturnType<typeof monitorEventLoopDelay>, busy: ReturnType<typeof monitorEventLoopDelay>, forks: ForkCounts[], seconds: number, cpuMs: number, postedBytes: number) {
@@ -150,7 +174,7 @@ function toResult(idle: ReturnType<typeof monitorEventLoopDelay>, busy: ReturnTy
 }
 
 /** The most timestamps (ms) inside any half-open 1-second window. */
-function peakPerSecond(times: readonly number[]): number {
+export function peakPerSecond(times: readonly number[]): number {
   let best = 0;
   for (let i = 0, j = 0; i < times.length; i++) {
     while (times[i] - times[j] >= 1000) j++;

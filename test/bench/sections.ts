@@ -12,6 +12,7 @@ import { sandboxSection } from './sandbox';
 import { sharedHistorySection } from './sharedHistory';
 import { thinkingForkSection } from './thinkingFork';
 import { tournamentSection } from './tournament';
+import { tournamentLoadSection } from './tournamentLoad';
 import type { Section } from './types';
 import { worktreeSection } from './worktree';
 import { worktreePrepSection } from './worktreePrep';
@@ -28,6 +29,7 @@ export const SECTIONS: readonly Section[] = [
   checkpointsSection,
   sandboxSection,
   tournamentSection,
+  tournamentLoadSection,
   thinkingForkSection,
   runtimeForksSection,
   coldStartSection,

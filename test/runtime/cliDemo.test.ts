@@ -114,6 +114,56 @@ describe('cli: conventions and the --demo walkthrough', function () {
     assert.equal(read(repo, 'NOTES.md'), 'notes from a tournament\n');
   });
 
+  it('fork --attempts N --wait --json with every attempt failing its verify: the last line has winner null and the reason, exit 1', async () => {
+    const first = lastJson(await cli('chat', '--demo', '--cwd', repo, '--json', 'hello'));
+    const run = await cli('fork', '--demo', '--cwd', repo, '--session', first.sessionId, '--approval', 'auto', '--attempts', '2',
+      '--verify', 'test -f MISSING.md', '--wait', '--json', 'create NOTES.md with notes from a tournament');
+    assert.equal(run.code, 1, run.stderr);
+    const lines = run.stdout.trim().split('\n').map(l => JSON.parse(l));
+    assert.deepEqual(lines.map(l => l.type), ['attempt', 'attempt', 'result']);
+    assert.deepEqual(lines.slice(0, 2).map(l => [l.attempt, l.state, l.verify.passed, l.verify.exitCode]), [[1, 'completed', false, 1], [2, 'completed', false, 1]]);
+    const result = lines[2];
+    assert.match(result.groupId, /\S/);
+    assert.deepEqual(result.forkIds, lines.slice(0, 2).map(l => l.forkId));
+    assert.equal(result.winner, null);
+    assert.match(result.reason, /^No winner/);
+    assert.match(result.reason, /verify/);
+    assert.match(run.stderr, /No winner/);
+  });
+
+  it('stop --group stops every attempt of a running tournament; --help lists stop', async () => {
+    assert.match((await cli('--help')).stdout, /^ {2}stop +stop a fork, or every attempt of a tournament$/m);
+    assert.match((await cli('stop', '--help')).stdout, /^usage: fork-agents stop --fork ID \| --group ID/);
+    const first = lastJson(await cli('chat', '--demo', '--cwd', repo, '--json', 'hello'));
+    const started = await cli('fork', '--demo', '--cwd', repo, '--session', first.sessionId, '--approval', 'auto', '--attempts', '3',
+      '--verify', '', '--json', 'run sleep 120');
+    assert.equal(started.code, 0, started.stderr);
+    const { groupId, forkIds } = lastJson(started);
+    assert.equal(forkIds.length, 3);
+    // Stop them while they run (attempts 2 and 3 start once the first has written the shared prefix).
+    for (let tries = 0; ; tries++) {
+      const states = (await cli('compare', '--group', groupId, '--json')).stdout.trim().split('\n').map(l => JSON.parse(l)).slice(0, 3).map(l => l.state);
+      if (states.every(state => state === 'running')) break;
+      assert.ok(tries < 100, `attempts did not all start: ${states.join(', ')}`);
+      await new Promise(resolve => setTimeout(resolve, 200));
+    }
+    const stopped = await cli('stop', '--group', groupId, '--json');
+    assert.equal(stopped.code, 0, stopped.stderr);
+    const lines = stopped.stdout.trim().split('\n').map(l => JSON.parse(l));
+    assert.deepEqual(lines.slice(0, 3).map(l => [l.type, l.state, l.stopped]), [['attempt', 'cancelled', true], ['attempt', 'cancelled', true], ['attempt', 'cancelled', true]]);
+    assert.deepEqual(lines[3].stopped, forkIds);
+    assert.equal(lines[3].winner, null);
+    // What another client sees afterwards: every attempt cancelled, none verified.
+    const compared = (await cli('compare', '--group', groupId, '--json')).stdout.trim().split('\n').map(l => JSON.parse(l));
+    assert.deepEqual(compared.slice(0, 3).map(l => [l.state, l.verify]), [['cancelled', null], ['cancelled', null], ['cancelled', null]]);
+    const again = await cli('stop', '--group', groupId);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stderr, /stopped 0 of 3 attempts/);
+    const neither = await cli('stop', '--json');
+    assert.equal(neither.code, 2);
+    assert.match(neither.stderr, /stop needs exactly one of --fork ID or --group ID/);
+  });
+
   it('fans out with "in parallel": the forks keep running after the CLI exits and their reports reach the next turn', async () => {
     const first = lastJson(await cli('chat', '--demo', '--cwd', repo, '--approval', 'auto-edit', '--json', 'in parallel, create A.md with a; create B.md with b'));
     assert.match(first.text, /Started 2 forks/);

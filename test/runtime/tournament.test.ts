@@ -138,6 +138,9 @@ describe('runtime: fork tournaments', function () {
     const group = (await start({ attempts: 2, verify: '' })).group;
     const result = await wait(group.id);
     assert.deepEqual(result.attempts.map(a => a.hunks.length), [2, 2]);
+    // Each hunk's text comes with it, so a reader (the panel's picker, compare --json) chooses by reading.
+    assert.deepEqual(result.attempts[1].hunks[0].body.split('\n').filter(l => /^[-+]/.test(l)), ['-line 10', '+line 10 by two']);
+    assert.equal(result.attempts[1].hunks[0].moreLines, undefined);
     assert.equal(result.group.verify, undefined);
     const groupId = group.id;
 

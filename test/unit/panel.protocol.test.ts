@@ -17,6 +17,8 @@ describe('panel: protocol guards', () => {
     assert.ok(parseToHost(notificationMessage(panelReady, {})).ok);
     assert.ok(parseToHost({ kind: 'notification', method: 'picker/changed', params: { forkTurns: null, isolation: 'worktree' } }).ok);
     assert.ok(parseToHost({ kind: 'request', id: 1, method: 'approval/answer', params: { callId: 'toolu_1', approved: false } }).ok);
+    assert.ok(parseToHost({ kind: 'request', id: 2, method: 'tournament/apply', params: { groupId: 'g-1', forkId: 'f-1' } }).ok, 'one attempt whole');
+    assert.ok(parseToHost({ kind: 'request', id: 3, method: 'tournament/apply', params: { groupId: 'g-1', hunks: [{ attempt: 'f-1', hunks: [1, 3] }, { attempt: 'f-2', hunks: [2] }] } }).ok, 'ticked hunks');
   });
 
   const rejects: [string, unknown, RegExp][] = [
@@ -37,6 +39,14 @@ describe('panel: protocol guards', () => {
     ['a numeric model', { kind: 'request', id: 1, method: 'panel/forkStart', params: { directive: 'x', forkTurns: '2', isolation: 'shared', model: 4 } }, /model must be a string/],
     ['a string "approved"', { kind: 'request', id: 2, method: 'approval/answer', params: { callId: 'c', approved: 'yes' } }, /approved must be a boolean/],
     ['an unknown action', { kind: 'request', id: 3, method: 'panel/forkAction', params: { forkId: 'f-1', action: 'rm -rf' } }, /action must be one of/],
+    ['a tournament apply with neither an attempt nor hunks', { kind: 'request', id: 4, method: 'tournament/apply', params: { groupId: 'g-1' } }, /either forkId or hunks/],
+    ['a tournament apply with both', { kind: 'request', id: 4, method: 'tournament/apply', params: { groupId: 'g-1', forkId: 'f-1', hunks: [{ attempt: 'f-1', hunks: [1] }] } }, /either forkId or hunks/],
+    ['an empty choice of hunks', { kind: 'request', id: 4, method: 'tournament/apply', params: { groupId: 'g-1', hunks: [] } }, /hunks must be a list of 1 to 8/],
+    ['a hunk number 0', { kind: 'request', id: 4, method: 'tournament/apply', params: { groupId: 'g-1', hunks: [{ attempt: 'f-1', hunks: [0] }] } }, /whole numbers from 1/],
+    ['a hunk number as text', { kind: 'request', id: 4, method: 'tournament/apply', params: { groupId: 'g-1', hunks: [{ attempt: 'f-1', hunks: ['1'] }] } }, /whole numbers from 1/],
+    ['"all" hunks (the panel ticks hunks one by one)', { kind: 'request', id: 4, method: 'tournament/apply', params: { groupId: 'g-1', hunks: [{ attempt: 'f-1', hunks: 'all' }] } }, /hunk numbers/],
+    ['a choice without an attempt', { kind: 'request', id: 4, method: 'tournament/apply', params: { groupId: 'g-1', hunks: [{ hunks: [1] }] } }, /needs an attempt/],
+    ['an attempt named twice', { kind: 'request', id: 4, method: 'tournament/apply', params: { groupId: 'g-1', hunks: [{ attempt: 'f-1', hunks: [1] }, { attempt: 'f-1', hunks: [2] }] } }, /names an attempt twice/],
   ];
   for (const [what, raw, error] of rejects) {
     it(`rejects ${what}`, () => {

@@ -173,7 +173,7 @@ export interface AttemptComparison {
   added: number;
   removed: number;
   /** Hunks of its patch, numbered 1.. for tournament/apply's `hunks`. */
-  hunks: { number: number; path: string; header: string }[];
+  hunks: AttemptHunk[];
   cost?: CostFigures;
   usage: Usage;
   /** Share of its first request's input read from the cache (0–1). */
@@ -182,6 +182,17 @@ export interface AttemptComparison {
   error?: string;
   pausedReason?: string;
 }
+export interface AttemptHunk {
+  number: number;
+  path: string;
+  header: string;
+  /** The hunk's lines (a whole-file change: the file's whole patch), at most HUNK_BODY_LINES of them. */
+  body: string;
+  /** Lines left out of `body`. */
+  moreLines?: number;
+}
+/** A hunk's text is for reading and choosing; its whole is applied from the runtime's own patch. */
+export const HUNK_BODY_LINES = 200;
 export interface TournamentCompareParams { groupId: string }
 export interface TournamentCompareResult { group: TournamentSummary; attempts: AttemptComparison[]; judgeUsage?: Usage }
 export const tournamentCompare = request<TournamentCompareParams, TournamentCompareResult>('tournament/compare');

@@ -1,7 +1,7 @@
 // The Forks panel's postMessage channel (docs/design.md §2): the host ⇄ webview messages, named scope/verb like the
 // runtime protocol and typed by the same descriptors. The webview owns no state: the host sends a snapshot
 // on `panel/ready` and updates after it; the webview sends intents (requests with ids, answered once).
-import type { TournamentCompareResult } from './forks';
+import type { HunkConflictInfo, TournamentCompareResult } from './forks';
 import type { ToolCategory } from '../approval';
 import type { ForkSummary, Isolation } from '../forks';
 import type { EntryKind } from '../transcript';
@@ -134,8 +134,14 @@ export const approvalAnswer = request<{ callId: string; approved: boolean }, Rec
 export const panelTournamentCompare = request<{ groupId: string }, TournamentCompareResult>('tournament/compare');
 /** The changes of attempt b against attempt a. */
 export const panelTournamentDiff = request<{ groupId: string; a: string; b: string }, { patch: string }>('tournament/diff');
-/** Applies one attempt to the main working tree; `discardRest`: then removes every attempt's worktree. */
-export const panelTournamentApply = request<{ groupId: string; forkId: string; discardRest?: boolean }, { message: string; applied: string[] }>('tournament/apply');
+/**
+ * Applies one attempt (`forkId`) to the main working tree, or the hunks ticked in the Compare view (`hunks`:
+ * per attempt's fork id, its hunk numbers as tournament/compare lists them); `discardRest`: then removes
+ * every attempt's worktree. Chosen hunks that overlap come back in `hunkConflicts` and nothing is written.
+ */
+export interface PanelTournamentApply { groupId: string; forkId?: string; hunks?: { attempt: string; hunks: number[] }[]; discardRest?: boolean }
+export interface PanelTournamentApplied { message: string; applied: string[]; hunkConflicts: HunkConflictInfo[]; conflicts: string[] }
+export const panelTournamentApply = request<PanelTournamentApply, PanelTournamentApplied>('tournament/apply');
 export type ForkAction = 'transcript' | 'root' | 'review' | 'apply' | 'keep' | 'discard';
 export const panelForkAction = request<{ forkId: string; action: ForkAction }, Record<string, never>>('panel/forkAction');
 /** A link in model output was clicked: the host asks before opening anything. */
@@ -162,6 +168,25 @@ const optionalModels = (key: string): Check => p => {
   return (p[key] as unknown[]).map(m => modelIdProblem(m)).find(Boolean);
 };
 const optionalBool = (key: string): Check => p => (p[key] === undefined || typeof p[key] === 'boolean' ? undefined : `${key} must be a boolean`);
+/** One attempt whole (`forkId`) or chosen hunks: a list of { attempt: fork id, hunks: numbers ≥ 1 }, one per attempt at most. */
+const attemptOrHunks: Check = p => {
+  const hasFork = p.forkId !== undefined;
+  if (hasFork === (p.hunks !== undefined)) return 'give either forkId or hunks';
+  if (hasFork) return str('forkId', true)(p);
+  const list = p.hunks;
+  if (!Array.isArray(list) || list.length === 0 || list.length > MAX_ATTEMPTS) return `hunks must be a list of 1 to ${MAX_ATTEMPTS} choices`;
+  for (const choice of list as unknown[]) {
+    if (!isRecord(choice) || typeof choice.attempt !== 'string' || choice.attempt.trim() === '') return 'each choice of hunks needs an attempt (a fork id)';
+    const numbers = choice.hunks;
+    if (!Array.isArray(numbers) || numbers.length === 0 || numbers.length > MAX_CHOSEN_HUNKS || !numbers.every(n => Number.isSafeInteger(n) && (n as number) >= 1)) {
+      return `each choice of hunks needs 1 to ${MAX_CHOSEN_HUNKS} hunk numbers (whole numbers from 1)`;
+    }
+  }
+  if (new Set((list as { attempt: string }[]).map(c => c.attempt)).size !== list.length) return 'hunks names an attempt twice';
+  return undefined;
+};
+/** More than anyone ticks by hand; a bound so a bad message cannot make the runtime parse without end. */
+const MAX_CHOSEN_HUNKS = 1000;
 const strOrNull = (key: string): Check => p => (p[key] === null || typeof p[key] === 'string' ? undefined : `${key} must be a string or null`);
 
 /** What the host accepts from the webview: method → the checks its params must pass. */
@@ -173,7 +198,7 @@ const TO_HOST: Record<string, { kind: 'request' | 'notification'; checks: Check[
   },
   [panelTournamentCompare.method]: { kind: 'request', checks: [str('groupId', true)] },
   [panelTournamentDiff.method]: { kind: 'request', checks: [str('groupId', true), str('a', true), str('b', true)] },
-  [panelTournamentApply.method]: { kind: 'request', checks: [str('groupId', true), str('forkId', true), optionalBool('discardRest')] },
+  [panelTournamentApply.method]: { kind: 'request', checks: [str('groupId', true), attemptOrHunks, optionalBool('discardRest')] },
   [panelForkFromMessage.method]: { kind: 'request', checks: [str('messageId', true), str('forkTurns')] },
   [panelForkCancel.method]: { kind: 'request', checks: [str('forkId', true)] },
   [panelForkSend.method]: { kind: 'request', checks: [str('forkId', true), str('message', true)] },

@@ -77,9 +77,13 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
       handler(panelTournamentCompare, params => runtime.request(tournamentCompare, { groupId: String(params.groupId) })),
       handler(panelTournamentDiff, params => runtime.request(tournamentDiff, { groupId: String(params.groupId), a: String(params.a), b: String(params.b) })),
       handler(panelTournamentApply, async params => {
-        const result = await runtime.request(tournamentApply, { groupId: String(params.groupId), forkId: String(params.forkId), discardRest: params.discardRest === true });
-        if (result.conflicts.length > 0) throw new Error(result.message);
-        return { message: result.message, applied: result.applied };
+        const choice = params.forkId !== undefined
+          ? { forkId: String(params.forkId) }
+          : { hunks: (params.hunks ?? []).map(c => ({ attempt: String(c.attempt), hunks: c.hunks.map(Number) })) };
+        const result = await runtime.request(tournamentApply, { groupId: String(params.groupId), ...choice, discardRest: params.discardRest === true });
+        // One attempt whole: a conflict with the main tree is an error. Chosen hunks: the view marks what conflicts.
+        if (params.forkId !== undefined && result.conflicts.length > 0) throw new Error(result.message);
+        return { message: result.message, applied: result.applied, hunkConflicts: result.hunkConflicts, conflicts: result.conflicts };
       }),
       handler(panelForkFromMessage, async params => ({ forkId: (await forkFromMessage(deps, params.messageId, params.forkTurns, provider?.picker.isolation))?.id })),
       handler(panelForkCancel, params => runtime.request(forkCancel, { forkId: params.forkId })),

@@ -2,7 +2,8 @@
 // numbered hunks, cost, cache share of its first request, report.
 import type { ForkSummary } from '../../../common/forks';
 import { coldCacheText } from '../../../common/modelChoice';
-import type { AttemptComparison, TournamentCompareResult } from '../../../common/protocol/forks';
+import { HUNK_BODY_LINES } from '../../../common/protocol/forks';
+import type { AttemptComparison, AttemptHunk, TournamentCompareResult } from '../../../common/protocol/forks';
 import type { TournamentSummary } from '../../../common/tournament';
 import type { Usage } from '../../../common/transcript';
 import { inputTokens } from '../../../common/transcript';
@@ -26,7 +27,10 @@ async function compareAttempt(fork: ForkSummary): Promise<AttemptComparison> {
     ...(fork.parentModel && fork.model ? { coldCache: coldCacheText(fork.model, fork.parentModel) } : {}),
     ...(fork.verify ? { verify: fork.verify } : {}),
     files: diff?.files ?? [], added, removed,
-    hunks: files.flatMap(f => f.hunks.map(h => ({ number: h.number, path: f.path, header: f.whole ? '(whole file)' : `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@${h.context}` }))),
+    hunks: files.flatMap(f => f.hunks.map(h => ({
+      number: h.number, path: f.path, header: f.whole ? '(whole file)' : `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@${h.context}`,
+      ...hunkBody(f.whole ? wholeFileLines(f.text) : h.lines),
+    }))),
     ...(fork.cost ? { cost: fork.cost } : {}),
     usage: fork.usage,
     ...(first && inputTokens(first) > 0 ? { cacheShare: first.cache_read_input_tokens / inputTokens(first) } : {}),
@@ -34,4 +38,15 @@ async function compareAttempt(fork: ForkSummary): Promise<AttemptComparison> {
     ...(fork.error ? { error: fork.error } : {}),
     ...(fork.pausedReason ? { pausedReason: fork.pausedReason } : {}),
   };
+}
+
+/** What the compare view and `compare --json` show of a hunk, so it can be chosen by reading it. */
+function hunkBody(lines: readonly string[]): Pick<AttemptHunk, 'body' | 'moreLines'> {
+  const shown = lines.slice(0, HUNK_BODY_LINES);
+  return { body: shown.join('\n'), ...(lines.length > shown.length ? { moreLines: lines.length - shown.length } : {}) };
+}
+
+/** A whole-file change as the reader needs it: without the lines naming blobs and paths (the list shows the path). */
+function wholeFileLines(text: string): string[] {
+  return text.replace(/\n$/, '').split('\n').filter(line => !/^(diff --git |index |--- |\+\+\+ )/.test(line));
 }
