@@ -20,24 +20,32 @@ const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', ali
 // What the runtime loads on first use only (dynamic imports: a proxy, an MCP server) lives in its own
 // files under dist/lazy/, so a runtime's start-up neither reads nor compiles it. Only self-contained
 // packages: a split copy of a package the main bundle also holds would break instanceof checks.
+// The model client (the Anthropic and cloud SDKs) loads on the first model request: ModelError, the one
+// class both sides check, matches across copies (model/modelClient.ts).
 const LAZY = {
   'lazy/undici': 'undici',
   'lazy/mcp-sdk': 'src/runtime/mcp/mcpSdk.ts',
+  'lazy/model': 'src/runtime/model/anthropicClient.ts',
 };
-const lazyImports = { undici: 'lazy/undici', './mcpSdk': 'lazy/mcp-sdk' };
-const lazyOf = new Map(Object.entries(lazyImports).map(([spec, out]) => [spec, `./${out}.js`]));
-const splitLazy = {
+const lazyImports = { undici: 'lazy/undici', './mcpSdk': 'lazy/mcp-sdk', './anthropicClient': 'lazy/model' };
+/** Resolves the lazy imports to their files, relative to a bundle in `from` ('' for dist/, 'lazy/' for dist/lazy/). */
+const splitLazy = from => ({
   name: 'split-lazy',
   setup(build) {
-    build.onResolve({ filter: /^(undici|\.\/mcpSdk)$/ }, args =>
-      args.kind === 'dynamic-import' && lazyOf.has(args.path) ? { path: lazyOf.get(args.path), external: true } : undefined);
+    build.onResolve({ filter: /^(undici|\.\/mcpSdk|\.\/anthropicClient)$/ }, args => {
+      const out = lazyImports[args.path];
+      // The model client is loaded with a plain require at its first use (model/lazyClient.ts), the others with import().
+      const lazyKind = args.path === './anthropicClient' ? 'require-call' : 'dynamic-import';
+      if (args.kind !== lazyKind || !out) return undefined;
+      return { path: `./${from ? out.slice(from.length) : out}.js`, external: true };
+    });
   },
-};
+});
 
 const builds = [
   { ...node, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', external: ['vscode'] },
-  { ...node, entryPoints: { runtime: 'src/runtime/server.ts' }, outdir: 'dist', plugins: [splitLazy] },
-  { ...node, entryPoints: LAZY, outdir: 'dist' },
+  { ...node, entryPoints: { runtime: 'src/runtime/server.ts' }, outdir: 'dist', plugins: [splitLazy('')] },
+  { ...node, entryPoints: LAZY, outdir: 'dist', plugins: [splitLazy('lazy/')] },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   { ...node, entryPoints: { 'fake-anthropic': 'test/fakes/serve.ts' }, outdir: 'dist' },
 ];

@@ -1,7 +1,9 @@
 // Extension entry (docs/design.md §2): wiring only — each feature registers the disposables it creates.
 import * as vscode from 'vscode';
 import { registerApprovals } from './host/approvals';
+import { ChatApprovals, registerChatApprovalCommand } from './host/chat/chatApprovals';
 import { registerChatParticipant } from './host/chat/participant';
+import { ForkEndsShown } from './host/forks/forkEndsShown';
 import { registerForkFromHere } from './host/commands/forkFromHere';
 import { registerRewindHere } from './host/commands/rewindHere';
 import { registerForkNotifier } from './host/forks/forkNotifier';
@@ -29,13 +31,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<ForkAg
   registerShowRuntimeLog(context, storeDir);
   const runtime = createRuntimeConnection(context, settings, output, storeDir, new McpSettings(context, output));
   registerForkFromHere(context, runtime, settings);
-  registerForkNotifier(context, runtime);
+  const endsShown = new ForkEndsShown();
+  registerForkNotifier(context, runtime, endsShown);
   registerDeleteSession(context, runtime);
   registerWorktrees(context, runtime, output, storeDir);
   const panel = registerForksPanel(context, runtime, settings, output);
-  registerApprovals(context, runtime, panel.approvals);
+  const chatApprovals = new ChatApprovals();
+  registerChatApprovalCommand(context, chatApprovals);
+  registerApprovals(context, runtime, [panel.approvals, chatApprovals]);
   registerRewindHere(context, runtime, { currentSession: () => panel.chatSession.sessionId, rewound: () => panel.refreshSession() });
-  registerChatParticipant(context, runtime, settings, panel.chatSession);
+  registerChatParticipant(context, { runtime, settings, endsShown, approvals: chatApprovals, current: panel.chatSession });
   await registerLanguageModel(context, settings, runtime);
   return { storeDir, runtime };
 }

@@ -8,6 +8,7 @@ import { isTerminal } from '../src/common/forks';
 import type { ForkAction, ForkRowView, OutputItem, PendingApprovalView } from '../src/common/protocol/webview';
 import { approvalAnswer, panelForkAction, panelForkCancel, panelForkContinue, panelForkSend } from '../src/common/protocol/webview';
 import { CacheBars } from './cacheBars';
+import { DamageNotice } from './damageNotice';
 import { button, h, icon, setText, setTrustedHtml } from './dom';
 import type { HostChannel } from './host';
 import { OutputView, setLatest } from './outputView';
@@ -51,6 +52,7 @@ export class ForkRow {
   private readonly pausedText = h('p', { class: 'paused-reason' });
   private readonly budgetInput = h('input', { type: 'text', class: 'budget-input', 'aria-label': 'New budget: dollars such as 0.50, or tokens such as 40000tokens' });
   private readonly cacheBars = new CacheBars();
+  private readonly damage = new DamageNotice('fork');
   private readonly workspace = h('div', { class: 'fork-workspace' });
   /** Where its commands run: the OS sandbox and its network policy (the isolation beside worktree/shared in the meta line). */
   private readonly sandboxEl = h('div', { class: 'fork-sandbox' });
@@ -99,7 +101,7 @@ export class ForkRow {
     });
     this.body.append(this.directive, this.error, this.reportSection, this.outputDetails, this.cacheBars.el, this.actions, this.continueForm);
     this.el = h('li', { class: 'fork', 'data-fork-id': view.fork.id },
-      h('div', { class: 'fork-head' }, this.toggle, this.badge, this.inline), this.meta, this.usage, this.cost, this.workspace, this.sandboxEl, this.paused, this.latest, this.approvals, this.body);
+      h('div', { class: 'fork-head' }, this.toggle, this.badge, this.inline), this.meta, this.usage, this.cost, this.workspace, this.sandboxEl, this.damage.el, this.paused, this.latest, this.approvals, this.body);
     this.update(view);
     this.output.reset(items);
     this.setExpanded(ctx.isExpanded(view.fork.id), false);
@@ -148,6 +150,7 @@ export class ForkRow {
     setText(this.pausedText, fork.pausedReason ?? 'Paused: its budget is reached.');
     if (isPaused && stateChanged) this.budgetInput.value = raisedBudgetText(fork.budget);
     this.cacheBars.set(fork.cacheSteps, { forkTurns: fork.forkTurns });
+    this.damage.set(fork.damage);
     const workspace = workspaceLine(fork);
     setText(this.workspace, workspace);
     this.workspace.hidden = workspace === '';

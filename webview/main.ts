@@ -4,7 +4,7 @@
 import { isTerminal } from '../src/common/forks';
 import { spendingText, storeSizeText } from '../src/common/forkDisplay';
 import {
-  approvalsState, forkOutput, forkReveal, forksState, isWireMessage, mcpServersState, modelsState, openLink, panelForkFromMessage, panelReady, panelSnapshot,
+  approvalsState, forkOutput, forkReveal, forksState, isWireMessage, mcpServersState, modelsState, openLink, panelDiffSince, panelForkFromMessage, panelReady, panelSnapshot,
   sessionState, storeState,
 } from '../src/common/protocol/webview';
 import type { PanelSnapshot, StoreSizeView } from '../src/common/protocol/webview';
@@ -15,6 +15,7 @@ import { HostChannel } from './host';
 import { NewForkForm } from './newForkForm';
 import type { FormState } from './newForkForm';
 import { TranscriptView } from './transcriptView';
+import { DamageNotice } from './damageNotice';
 import { CacheBars } from './cacheBars';
 import { McpServerList } from './mcpServers';
 import { CompareView } from './compareView';
@@ -36,6 +37,8 @@ const transcript = new TranscriptView(message => {
   const forkTurns = form.turns();
   if (forkTurns === undefined) return form.focusTurns();
   channel.request(panelForkFromMessage, { messageId: message.id, forkTurns }).catch(report);
+}, message => {
+  channel.request(panelDiffSince, { messageId: message.id }).catch(report);
 });
 const compare = new CompareView(channel, error => report(error));
 const list = new ForkList({
@@ -52,8 +55,10 @@ const list = new ForkList({
 });
 const chatCost = h('p', { class: 'chat-cost', role: 'status' });
 const chatCache = new CacheBars();
+const chatDamage = new DamageNotice('chat');
 const mcpServers = new McpServerList();
-const showChatSpending = (session: { costText?: string; cacheSteps?: CacheStep[] } | undefined) => {
+const showChatSpending = (session: { costText?: string; cacheSteps?: CacheStep[]; damage?: string[] } | undefined) => {
+  chatDamage.set(session?.damage);
   setText(chatCost, session?.costText ?? '');
   chatCost.hidden = !session?.costText;
   chatCache.set(session?.cacheSteps);
@@ -93,7 +98,7 @@ app.replaceChildren(
   status,
   section('new', 'New fork', form.el),
   section('forks', 'Forks', compare.el, list.el, list.empty, storeLine),
-  section('conversation', 'Conversation', chatCost, mcpServers.el, chatCache.el, transcript.el, transcript.empty),
+  section('conversation', 'Conversation', chatDamage.el, chatCost, mcpServers.el, chatCache.el, transcript.el, transcript.empty),
 );
 
 function load(snapshot: PanelSnapshot): void {

@@ -1,6 +1,8 @@
 // The current chat's transcript: prompts, answers (host-rendered markdown), tool calls
 // folded. Every message carries data-vscode-context, so right-click › Fork from here (a webview/context
-// menu item) receives its entry id; a focusable message also has its own Fork from here button.
+// menu item) receives its entry id; a focusable message also has its own Fork from here button. The
+// message that ends a turn lists the files the turn changed, with "Diff since here".
+import type { TurnFile } from '../src/common/protocol/checkpoints';
 import type { MessageView, SessionView, ToolCallView } from '../src/common/protocol/webview';
 import { button, h, icon, setTrustedHtml } from './dom';
 
@@ -12,7 +14,7 @@ export class TranscriptView {
   readonly empty = h('p', { class: 'empty' }, 'No conversation yet: ask @fork something in the Chat view and it shows here.');
   private session?: SessionView;
 
-  constructor(private readonly forkHere: (message: MessageView) => void) {}
+  constructor(private readonly forkHere: (message: MessageView) => void, private readonly diffSince: (message: MessageView) => void) {}
 
   set(session: SessionView | undefined): void {
     this.session = session;
@@ -46,12 +48,39 @@ export class TranscriptView {
       li.append(h('div', { class: 'message-body text' }, message.text));
     }
     if (message.tools.length > 0) li.append(h('div', { class: 'tools' }, ...message.tools.map(tool)));
+    if (message.turnFiles && message.turnFiles.length > 0) li.append(this.turnFiles(message, message.turnFiles));
     return li;
+  }
+
+  private turnFiles(message: MessageView, files: readonly TurnFile[]): HTMLElement {
+    const count = files.length === 1 ? '1 file changed' : `${files.length} files changed`;
+    return h(
+      'div',
+      { class: 'turn-files', 'aria-label': `This turn: ${count}` },
+      h('div', { class: 'turn-files-head' },
+        icon('diff'), h('span', { class: 'turn-files-count' }, count),
+        button('Diff since here', { kind: 'toolbar', icon: 'diff-multiple', title: 'Diff since here: this turn\'s start against the files now', onClick: () => this.diffSince(message) })),
+      h('ul', { class: 'turn-file-list' }, ...files.map(turnFile)),
+    );
   }
 
   private snippetOf(message: MessageView): string {
     return this.snippet(message.entryIds[0]) ?? (message.tools.length > 0 ? `${message.tools.length} tool call(s)` : '');
   }
+}
+
+const STATUS_LETTER: Record<TurnFile['status'], string> = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R', 'type-changed': 'T' };
+
+function turnFile(file: TurnFile): HTMLElement {
+  const name = file.oldPath ? `${file.oldPath} → ${file.path}` : file.path;
+  const lines = file.binary ? 'binary' : file.added === undefined ? '' : `+${file.added} −${file.removed ?? 0}`;
+  return h(
+    'li',
+    { class: `turn-file ${file.status}`, title: `${file.status}: ${name}` },
+    h('span', { class: 'turn-file-status', 'aria-label': file.status }, STATUS_LETTER[file.status]),
+    h('span', { class: 'turn-file-path' }, name),
+    lines ? h('span', { class: 'turn-file-lines' }, lines) : undefined,
+  );
 }
 
 function tool(call: ToolCallView): HTMLElement {

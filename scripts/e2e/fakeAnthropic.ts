@@ -19,6 +19,8 @@ export interface FakeOptions {
   port?: number;
   /** Pause between SSE events so streaming is visible (demo, UI checks). */
   streamDelayMs?: number;
+  /** Serve GET /v1/models (today's list) as the API does; off by default (see below). */
+  models?: boolean;
 }
 
 export async function startFakeAnthropic(options: FakeOptions): Promise<FakeAnthropic> {
@@ -27,7 +29,7 @@ export async function startFakeAnthropic(options: FakeOptions): Promise<FakeAnth
   const script = path.join(options.repoRoot, 'dist', 'fake-anthropic.js');
   // --no-models: the UI checks and the extension-host suite were written against an endpoint without a
   // models list (the picker shows fork.model / fork.models); the listed case is covered by the runtime's tests.
-  const args = [script, '--port', String(port), '--demo', '--api-key', options.apiKey, '--no-models'];
+  const args = [script, '--port', String(port), '--demo', '--api-key', options.apiKey, ...(options.models ? [] : ['--no-models'])];
   if (options.streamDelayMs) args.push('--stream-delay-ms', String(options.streamDelayMs));
   const group: Group = spawnGroup(process.execPath, args, {
     env: process.env,

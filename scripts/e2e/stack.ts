@@ -22,6 +22,8 @@ export interface StackOptions {
   /** Start the fake server with its demo model and point the extension at it. */
   fake: boolean;
   streamDelayMs?: number;
+  /** The fake lists its models (GET /v1/models), as the API does. */
+  models?: boolean;
   /** Key the extension sends (defaults to the fake's key). */
   apiKey?: string;
   port?: number;
@@ -68,7 +70,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   try {
     const extensionEnv: Record<string, string> = { FORK_AGENTS_STORE: storeDir, ...options.env };
     if (options.fake) {
-      fake = await startFakeAnthropic({ repoRoot: root, logDir: runDir, apiKey: DEMO_API_KEY, streamDelayMs: options.streamDelayMs });
+      fake = await startFakeAnthropic({ repoRoot: root, logDir: runDir, apiKey: DEMO_API_KEY, streamDelayMs: options.streamDelayMs, models: options.models });
       cleanups.push(() => fake!.stop());
       extensionEnv.ANTHROPIC_BASE_URL = fake.url;
       extensionEnv.ANTHROPIC_API_KEY = options.apiKey ?? fake.apiKey;
@@ -100,7 +102,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         if (!fake) throw new Error('this stack runs without the fake server');
         const port = fake.port;
         await fake.stop();
-        fake = await startFakeAnthropic({ repoRoot: root, logDir: runDir, apiKey, port, streamDelayMs: options.streamDelayMs });
+        fake = await startFakeAnthropic({ repoRoot: root, logDir: runDir, apiKey, port, streamDelayMs: options.streamDelayMs, models: options.models });
         return fake;
       },
       collectLogs: dest => collectLogs(runDir, dest),

@@ -21,7 +21,7 @@ export const LAYERS = [
   { layer: 'src/runtime/model', files: 'src/runtime/model/', folders: ['src/runtime/', 'src/common/', 'src/ipc/'], packages: [NODE, SDKS, /^undici$/],
     why: 'the model clients: the only place the Anthropic SDKs are imported' },
   { layer: 'src/runtime', files: 'src/runtime/', folders: ['src/runtime/', 'src/common/', 'src/ipc/'],
-    packages: [NODE, /^undici$/, /^vscode-languageserver(\/|$)/, /^@modelcontextprotocol\/sdk(\/|$)/, /^ignore$/, /^picomatch$/],
+    packages: [NODE, /^undici$/, /^vscode-jsonrpc(\/|$)/, /^@modelcontextprotocol\/sdk(\/|$)/, /^ignore$/, /^picomatch$/],
     why: 'the detached runtime: never the editor (vscode, src/host), never its clients, SDKs only through src/runtime/model' },
   { layer: 'src/client', files: 'src/client/', folders: ['src/client/', 'src/common/', 'src/ipc/'], packages: [NODE, /^vscode-jsonrpc(\/|$)/, /^jsonc-parser$/],
     why: 'how host and CLI reach the runtime: no vscode, no runtime code' },

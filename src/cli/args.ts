@@ -54,11 +54,14 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { session, 'thinking-budget': { type: 'string' }, effort: { type: 'string' }, 'cache-ttl': { type: 'string' }, 'trust-mcp': trustMcp },
   },
   fork: {
-    usage: 'fork --session ID [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--worktree-setup CMD] [--budget 0.25|20000tokens] [--model ID] [--trust-mcp] [--wait] [--json] "directive"\n' +
+    usage: 'fork --session ID [--approval ask|auto-edit|auto] [--turns all|N] [--at ENTRY_ID] [--isolation worktree|shared] [--worktree-root DIR] [--worktree-setup CMD] [--budget 0.25|20000tokens] [--model ID] [--trust-mcp] [--wait] [--json] "directive"\n' +
       'fork --session ID --attempts N [--models a,b,c] [--verify CMD] [--different] [--budget …] [--wait] [--json] "directive"\n' +
       '  (a tournament: N attempts (1–8) of the directive, each in its own worktree; --verify runs in each when it ends\n' +
       '   (default: fork.tournament.verify, else the project\'s test script; "" for none); --budget is for all attempts\n' +
       '   together; --different asks attempts 2..N for another approach; --wait --json: a line per attempt, then the result)\n' +
+      '  (--approval: default the mode the session\'s chat last ran with (ask if none recorded); it is the fork\'s ceiling for send;\n' +
+      '   --wait on a terminal asks the fork\'s approvals here, y/N, as chat does; without a terminal a connected editor\n' +
+      '   answers them, else they are refused after a bounded wait)\n' +
       '  (--worktree-setup: CMD runs in the new worktree before the fork\'s first tool call; its output is shown with --wait;\n' +
       '   --budget: dollars, or tokens with the suffix; the fork pauses in paused (budget) once it has spent that;\n' +
       '   --model: another model than the session\'s; the fork then starts with a cold cache (no shared prompt cache, costs more);\n' +
@@ -147,13 +150,26 @@ export const COMMANDS: Record<string, CommandSpec> = {
     summary: 'stop a fork; remove its worktree, branch and folder',
     options: { fork },
   },
+  doctor: {
+    usage: 'doctor [--store DIR] [--repair] [--json]\n' +
+      '  (checks transcripts and their sealed segments, forks\' launch records, checkpoint repositories, the lock,\n' +
+      '   the socket, owners and modes, and temporary files a killed runtime left; says per item what it found.\n' +
+      '   --repair: writes what loading mends (entries read back from segments, exchanges closed) after the damage —\n' +
+      '   transcripts stay append-only —, cuts torn last lines, makes modes private, removes leftovers; it refuses\n' +
+      '   while a runtime serves the store. Without --repair it only reads.\n' +
+      '   exit codes: 0 nothing wrong (or all repaired), 3 problems remain, 4 --repair refused: a runtime serves\n' +
+      '   the store, 1 the doctor could not run, 2 bad input)',
+    summary: 'check a store and, with --repair, mend what can be mended',
+    options: { repair: { type: 'boolean' } },
+  },
 };
 
 const COMMON_HELP = `common options:
   --cwd DIR            the workspace folder (a git repository enables worktree forks)
   --store DIR          where sessions live (default: FORK_AGENTS_HOME or ~/.fork-agents)
   --model NAME         the model for new sessions (fork: the fork's model, default the session's)
-  --approval MODE      ask (default: the terminal asks; a background fork asks a connected editor) | auto-edit | auto
+  --approval MODE      ask (chat's default: the terminal asks) | auto-edit | auto; fork's default: its chat's mode; a fork's
+                       approvals are asked by fork --wait on a terminal, else by a connected editor
   --sandbox MODE       auto (default: the OS sandbox where bubblewrap / macOS can, else as without) | required | off;
                        for the forks this command starts or continues
   --allow-network H,H  hosts (or *.suffix) the sandboxed forks may reach through their filtering proxy; default none

@@ -70,7 +70,7 @@ export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: s
   const storeDir = storeDirOf(args);
   const prices = cliPrices(args, process.env); // a bad file exits 2 before a runtime starts
   const runtimeScript = process.env.FORK_AGENTS_RUNTIME_SCRIPT ?? path.join(__dirname, 'runtime.js');
-  const socket = await connectOrStart({ storeDir, runtimeScript });
+  const socket = await connectOrStart({ storeDir, runtimeScript, onNotice: message => process.stderr.write(`fork-agents: ${message}\n`) });
   const demo = args.switches.has('demo') ? await ensureDemoModel(storeDir) : undefined;
   const client = await connectRpc(socket, 'cli');
   let mcpServers: McpServerConfig[] | undefined;

@@ -11,11 +11,13 @@ import { transcriptCommand } from './commands/transcript';
 import { applyCommand, discardCommand, keepCommand, reviewCommand } from './commands/worktree';
 import { stopCommand } from './commands/stop';
 import { compareCommand } from './commands/tournament';
+import { doctorCommand } from './commands/doctor';
 
 declare const FORK_AGENTS_VERSION: string;
 
 const INVALID_PARAMS = -32602;
-const RUNNERS: Record<string, (args: ParsedArgs) => Promise<void>> = {
+/** A runner's number is the exit code (doctor's own codes); otherwise success is 0. */
+const RUNNERS: Record<string, (args: ParsedArgs) => Promise<void | number>> = {
   chat: chatCommand,
   compact: compactCommand,
   fork: forkCommand,
@@ -30,6 +32,7 @@ const RUNNERS: Record<string, (args: ParsedArgs) => Promise<void>> = {
   compare: compareCommand,
   keep: keepCommand,
   discard: discardCommand,
+  doctor: doctorCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -45,8 +48,8 @@ async function main(argv: string[]): Promise<number> {
     }
     const run = RUNNERS[line.args.verb];
     if (!run) throw new UsageError(`unknown command ${JSON.stringify(line.args.verb)}`);
-    await run(line.args);
-    return 0;
+    const code = await run(line.args);
+    return typeof code === 'number' ? code : 0;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`fork-agents: ${message.split('\n', 1)[0]}\n`);

@@ -3,7 +3,8 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { checkOwnSocket, ensurePrivateDir, openPrivateFile, readPrivateFile } from '../ipc/privateFs';
+import { PrivatePathError, checkOwnSocket, ensurePrivateDir, openPrivateFile, readPrivateFile } from '../ipc/privateFs';
+import { ensurePrivateFolder, openPrivateFolder } from '../ipc/socketFolder';
 import { DetachedStartError, spawnDetached } from './spawnDetached';
 import { runtimeInfoPath, runtimeLogPath, runtimeTokenPath, separateSocketDir, socketPathFor } from '../ipc/socketPath';
 
@@ -17,21 +18,26 @@ export interface LaunchOptions {
   env?: NodeJS.ProcessEnv;
   idleExitMs?: number;
   connectTimeoutMs?: number;
+  /** Told when the runtime had to serve from a fallback folder (someone else holds the predictable one). */
+  onNotice?: (message: string) => void;
 }
 
 /** How each socket's client reads the token of the runtime it reached (read again on a retry). */
 const tokenReaders = new WeakMap<net.Socket, () => string | undefined>();
 
 /**
- * A connection to the runtime serving the store. Before connecting, the socket must be this user's own
- * socket in a folder only this user can enter; someone else's socket or folder is refused.
+ * A connection to the runtime serving the store. The socket must be this user's own, in a folder only this
+ * user can enter, checked and connected through one handle (src/ipc/socketFolder.ts); someone else's socket
+ * or folder is refused. When another user holds the predictable per-user folder, the runtime serves from a
+ * fresh private folder it records in the store, and `onNotice` is told.
  */
 export async function connectOrStart(options: LaunchOptions): Promise<net.Socket> {
-  const socketPath = preparePrivatePlaces(options.storeDir);
-  const existing = (await tryConnect(socketPath, options.storeDir)) ?? (await tryRecordedSocket(socketPath, options.storeDir));
+  ensurePrivateDir(options.storeDir);
+  const known = () => connectKnown(options.storeDir, options.onNotice);
+  const existing = await known();
   if (existing) return existing;
   try {
-    return (await startRuntime(options, () => tryConnect(socketPath, options.storeDir))).value;
+    return (await startRuntime(options, known)).value;
   } catch (error) {
     if (error instanceof DetachedStartError) throw new Error(`The Fork Agents runtime did not start; see ${runtimeLogPath(options.storeDir)}`);
     throw error;
@@ -48,11 +54,32 @@ export function readRuntimeToken(storeDir: string): string | undefined {
 }
 
 /**
+ * The predictable socket first (its separate folder created 0700 when missing); then the socket runtime.json
+ * names: a runtime that found the predictable folder held by someone else, or one of an older version.
+ */
+async function connectKnown(storeDir: string, onNotice: ((message: string) => void) | undefined): Promise<net.Socket | undefined> {
+  const predicted = socketPathFor(storeDir);
+  const separate = separateSocketDir(storeDir);
+  let refused: string | undefined;
+  try {
+    const socket = await tryConnect(predicted, storeDir, { create: separate !== undefined });
+    if (socket) return socket;
+  } catch (error) {
+    // Only a separate folder in a shared place can be someone else's for a reason other than a broken store.
+    if (!(error instanceof PrivatePathError) || !separate) throw error;
+    refused = error.message;
+  }
+  const recorded = await tryRecordedSocket(predicted, storeDir);
+  if (recorded && refused) onNotice?.(`${refused} The runtime serves from a private folder of its own instead (${path.dirname(recorded.path)}).`);
+  return recorded?.socket;
+}
+
+/**
  * A runtime of an older version listens where it said in runtime.json (the shared temp folder in
  * earlier versions). Reaching it lets the protocol check make it step aside (or report its running forks) instead
  * of a second runtime serving the same store. Only a socket of this user's is tried; anything else is ignored.
  */
-async function tryRecordedSocket(socketPath: string, storeDir: string): Promise<net.Socket | undefined> {
+async function tryRecordedSocket(socketPath: string, storeDir: string): Promise<{ socket: net.Socket; path: string } | undefined> {
   let recorded: unknown;
   try {
     // In the store, which was just checked to be this user's; an older runtime wrote it 0644 (not secret).
@@ -62,18 +89,11 @@ async function tryRecordedSocket(socketPath: string, storeDir: string): Promise<
   }
   if (typeof recorded !== 'string' || recorded === socketPath || !path.isAbsolute(recorded)) return undefined;
   try {
-    return await tryConnect(recorded, storeDir);
+    const socket = await tryConnect(recorded, storeDir, { create: false });
+    return socket && { socket, path: recorded };
   } catch {
     return undefined;
   }
-}
-
-/** The store and the socket's folder, created 0700 or checked; returns the socket path. */
-function preparePrivatePlaces(storeDir: string): string {
-  ensurePrivateDir(storeDir);
-  const socketDir = separateSocketDir(storeDir);
-  if (socketDir) ensurePrivateDir(socketDir, { followSymlink: false });
-  return socketPathFor(storeDir);
 }
 
 /** Starts a detached runtime for the store and waits until `ready` (its socket accepts) gives a value. */
@@ -91,15 +111,38 @@ function startRuntime<T>(options: LaunchOptions, ready: () => Promise<T | undefi
   });
 }
 
-function tryConnect(socketPath: string, storeDir: string): Promise<net.Socket | undefined> {
-  if (checkOwnSocket(socketPath) === 'missing') return Promise.resolve(undefined);
+/**
+ * Connects to `socketPath` through a handle on its folder, opened and checked first: the folder checked is
+ * the folder connected in. The handle is closed once the connect has resolved one way or the other.
+ */
+function tryConnect(socketPath: string, storeDir: string, options: { create: boolean }): Promise<net.Socket | undefined> {
+  const dir = path.dirname(socketPath);
+  const inStore = dir === path.resolve(storeDir);
+  const folder = process.platform === 'win32'
+    ? { address: () => socketPath, close: () => undefined }
+    : (options.create ? ensurePrivateFolder : openPrivateFolder)(dir, { followSymlink: inStore });
+  let address: string;
+  try {
+    address = folder.address(path.basename(socketPath));
+    if (checkOwnSocket(address) === 'missing') {
+      folder.close();
+      return Promise.resolve(undefined);
+    }
+  } catch (error) {
+    folder.close();
+    throw error;
+  }
   return new Promise(resolve => {
-    const socket = net.connect(socketPath);
+    const socket = net.connect(address);
     socket.once('connect', () => {
+      folder.close();
       socket.removeAllListeners('error');
       tokenReaders.set(socket, () => readRuntimeToken(storeDir));
       resolve(socket);
     });
-    socket.once('error', () => resolve(undefined));
+    socket.once('error', () => {
+      folder.close();
+      resolve(undefined);
+    });
   });
 }

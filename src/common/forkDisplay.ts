@@ -3,7 +3,7 @@ import type { ForkState, ForkSummary } from './forks';
 import { cacheReadShare, inputTokens } from './transcript';
 import type { Usage } from './transcript';
 import { allTokens } from './budget';
-import { NO_PRICE_TEXT, noPriceText, usdText } from './pricing';
+import { NO_PRICE_TEXT, cacheEffectText, noPriceText, usdText } from './pricing';
 
 export function stateLabel(state: ForkState): string {
   if (state === 'paused-budget') return 'paused (budget)';
@@ -63,7 +63,7 @@ export function spendingText(forks: Iterable<Pick<ForkSummary, 'cost' | 'modelTu
       unpriced++;
     }
   }
-  const parts = any ? [`Forks spent ${usdText(usd)} (the cache saved ${usdText(uncached - usd)})`] : [];
+  const parts = any ? [`Forks spent ${usdText(usd)} (${cacheEffectText({ usd, uncachedUsd: uncached })})`] : [];
   if (unpriced > 0) parts.push(`${unpriced} fork(s): ${NO_PRICE_TEXT} (set the fork.prices setting)`);
   return parts.join('; ');
 }
@@ -75,8 +75,7 @@ export function costLine(fork: Pick<ForkSummary, 'cost' | 'model' | 'budget' | '
   const parts: string[] = [];
   const title: string[] = [];
   if (fork.cost) {
-    const saved = fork.cost.uncachedUsd - fork.cost.usd;
-    parts.push(usdText(fork.cost.usd), `saved ${usdText(saved)} vs uncached`);
+    parts.push(usdText(fork.cost.usd), cacheEffectText(fork.cost, { form: 'row' }));
     title.push(`Cost of the usage the provider reported, at ${fork.model ?? 'the model'}'s price; the same tokens uncached would have cost ${usdText(fork.cost.uncachedUsd)}.`);
   } else if (fork.modelTurns > 0) {
     parts.push(noPriceText(fork.model, 'editor'));

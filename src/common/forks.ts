@@ -84,6 +84,11 @@ export interface ForkSummary {
   context?: { tokens: number; window?: number };
   report?: string;
   error?: string;
+  /**
+   * Lines of its transcript that were damaged when the runtime loaded it, each with what was done (read back
+   * from a sealed segment, or the exchange closed); `fork-agents doctor --repair` makes the mending permanent.
+   */
+  damage?: string[];
   /** A window already told the user that this run ended (fork/announce). */
   announced?: boolean;
   /** The worktree's preparation (ignored files, links, setup commands) of this fork's first run. */

@@ -169,6 +169,28 @@ export function usdText(usd: number): string {
   return `${usd < 0 ? '−' : ''}$${abs.toFixed(digits)}`;
 }
 
+/**
+ * What the prompt cache did to a cost, in words, never as a negative saving. Writing to the cache costs
+ * more than plain input (1.25× or 2×) and pays back only when later requests read it, so a first request
+ * can cost more than it would have uncached; that is said as such. Forms: `sentence` (the chat: "the
+ * prompt cache saved $0.011 this turn"), `row` ("saved $0.11 vs uncached"), `clause` ("saved $0.11", after
+ * an "uncached $…" figure). `span` says over what, `later` who reads the writes ("turns", "requests").
+ */
+export function cacheEffectText(cost: CostFigures, options: { form?: 'sentence' | 'row' | 'clause'; span?: string; later?: string } = {}): string {
+  const saved = cost.uncachedUsd - cost.usd;
+  const form = options.form ?? 'sentence';
+  const span = options.span ? ` ${options.span}` : '';
+  // Below usdText's last digit (a millionth of a dollar) a difference is float noise, not an extra cost.
+  if (saved > -5e-7) {
+    const amount = usdText(Math.max(0, saved));
+    return form === 'sentence' ? `the prompt cache saved ${amount}${span}` : form === 'row' ? `saved ${amount} vs uncached` : `saved ${amount}`;
+  }
+  const extra = usdText(-saved);
+  if (form === 'row') return `cache writes cost ${extra} more than uncached`;
+  if (form === 'clause') return `cache writes cost ${extra} more`;
+  return `cache writes cost ${extra} more${span}; later ${options.later ?? 'requests'} read them`;
+}
+
 export const NO_PRICE_TEXT = 'no price known';
 
 /** How a user gives a price, in the words of the surface they read it on. */

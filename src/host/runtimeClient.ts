@@ -85,12 +85,23 @@ class RuntimeLanguageClient extends LanguageClient {
   }
 }
 
+let noticeShown = false;
+
 function createLanguageClient(options: ClientOptions): LanguageClient {
   const restarts = new RestartPolicy();
   let client: LanguageClient | undefined;
   let socket: net.Socket | undefined;
   const serverOptions = async (): Promise<StreamInfo> => {
-    socket = await connectOrStart({ storeDir: options.storeDir, runtimeScript: options.runtimeScript, nodePath: process.execPath });
+    socket = await connectOrStart({
+      storeDir: options.storeDir, runtimeScript: options.runtimeScript, nodePath: process.execPath,
+      onNotice: message => {
+        options.output.warn(message);
+        // Once per window: every reconnect would say it again.
+        if (noticeShown) return;
+        noticeShown = true;
+        void vscode.window.showWarningMessage(`Fork Agents: ${message}`);
+      },
+    });
     options.onSocket(socket);
     return { reader: socket, writer: socket, detached: true };
   };

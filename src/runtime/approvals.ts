@@ -14,17 +14,33 @@ export const APPROVAL_WAIT_MS = 2 * 60_000;
 /** Why a fork's call was refused with no editor to ask, and the flag that would allow this kind of call. */
 export function noApproverReason(waitMs: number, category: ToolCategory): string {
   const wait = waitMs < 1000 ? `${waitMs} ms` : `${Math.round(waitMs / 1000)} s`;
-  return `no editor was connected to approve it within ${wait}; a fork's approvals are answered in VS Code with Fork Agents open, ` +
-    `or start the fork with ${modeThatAllows(category)}`;
+  return `no editor was connected to approve it within ${wait}; a fork's approvals are answered in VS Code with Fork Agents open ` +
+    `or by \`fork-agents fork --wait\` on a terminal, or start the fork with ${modeThatAllows(category)}`;
 }
 
 export class ApprovalRouter {
   private waiting: (() => void)[] = [];
+  /** Per fork: the clients waiting for it that answer its approvals themselves (a terminal), latest last. */
+  private readonly answerers = new Map<string, ClientConnection[]>();
   readonly waitMs: number;
 
   constructor(private readonly clients: ReadonlySet<ClientConnection>, waitMs?: number) {
     const fromEnv = Number(process.env.FORK_AGENTS_APPROVAL_WAIT_MS);
     this.waitMs = waitMs ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : APPROVAL_WAIT_MS);
+  }
+
+  /**
+   * `client` answers `forkId`'s approvals, before any editor, until the returned function is called (its
+   * fork/wait ended). A question already waiting for someone goes to it now.
+   */
+  answerFor(forkId: string, client: ClientConnection): () => void {
+    this.answerers.set(forkId, [...(this.answerers.get(forkId) ?? []), client]);
+    this.clientsChanged();
+    return () => {
+      const rest = (this.answerers.get(forkId) ?? []).filter(other => other !== client);
+      if (rest.length > 0) this.answerers.set(forkId, rest);
+      else this.answerers.delete(forkId);
+    };
   }
 
   /** Call when a client connects or configures: waiting approvals retry. */
@@ -36,7 +52,7 @@ export class ApprovalRouter {
     const deadline = Date.now() + this.waitMs;
     for (;;) {
       if (signal.aborted) return { approved: false, reason: 'cancelled', unanswered: true };
-      const client = this.pick();
+      const client = this.pick(params.sessionId);
       if (client) {
         try {
           return await client.request(permissionRequest, params);
@@ -59,7 +75,8 @@ export class ApprovalRouter {
     }
   }
 
-  private pick(): ClientConnection | undefined {
-    return [...this.clients].reverse().find(client => !client.closed && client.config.answersForkApprovals === true);
+  private pick(forkId: string): ClientConnection | undefined {
+    const own = (this.answerers.get(forkId) ?? []).filter(client => !client.closed).at(-1);
+    return own ?? [...this.clients].reverse().find(client => !client.closed && client.config.answersForkApprovals === true);
   }
 }

@@ -1,5 +1,5 @@
 // One connected client (an editor window or a CLI run) and the model access it configured.
-import type { MessageConnection } from 'vscode-languageserver/node';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { NotificationDescriptor, RequestDescriptor } from '../common/protocol/descriptor';
 import { onRequest, sendNotification, sendRequest } from '../common/protocol/endpoint';
 import type { RpcEndpoint } from '../common/protocol/endpoint';

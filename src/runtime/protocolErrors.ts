@@ -4,7 +4,7 @@
 // reports with exit code 2; a state that forbids the request now (a running fork) is InvalidRequest; a
 // delete refused because of unapplied work is `busy`; a transcript that cannot be written is InternalError
 // with its own message. Anything else propagates as it is.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { RuntimeErrorCode } from '../common/protocol/runtime';
 import { DeleteRefusedError } from './deletion';
 import { BudgetError, ForkBusyError, ForkModelError, ForkNotFoundError } from './fork/forkContracts';

@@ -4,8 +4,8 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { SocketMessageReader, SocketMessageWriter, createMessageConnection } from 'vscode-languageserver/node';
-import { ResponseError } from 'vscode-languageserver/node';
+import { SocketMessageReader, SocketMessageWriter, createMessageConnection } from 'vscode-jsonrpc/node';
+import { ResponseError } from 'vscode-jsonrpc/node';
 import { PROTOCOL_VERSION, RuntimeErrorCode, mcpState } from '../common/protocol/runtime';
 import type { RuntimeInfo } from '../common/protocol/runtime';
 import { socketAccepts } from '../ipc/socketProbe';
@@ -33,6 +33,9 @@ import { registerForkReview } from './handlers/forkReview';
 import { registerWorktreeList } from './handlers/worktreeList';
 import { registerSessionDelete } from './handlers/sessionDelete';
 import { registerSessionRewind } from './handlers/sessionRewind';
+import { registerSessionTurnFiles } from './handlers/sessionTurnFiles';
+import { registerSessionDiffSince } from './handlers/sessionDiffSince';
+import { registerSessionCheckpointFile } from './handlers/sessionCheckpointFile';
 import { registerStoreInfo } from './handlers/storeInfo';
 import { registerTournamentStart } from './handlers/tournamentStart';
 import { registerTournamentCompare } from './handlers/tournamentCompare';
@@ -47,7 +50,8 @@ import { ApprovalRouter } from './approvals';
 import { ForkManager } from './fork/forkManager';
 import { IdleExit } from './idleExit';
 import { ensurePrivateDir, writePrivateFile } from '../ipc/privateFs';
-import { runtimeInfoPath, runtimeTokenPath, separateSocketDir, socketPathFor } from '../ipc/socketPath';
+import { runtimeInfoPath, runtimeTokenPath } from '../ipc/socketPath';
+import { openServingFolder } from '../ipc/socketFolder';
 import { log } from './log';
 import { mcpHub } from './mcp/hub';
 import type { RuntimeContext } from './runtimeContext';
@@ -57,13 +61,14 @@ import { limitFrames } from './frameLimit';
 import { removeScratchLeftovers } from './git/snapshot';
 import { TurnRegistry } from './turns';
 import { killAllCommands } from './tools/bash';
+import { doctorMain } from './doctor/doctorMain';
 
 /** Registered once a client has presented the token at `initialize` (registerLifecycle comes first, alone). */
 const HANDLERS = [
   registerConfigure, registerSend, registerCompact, registerCancel, registerList, registerTranscript,
   registerForkStart, registerForkList, registerForkCancel, registerForkSend, registerForkWait, registerForkAnnounce, registerForkHistory,
   registerForkReview, registerForkBaseFile, registerForkApply, registerForkKeep, registerForkDiscard, registerWorktreeList,
-  registerSessionDelete, registerSessionRewind, registerStoreInfo, registerModelChat,
+  registerSessionDelete, registerSessionRewind, registerSessionTurnFiles, registerSessionDiffSince, registerSessionCheckpointFile, registerStoreInfo, registerModelChat,
   registerTournamentStart, registerTournamentCompare, registerTournamentWait, registerTournamentList, registerTournamentDiff,
   registerTournamentApply, registerTournamentCancel,
 ];
@@ -100,11 +105,14 @@ async function main(): Promise<void> {
   ensurePrivateDir(options.storeDir);
   // Own the store before reading or cleaning it: a runtime that loses the start race must not touch it.
   if (!lockStore(options.storeDir)) exitBecauseServed();
-  const socketDir = separateSocketDir(options.storeDir);
-  if (socketDir) ensurePrivateDir(socketDir, { followSymlink: false });
-  const socketPath = socketPathFor(options.storeDir);
+  // The socket folder stays open for the runtime's life: it listens (and later removes its socket) through that
+  // handle, so the folder it checked is the one it serves in (see src/ipc/socketFolder.ts).
+  const place = openServingFolder(options.storeDir);
+  const socketAddress = place.folder.address(place.name);
+  const socketPath = process.platform === 'win32' ? socketAddress : path.join(place.folder.dir, place.name);
+  if (place.fallbackReason) log(`${place.fallbackReason} Serving in a fresh private folder instead: ${place.folder.dir}`);
   // A runtime of a version before the lock may still serve the store: it owns it too.
-  if (await socketAccepts(socketPath)) exitBecauseServed();
+  if (await socketAccepts(socketAddress)) exitBecauseServed();
   const token = randomBytes(32).toString('hex');
   const info: RuntimeInfo = { protocolVersion: PROTOCOL_VERSION, pid: process.pid, storeDir: options.storeDir, version: VERSION };
   const store = new SessionStore(options.storeDir);
@@ -189,7 +197,8 @@ async function main(): Promise<void> {
     mcpHub.killAll();
     ctx.store.closeAll();
     removeIfOurs(runtimeInfoPath(options.storeDir));
-    if (process.platform !== 'win32') fs.rmSync(socketPath, { force: true });
+    if (process.platform !== 'win32') fs.rmSync(socketAddress, { force: true });
+    if (place.fallbackReason) fs.rmSync(place.folder.dir, { recursive: true, force: true });
     process.exit(0);
   };
   // Last line of defence: every run catches its own failures (runLoop never rejects, forks end as failed),
@@ -199,11 +208,13 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
-  await listenExclusive(server, socketPath);
+  await listenExclusive(server, socketAddress);
   // Only the runtime that won the socket writes the token; a client that read the previous one retries once.
   writePrivateFile(runtimeTokenPath(options.storeDir), token);
-  if (process.platform !== 'win32') fs.chmodSync(socketPath, 0o600);
-  writePrivateFile(runtimeInfoPath(options.storeDir), JSON.stringify({ ...info, socket: socketPath, startedAt: new Date().toISOString() }));
+  if (process.platform !== 'win32') fs.chmodSync(socketAddress, 0o600);
+  writePrivateFile(runtimeInfoPath(options.storeDir), JSON.stringify({
+    ...info, socket: socketPath, ...(place.fallbackReason ? { socketFallback: place.fallbackReason } : {}), startedAt: new Date().toISOString(),
+  }));
   log(`runtime ${process.pid} serving ${options.storeDir} on ${socketPath}`);
   // Worktrees of forks that no longer exist (docs/design.md §4.8); in the background, so clients connect at once.
   void forks.janitor.pruneAtStartup();
@@ -251,7 +262,15 @@ function removeIfOurs(infoFile: string): void {
   }
 }
 
-main().catch(error => {
-  log(`runtime failed to start: ${error instanceof Error ? error.stack : String(error)}`);
-  process.exit(1);
-});
+if (process.argv.includes('--doctor')) {
+  // fork-agents doctor runs the runtime's own loading and recovery on the store, then exits (doctor/doctorMain.ts).
+  void doctorMain(process.argv.slice(2)).then(code => process.exit(code), error => {
+    process.stderr.write(`fork-agents doctor: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+} else {
+  main().catch(error => {
+    log(`runtime failed to start: ${error instanceof Error ? error.stack : String(error)}`);
+    process.exit(1);
+  });
+}

@@ -47,6 +47,22 @@ export function lockStore(storeDir: string): boolean {
   }
 }
 
+/** The pid of the live runtime that owns the store, if any; reads only (fork-agents doctor without --repair). */
+export function storeOwner(storeDir: string): number | undefined {
+  const dir = path.join(storeDir, 'lock');
+  if (!fs.existsSync(dir)) return undefined;
+  const top = claimNumbers(dir).at(-1);
+  const holder = top === undefined ? undefined : readClaim(dir, top);
+  return holder && isLive(holder) ? holder.pid : undefined;
+}
+
+/** Claim files a claimant killed between writing and linking left behind (`.claim-<pid>-<n>`). */
+export function unfinishedClaims(storeDir: string): string[] {
+  const dir = path.join(storeDir, 'lock');
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter(name => name.startsWith('.claim-')).map(name => path.join(dir, name));
+}
+
 function claim(dir: string, n: number, mine: Claim): boolean {
   const temp = path.join(dir, `.claim-${process.pid}-${n}`);
   fs.writeFileSync(temp, JSON.stringify(mine), { mode: 0o600 });

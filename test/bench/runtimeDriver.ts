@@ -8,7 +8,9 @@ import { connectOrStart } from '../../src/client/launch';
 import { connectRpc } from '../../src/client/rpcClient';
 import type { RuntimeClient } from '../../src/client/rpcClient';
 import type { ForkSummary } from '../../src/common/forks';
+import { performance } from 'node:perf_hooks';
 import { sendRequest } from '../../src/common/protocol/endpoint';
+import { request } from '../../src/common/protocol/descriptor';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import type { ForkStartParams } from '../../src/common/protocol/forks';
 import { runtimeConfigure, sessionSend } from '../../src/common/protocol/runtime';
@@ -38,6 +40,8 @@ export interface RunOptions {
   prepare?(storeDir: string, root: string): Promise<void>;
   /** Extra environment for the runtime process (e.g. NODE_OPTIONS=--cpu-prof). */
   env?: NodeJS.ProcessEnv;
+  /** The Node executable for the runtime (absent: this process's). */
+  nodePath?: string;
   /** The chats' model (absent: the runtime's default). */
   model?: string;
 }
@@ -64,7 +68,7 @@ export async function startRuntimeRun(ctx: BenchContext, responder: Responder, f
     await fake.close();
   };
   try {
-    const socket = await connectOrStart({ storeDir, runtimeScript, idleExitMs: 30_000, env: options.env, connectTimeoutMs: 120_000 });
+    const socket = await connectOrStart({ storeDir, runtimeScript, idleExitMs: 30_000, env: options.env, nodePath: options.nodePath, connectTimeoutMs: 120_000 });
     client = await connectRpc(socket, 'bench');
     await sendRequest(client.endpoint, runtimeConfigure, { apiKey: KEY, baseUrl: fake.url, approvalMode: 'auto', ...(options.model ? { model: options.model } : {}) });
   } catch (error) {
@@ -82,5 +86,29 @@ export async function startRuntimeRun(ctx: BenchContext, responder: Responder, f
     startFork: params => sendRequest(endpoint, forkStart, params),
     waitFork: forkId => sendRequest(endpoint, forkWait, { forkId }),
     dispose,
+  };
+}
+
+/** An unknown method: the runtime answers MethodNotFound at once, so its round trip is the event loop's delay (plus the socket's). */
+const ping = request<Record<string, never>, void>('bench/ping');
+
+/** Pings the runtime every `everyMs` until `stop()`, which resolves to the round trips measured. */
+export function pingRuntime(run: RuntimeRun, everyMs: number): { stop(): Promise<number[]> } {
+  const delays: number[] = [];
+  let pinging = true;
+  const pinger = (async () => {
+    while (pinging) {
+      const sent = performance.now();
+      await sendRequest(run.client.endpoint, ping, {}).catch(() => undefined);
+      delays.push(performance.now() - sent);
+      await new Promise(resolve => setTimeout(resolve, everyMs));
+    }
+  })();
+  return {
+    async stop() {
+      pinging = false;
+      await pinger;
+      return delays;
+    },
   };
 }

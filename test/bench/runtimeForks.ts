@@ -3,14 +3,14 @@
 // the model, for the first and a later fork of a long parent; siblings started together with the runtime's
 // responsiveness meanwhile; each beside the anchor's approach in the same run (copying the transcript, as a
 // `/fork` that copies does). Parent sizes: FORK_BENCH_SIZES (comma-separated entry counts).
+// FORK_BENCH_RUNTIME_NODE_ARGS: Node options for the runtime process alone, e.g.
+// "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile what its main thread does during the section.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { sendRequest } from '../../src/common/protocol/endpoint';
-import { request } from '../../src/common/protocol/descriptor';
 import { SessionStore } from '../../src/runtime/session/sessionStore';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
-import { startRuntimeRun } from './runtimeDriver';
+import { pingRuntime, startRuntimeRun } from './runtimeDriver';
 import type { RuntimeRun } from './runtimeDriver';
 import { kb, mb, ms, quantile, round, summarize, thousands } from './stats';
 import { buildParent } from './transcriptGen';
@@ -23,8 +23,6 @@ const SIBLINGS = [1, 5, 20, 50];
 const SIBLING_PARENT = 1_000;
 const PING_EVERY_MS = 5;
 const TARGET_START_MS = 15;
-/** An unknown method: the runtime answers MethodNotFound at once, so its round trip is the event loop's delay (plus the socket's). */
-const ping = request<Record<string, never>, void>('bench/ping');
 
 interface Parent { size: number; id: string; file: string; bytes: number }
 
@@ -42,6 +40,7 @@ export const runtimeForksSection: Section = {
     const sizes = [...new Set([...benchSizes(), SIBLING_PARENT])].sort((a, b) => a - b);
     const parents: Parent[] = [];
     const run = await startRuntimeRun(ctx, () => ({ content: [{ type: 'text', text: 'Done.' }] }), {}, {
+      nodePath: nodeWithArgs(ctx.tempDir('node-'), process.env.FORK_BENCH_RUNTIME_NODE_ARGS),
       async prepare(storeDir, root) {
         const store = new SessionStore(storeDir);
         for (const size of sizes) {
@@ -77,6 +76,14 @@ export const runtimeForksSection: Section = {
     }
   },
 };
+
+/** A wrapper that runs Node with these options (NODE_OPTIONS refuses --cpu-prof); undefined: plain Node. */
+function nodeWithArgs(dir: string, args: string | undefined): string | undefined {
+  if (!args) return undefined;
+  const wrapper = path.join(dir, 'node');
+  fs.writeFileSync(wrapper, `#!/bin/sh\nexec '${process.execPath}' ${args} "$@"\n`, { mode: 0o700 });
+  return wrapper;
+}
 
 let serial = 0;
 const nextDirective = (what: string) => `Bench ${what} fork number ${++serial}: review the store.`;
@@ -139,16 +146,7 @@ async function forkRows(run: RuntimeRun, anchorDir: string, parent: Parent, arri
 }
 
 async function siblingRow(run: RuntimeRun, parent: Parent, count: number): Promise<Row> {
-  const delays: number[] = [];
-  let pinging = true;
-  const pinger = (async () => {
-    while (pinging) {
-      const sent = performance.now();
-      await sendRequest(run.client.endpoint, ping, {}).catch(() => undefined);
-      delays.push(performance.now() - sent);
-      await new Promise(resolve => setTimeout(resolve, PING_EVERY_MS));
-    }
-  })();
+  const pinger = pingRuntime(run, PING_EVERY_MS);
   const starts: number[] = [];
   const cpuBefore = mainThreadCpuMs(run.pid());
   const forks = await Promise.all(Array.from({ length: count }, async () => {
@@ -160,8 +158,7 @@ async function siblingRow(run: RuntimeRun, parent: Parent, count: number): Promi
   }));
   const ends = await Promise.all(forks.map(f => run.waitFork(f.id)));
   const cpuMs = mainThreadCpuMs(run.pid()) - cpuBefore;
-  pinging = false;
-  await pinger;
+  const delays = await pinger.stop();
   const failed = ends.filter(f => f.state !== 'completed').length;
   const p50 = quantile(starts, 0.5);
   const p99 = quantile(delays, 0.99);

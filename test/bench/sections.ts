@@ -3,6 +3,7 @@
 import { cacheShareSection } from './cacheShare';
 import { checkpointsSection } from './checkpoints';
 import { coldStartSection } from './coldStart';
+import { forkConcurrencySection } from './forkConcurrency';
 import { forkEngineSection } from './forkEngine';
 import { forkHeapSection } from './forkHeap';
 import { forkStartSection } from './forkStart';
@@ -32,5 +33,6 @@ export const SECTIONS: readonly Section[] = [
   tournamentLoadSection,
   thinkingForkSection,
   runtimeForksSection,
+  forkConcurrencySection,
   coldStartSection,
 ];

@@ -1,8 +1,9 @@
 // What a user sees of forks from the Chat view (code-server + chromium, the demo model): the forks an
-// answer starts show in that answer as items (name, state, model turns, +/− lines) with Open / Stop while
-// they run and Open / Review / Apply when they end, followed live; their approvals ask in a notification
-// (never a modal) while the Forks view is hidden; and no text meant for the model (fork ids, worktree
-// paths, the notification wrapper) reaches the rendered answers. Screenshots: test-results/chat-forks-*.png.
+// answer starts show in that answer as items (name, state, model turns, +/− lines) with links that act on
+// them (Open / Review / Apply / Stop while they run, Open Report / Review / Apply once ended); the answer
+// ends with its turn and says where the forks go on (the Forks view); their approvals ask in a
+// notification (never a modal) while the Forks view is hidden; and no text meant for the model (fork ids,
+// worktree paths, the notification wrapper) reaches the rendered answers. Screenshots: test-results/chat-forks-*.png.
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -32,21 +33,28 @@ async function expandedText(response: Locator, shows: string): Promise<string> {
   return response.innerText();
 }
 
-async function buttonNames(response: Locator): Promise<string[]> {
-  return (await response.getByRole('button').allInnerTexts()).map(name => name.trim()).filter(Boolean);
+async function linkNames(response: Locator): Promise<string[]> {
+  return (await response.getByRole('link').allInnerTexts()).map(name => name.trim()).filter(Boolean);
 }
 
 /**
  * Answers a fork's approval from its notification (Allow), checking that no modal dialog asks instead.
- * The fork waits meanwhile, so its item in the answer (Open / Stop) is on screen before the click.
+ * The fork waits meanwhile; its answer has ended with the turn (Fork from here), items and all.
  */
 async function allowFromNotification(page: Page, response: Locator, title: RegExp, shot: string): Promise<void> {
   const toast = page.locator('.notification-toast', { hasText: title });
   await toast.first().waitFor({ timeout: 60_000 });
   assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'a background fork never opens a modal dialog');
-  await response.getByRole('button', { name: 'Stop' }).first().waitFor({ timeout: 60_000 });
+  await forkFromHere(response).waitFor({ timeout: 90_000 });
   await screenshot(page, shot);
   await toast.first().getByRole('button', { name: 'Allow' }).click();
+}
+
+/** A fork's end is said once: by its closing item in the answer, or else by the fork-finished notification. */
+async function endSaidOnce(page: Page, answer: string, name: string): Promise<void> {
+  const toast = page.locator('.notification-toast, .notifications-center .notification-list-item', { hasText: `Fork "${name}" completed.` });
+  if (new RegExp(`Fork “${name.replace(/[.]/g, '\\.')}” completed`).test(answer)) assert.equal(await toast.count(), 0, `“${name}” ended in its answer and in a notification too`);
+  else await toast.first().waitFor({ timeout: 90_000 });
 }
 
 describe('Forks in the Chat view (code-server + chromium)', function () {
@@ -77,7 +85,7 @@ describe('Forks in the Chat view (code-server + chromium)', function () {
     await stack?.stop();
   });
 
-  it('shows the forks an answer starts as items followed until they end, with their approvals in notifications', async () => {
+  it('shows the forks an answer starts as items that act on them, with their approvals in notifications', async () => {
     const page = workbench!.page;
     await openChat(page);
     await widenChat(page, 620);
@@ -87,24 +95,27 @@ describe('Forks in the Chat view (code-server + chromium)', function () {
     const response = lastResponse(page);
     // The fork that writes asks; the Forks view is not open, so a notification asks (no modal).
     await allowFromNotification(page, response, /Fork “create A\.md with a” wants to write A\.md/, 'chat-forks-approval');
-    await forkFromHere(response).waitFor({ timeout: 90_000 });
     await screenshot(page, 'chat-forks-answer');
     const text = await expandedText(response, 'Started 2 forks');
     await screenshot(page, 'chat-forks-answer-expanded');
     answers.push(text);
     assert.match(text, /Started 2 forks: “create A\.md with a”, “read README\.md”/);
-    assert.match(text, /Fork “create A\.md with a” completed · 2 model turns · \+1 −0/);
-    assert.match(text, /Fork “read README\.md” completed · 2 model turns · no changes/);
-    assert.ok(seen.includes('“create A.md with a” waits for your approval: answer in its notification or in the Forks view.'), `the answer said where the fork asks; lines seen:\n${seen.join('\n')}`);
-    const buttons = await buttonNames(response);
-    // While running: Open and Stop per fork; when ended: Open Report per fork, Review and Apply for the one with changes.
-    // (A fork that ended before the turn did gets only its closing item.)
-    assert.ok(buttons.filter(b => b === 'Stop').length >= 1, `buttons: ${buttons.join(', ')}`);
-    assert.equal(buttons.filter(b => b === 'Open Report').length, 2, `buttons: ${buttons.join(', ')}`);
-    assert.equal(buttons.filter(b => b === 'Review').length, 1, `buttons: ${buttons.join(', ')}`);
-    assert.equal(buttons.filter(b => b === 'Apply').length, 1, `buttons: ${buttons.join(', ')}`);
+    // Each fork as it was when the answer ended: A waited for its approval (or had not yet asked).
+    assert.match(text, /Fork “create A\.md with a” (waiting for approval|running) · \d model turns?/);
+    assert.match(text, /Fork “read README\.md” (running · \d model turns?|completed · 2 model turns · no changes)/);
+    if (/Fork “create A\.md with a” waiting for approval/.test(text)) {
+      assert.ok(seen.includes('“create A.md with a” waits for your approval: answer in its notification or in the Forks view.'), `the answer said where the fork asks; lines seen:\n${seen.join('\n')}`);
+    }
+    assert.match(text, /keep(s)? working in the background while you go on chatting: the Forks view shows/);
+    const links = await linkNames(response);
+    // A fork still at work: Open / Review / Apply / Stop; one that had ended: Open Report (no changes: nothing to review).
+    assert.ok(links.filter(l => l === 'Stop').length >= 1, `links: ${links.join(', ')}`);
+    assert.equal(links.filter(l => l === 'Open' || l === 'Open Report').length, 2, `links: ${links.join(', ')}`);
     assertNothingForTheModel(text, 'the parallel-forks answer');
     assertNothingForTheModel(seen.join('\n'), 'the live lines of the parallel-forks answer');
+    // Each fork's end is said once, and both have ended before the next check asks for their reports.
+    await endSaidOnce(page, text, 'create A.md with a');
+    await endSaidOnce(page, text, 'read README.md');
   });
 
   it('says in a sentence which reports arrived, and opens a report from the chat', async () => {
@@ -124,31 +135,34 @@ describe('Forks in the Chat view (code-server + chromium)', function () {
       assert.ok(both.includes(`The report of fork “${name}” arrived`), `a sentence says the report of “${name}” arrived:\n${both}`);
     }
     assertNothingForTheModel(text, 'the report-arrival answer');
-    // The button can sit under the chat's sticky title after the fold opened: pressed from the keyboard.
-    await response.getByRole('button', { name: 'Open Report' }).first().focus();
+    // The link can sit under the chat's sticky title after the fold opened: pressed from the keyboard.
+    await response.getByRole('link', { name: 'Open Report' }).first().focus();
     await page.keyboard.press('Enter');
     await page.locator('.editor-group-container .monaco-editor', { hasText: 'Scope:' }).first().waitFor({ timeout: 30_000 });
     await screenshot(page, 'chat-forks-open-report');
   });
 
-  it('follows a /fork fork in its answer the same way', async () => {
+  it('shows a /fork fork in its answer the same way, and its links act on it after it ended', async () => {
     const page = workbench!.page;
     await sendInChat(page, '@fork /fork create NOTES.md with notes from a fork');
     const response = lastResponse(page);
+    await response.getByText(/It keeps working in the background while you go on chatting/).waitFor({ timeout: 60_000 });
     // Open Report (the check before) revealed the Forks view: the approval asks in the fork's row there.
     const panel = await forksViewFrame(page);
     const approval = rowOf(panel, 'create NOTES.md with notes from a fork').locator('.approval');
     await approval.waitFor({ timeout: 60_000 });
-    await response.getByRole('button', { name: 'Stop' }).first().waitFor({ timeout: 60_000 });
     assert.equal(await page.locator('.monaco-dialog-box').count(), 0, 'a background fork never opens a modal dialog');
     await screenshot(page, 'chat-forks-slash-approval');
-    await approval.getByRole('button', { name: /^Approve/ }).click();
-    await response.getByRole('button', { name: 'Review' }).waitFor({ timeout: 90_000 });
-    await screenshot(page, 'chat-forks-slash');
-    const text = await expandedText(response, 'Started fork');
+    const text = await response.innerText();
     assert.match(text, /Started fork create NOTES\.md with notes from a fork in the background/);
-    assert.match(text, /Fork “create NOTES\.md with notes from a fork” completed · 2 model turns · \+1 −0/);
+    assert.match(text, /Fork “create NOTES\.md with notes from a fork” (running|waiting for approval) · \d model turns?/);
     assertNothingForTheModel(text, 'the /fork answer');
-    assert.deepEqual((await buttonNames(response)).filter(b => ['Open', 'Stop', 'Open Report', 'Review', 'Apply'].includes(b)), ['Open', 'Stop', 'Open Report', 'Review', 'Apply']);
+    assert.deepEqual(await linkNames(response), ['Open', 'Review', 'Apply', 'Stop']);
+    await approval.getByRole('button', { name: /^Approve/ }).click();
+    await rowOf(panel, 'create NOTES.md with notes from a fork').locator('.badge.state-completed').first().waitFor({ timeout: 90_000 });
+    // The answer's Review link, clicked after the fork ended, shows what it changed.
+    await response.getByRole('link', { name: 'Review', exact: true }).click();
+    await page.locator('.tabs-container .tab', { hasText: /NOTES\.md|Fork changes: create NOTES\.md/ }).first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'chat-forks-slash');
   });
 });

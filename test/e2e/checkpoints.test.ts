@@ -1,8 +1,9 @@
 // Code checkpoints in a real VS Code workbench (code-server + chromium): a chat writes notes.txt
 // "version-one", then "version-two"; right-click › Fork from here on turn one's answer in the Forks panel
 // starts a worktree fork whose workspace folder, opened in the Explorer, shows the old file; right-click ›
-// Rewind to here puts the old file back in the main folder, and the notification's Undo takes it back.
-// Screenshots: test-results/checkpoints-*.png.
+// Rewind to here puts the old file back in the main folder, and the notification's Undo takes it back;
+// each turn's answer lists the files the turn changed, and its "Diff since here" opens the multi-diff
+// editor from that turn's start to the files now. Screenshots: test-results/checkpoints-*.png.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -166,5 +167,29 @@ describe('Code checkpoints: Fork from here at an earlier message (code-server + 
     await toast.getByRole('button', { name: 'Undo' }).click();
     await page.locator('.notification-toast', { hasText: 'Undid the rewind' }).waitFor({ timeout: 30_000 });
     assert.equal(fs.readFileSync(path.join(repo, 'notes.txt'), 'utf8'), 'version-two\n');
+  });
+  it('each turn lists the files it changed; Diff since here on turn two opens the diff from its start to the files now', async () => {
+    const page = workbench!.page;
+    const [session] = (await sendRequest(observer!.endpoint, sessionList, {})).sessions;
+    const { entries } = await sendRequest(observer!.endpoint, sessionTranscript, { sessionId: session.id });
+    const secondPrompt = entries.findIndex(e => e.kind === 'prompt' && JSON.stringify(e.message).includes('version-two'));
+    const turnOneAnswer = entries[secondPrompt - 1];
+    const turnTwoAnswer = entries.at(-1)!;
+    assert.equal(turnTwoAnswer.kind, 'response');
+    const panel = await openForksView(page);
+    const files = (entryId: string) => panel.locator(`.message.assistant[data-vscode-context*="${entryId}"] .turn-file`);
+    await files(turnTwoAnswer.id).first().waitFor({ timeout: 30_000 });
+    const textOf = async (entryId: string) => (await files(entryId).evaluateAll(rows => rows.map(row => [...row.children].map(c => c.textContent).join(' '))));
+    assert.deepEqual(await textOf(turnOneAnswer.id), ['A notes.txt +1 −0'], 'turn one added notes.txt');
+    assert.deepEqual(await textOf(turnTwoAnswer.id), ['M notes.txt +1 −1'], 'turn two changed it');
+    const turnTwo = panel.locator(`.message.assistant[data-vscode-context*="${turnTwoAnswer.id}"]`);
+    await turnTwo.scrollIntoViewIfNeeded();
+    await screenshot(page, 'checkpoints-turn-files');
+    await turnTwo.getByRole('button', { name: /Diff since here/ }).click();
+    await page.locator('.editor-group-container .tab', { hasText: 'Since the turn' }).waitFor({ timeout: 30_000 });
+    // Left: notes.txt at turn two's start; right: the file now.
+    const group = page.locator('.editor-group-container');
+    await group.filter({ hasText: 'version-one' }).filter({ hasText: 'version-two' }).first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'checkpoints-diff-since');
   });
 });

@@ -27,7 +27,9 @@ describe('The first screen with the demo model (code-server + chromium)', functi
     await screenshot(page, 'first-screen-chat');
 
     await sendInChat(page, '@fork /fork summarise the project');
-    await lastResponse(page).getByText(/Fork “summarise the project” completed/).waitFor({ timeout: 90_000 });
+    // The answer ends with the fork at work; the fork-finished notification says when it is done.
+    await lastResponse(page).getByText(/It keeps working in the background/).waitFor({ timeout: 90_000 });
+    await page.locator('.notification-toast', { hasText: 'Fork "summarise the project" completed.' }).first().waitFor({ timeout: 90_000 });
     const panel = await openForksView(page);
     await widenSideBar(page, 460);
     const row = rowOf(panel, 'summarise the project');

@@ -47,8 +47,8 @@ describe('Forks across a window reload (code-server + chromium)', function () {
     for (const fork of done) assert.match(fork.report ?? '', /Here is what I found/);
     assert.equal(runtimePidOf(run.stack.storeDir), runtimePid, 'the same runtime ran them: they survived, not revived');
 
-    // The reloaded window announces the forks that were still running at the reload (a /fork answer follows
-    // its fork until it ends, so the first may have finished, and been announced, before the reload).
+    // The reloaded window announces the forks that were still running at the reload (the first may have
+    // finished, and been announced, before the reload).
     const runningAtReload = new Set(before.filter(fork => !isTerminal(fork.state)).map(fork => fork.id));
     for (const fork of done.filter(fork => runningAtReload.has(fork.id))) {
       await page.locator('.notification-toast', { hasText: `Fork "${fork.name}" completed.` }).waitFor({ timeout: 60_000 });

@@ -231,6 +231,29 @@ describe('runtime: code checkpoints', function () {
     assert.deepEqual(ends.at(-1).checkpoint.large.map((ref: { path: string; size: number }) => [ref.path, ref.size]), [['big.bin', 40 * 1024 * 1024]]);
   });
 
+  it("survives the user's git gc after a rewrite: a blob only an old checkpoint still needs is kept, the rewind restores it", async () => {
+    await start(true, { 'notes.txt': 'as first committed\n' });
+    const blob = gitSync(root, 'rev-parse', 'HEAD:notes.txt').trim();
+    const one = await turn(undefined, 'look around');
+    const sessionId = one.sessionId;
+    await turn(sessionId, 'write two', writeFile('notes.txt', 'version-two\n'));
+    // History rewritten so no ref, reflog or index names the old blob any more; then the user's gc.
+    write(root, 'notes.txt', 'amended\n');
+    gitSync(root, 'commit', '-q', '-a', '--amend', '-m', 'rewritten');
+    gitSync(root, 'reflog', 'expire', '--expire=now', '--all');
+    gitSync(root, 'gc', '-q', '--prune=now');
+    assert.throws(() => gitSync(root, 'cat-file', '-e', blob), /Command failed/, 'the user\'s repository no longer has the blob');
+    write(root, 'notes.txt', 'version-two\n');
+
+    const back = await rewind({ sessionId, atEntryId: one.lastEntryId, confirm: true });
+    assert.equal(back.done, true, JSON.stringify(back));
+    assert.equal(read(root, 'notes.txt'), 'as first committed\n');
+    await rewind({ sessionId, undo: true, confirm: true });
+    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, atEntryId: one.lastEntryId, directive: 'check the notes' });
+    assert.equal(read(fork.worktree!.path, 'notes.txt'), 'as first committed\n', 'Fork from here at that message has it too');
+    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
+  });
+
   it('refuses bad input with a clear error and changes nothing', async () => {
     await start(true);
     const one = await turn(undefined, 'write one', writeFile('notes.txt', 'version-one\n'));

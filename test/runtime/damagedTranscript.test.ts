@@ -81,6 +81,29 @@ describe('runtime: a damaged transcript line', function () {
     assert.match(damage?.[0] ?? '', new RegExp(`line ${line} .*recovered from sealed segment`));
   });
 
+  it('a fork whose own tool_results line is damaged: fork/list says which line and what was done (the Forks panel shows it)', async () => {
+    h = await startHarness();
+    fs.writeFileSync(path.join(h.root, 'notes.txt'), 'the notes say 42');
+    let forkTurn = 0;
+    h.fake.setResponder(r => {
+      if (!r.rawBody.includes('<fork-boilerplate>')) return say('noted');
+      return forkTurn++ === 0 ? call(['read_file', { path: 'notes.txt' }]) : say('Scope: the notes.\nResult: 42.');
+    });
+    const { sessionId } = await h.send('hello');
+    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, directive: 'read the notes', isolation: 'shared' });
+    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
+    const before = (await sendRequest(h.client.endpoint, forkList, {})).forks.find(f => f.id === fork.id)!;
+    assert.equal(before.damage, undefined, 'an intact fork has no notice');
+    await killRuntime(h.runtimePid());
+    const line = damageToolResults(fork.id);
+
+    await h.reconnect();
+    const listed = (await sendRequest(h.client.endpoint, forkList, {})).forks.find(f => f.id === fork.id)!;
+    assert.equal(listed.state, 'completed', 'still listed as it ended');
+    assert.equal(listed.damage?.length, 1);
+    assert.match(listed.damage![0], new RegExp(`^line ${line} of the transcript was damaged and its record is lost; 1 call\\(s\\) without a result got an error result`));
+  });
+
   for (const how of ['torn', 'damaged'] as const) {
     it(`a fork whose launch record is ${how} is listed as damaged, with the reason`, async () => {
       h = await startHarness();

@@ -21,7 +21,7 @@ describe('cli arguments', () => {
   it('help lists every command; a command\'s --help is its usage; --version asks for the version', () => {
     const help = parseCommandLine(['--help']);
     assert.equal(help.kind, 'help');
-    for (const verb of ['chat', 'fork', 'send', 'list', 'transcript', 'review', 'apply', 'keep', 'discard']) {
+    for (const verb of ['chat', 'fork', 'send', 'list', 'transcript', 'review', 'apply', 'keep', 'discard', 'doctor']) {
       assert.ok(verb in COMMANDS, verb);
       assert.match((help as { text: string }).text, new RegExp(`^  ${verb} `, 'm'));
     }
@@ -30,6 +30,8 @@ describe('cli arguments', () => {
     assert.equal(forkHelp.kind, 'help');
     assert.match((forkHelp as { text: string }).text, /^usage: fork-agents fork --session ID/);
     assert.deepEqual(parseCommandLine(['--version']), { kind: 'version' });
+    const doctorHelp = parseCommandLine(['doctor', '--help']);
+    assert.match((doctorHelp as { text: string }).text, /exit codes: 0 nothing wrong \(or all repaired\), 3 problems remain, 4 --repair refused/);
   });
 
   it('a usage error names the flag or command in one line', () => {

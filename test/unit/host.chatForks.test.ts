@@ -6,6 +6,7 @@ import { forkIdsInNotification } from '../../src/common/forkNotification';
 import { renderForkNotification } from '../../src/runtime/fork/notification';
 import { TurnView } from '../../src/host/chat/eventView';
 import { forkApprovalTitle } from '../../src/host/approvalText';
+import { escapeMarkdown, forkItemMarkdown } from '../../src/host/chat/forkItem';
 import type { ForkSummary } from '../../src/common/forks';
 
 const zero = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
@@ -61,5 +62,17 @@ describe('chat: forks in the answer', () => {
     const name = 'create NOTES.md with notes from a fork';
     assert.equal(forkApprovalTitle({ description: `${name}: Write NOTES.md` }, name), 'Fork “create NOTES.md with notes from a fork” wants to write NOTES.md');
     assert.equal(forkApprovalTitle({ description: 'Run npm test' }, undefined), 'A fork wants to run npm test');
+  });
+});
+
+describe('chat: a fork item\'s links', () => {
+  it('links each action to its command with the fork id, and a name can never become a link', () => {
+    const text = forkItemMarkdown('“see [x](command:forkAgents.applyFork?%5B%5D) *now*” running · 0 model turns', [
+      { label: 'Open', command: 'forkAgents.openFork', forkId: 'f-1', tooltip: 'Open "it"' },
+      { label: 'Stop', command: 'forkAgents.stopFork', forkId: 'f-1', tooltip: 'Stop it' },
+    ]);
+    assert.equal(text, '\n\n**Fork** “see \\[x\\]\\(command\\:forkAgents\\.applyFork?%5B%5D\\) \\*now\\*” running · 0 model turns\n\n'
+      + '[Open](command:forkAgents.openFork?%5B%7B%22forkId%22%3A%22f-1%22%7D%5D "Open it") · [Stop](command:forkAgents.stopFork?%5B%7B%22forkId%22%3A%22f-1%22%7D%5D "Stop it")\n\n');
+    assert.equal(escapeMarkdown('a\nb_c'), 'a b\\_c');
   });
 });

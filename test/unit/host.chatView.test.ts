@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { NO_FOLDER_MESSAGE, requestErrorView, turnErrorView } from '../../src/host/chat/chatErrors';
-import { TurnView, contextNote, retryText, stopNote } from '../../src/host/chat/eventView';
+import { TurnView, contextNote, costNote, retryText, stopNote } from '../../src/host/chat/eventView';
 import type { AgentEvent } from '../../src/common/agentEvents';
 import { RuntimeErrorCode } from '../../src/common/protocol/runtime';
 import { RuntimeUnavailableError } from '../../src/host/runtimeApi';
@@ -92,5 +92,16 @@ describe('chat context line (issue 6)', () => {
     assert.equal(contextNote(undefined), undefined);
     assert.equal(contextNote({ tokens: 100_000, window: 200_000 }), undefined);
     assert.match(contextNote({ tokens: 124_000, window: 200_000 }) ?? '', /Context: 62% of 200k tokens used/);
+  });
+});
+
+describe('chat cost line', () => {
+  it('says when the cache writes cost more this turn instead of a negative saving', () => {
+    // A first turn: $0.0386 with cache writes, $0.0311 had nothing been cached.
+    const first = { usd: 0.03855, uncachedUsd: 0.03105 };
+    const note = costNote({ turn: first, chat: first }, 'claude-sonnet-4');
+    assert.equal(note, '\n\n_Cost on claude-sonnet-4: $0.039 this turn · $0.039 this chat with its forks · cache writes cost $0.0075 more this turn; later turns read them._');
+    const later = costNote({ turn: { usd: 0.00405, uncachedUsd: 0.03105 }, chat: { usd: 0.0426, uncachedUsd: 0.0621 } }, 'claude-sonnet-4');
+    assert.match(later, /· the prompt cache saved \$0\.027 this turn\._$/);
   });
 });

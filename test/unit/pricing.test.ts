@@ -1,7 +1,7 @@
 // Price arithmetic (issue 14) against figures computed by hand from the published table.
 import * as assert from 'node:assert/strict';
 import { budgetReached, budgetStop, parseBudget } from '../../src/common/budget';
-import { costOf, noPriceText, parsePriceOverrides, priceFor, priceRequest, priceRequests, uncachedCostOf, usdText } from '../../src/common/pricing';
+import { cacheEffectText, costOf, noPriceText, parsePriceOverrides, priceFor, priceRequest, priceRequests, uncachedCostOf, usdText } from '../../src/common/pricing';
 import type { Usage } from '../../src/common/transcript';
 import { addUsage } from '../../src/common/transcript';
 
@@ -154,5 +154,23 @@ describe('budgets', () => {
     assert.match(budgetStop('Its budget', { usd: 1 }, usage({}), undefined, 'claude-future-9')!, /no price is known for claude-future-9: set fork.prices \(editor\) or pass --prices FILE/);
     assert.equal(budgetStop('Its budget', { usd: 1 }, usage({ output_tokens: 1000 }), 0.015, 'x'), undefined);
     assert.match(budgetStop('Its budget', { usd: 0.01 }, usage({ output_tokens: 1000 }), 0.015, 'x')!, /reached \(spent \$0\.0150\)/);
+  });
+
+  it('says a first request\'s cache writes cost more, never a negative saving (Claude Sonnet 4)', () => {
+    // 100 × 3 + 10000 × 3.75 + 50 × 15 = 38550 micro-dollars; uncached (100 + 10000) × 3 + 50 × 15 = 31050.
+    const first = usage({ input_tokens: 100, output_tokens: 50, ...split(10_000, 0) });
+    const sonnet4 = priceFor('claude-sonnet-4')!.price;
+    const cost = { usd: costOf(first, sonnet4), uncachedUsd: uncachedCostOf(first, sonnet4) };
+    assert.equal(cacheEffectText(cost, { span: 'this turn', later: 'turns' }), 'cache writes cost $0.0075 more this turn; later turns read them');
+    assert.equal(cacheEffectText(cost, { form: 'row' }), 'cache writes cost $0.0075 more than uncached');
+    assert.equal(cacheEffectText(cost, { form: 'clause' }), 'cache writes cost $0.0075 more');
+    // The next request reads those 10000 tokens: 100 × 3 + 10000 × 0.30 + 50 × 15 = 4050; uncached 31050.
+    const next = usage({ input_tokens: 100, output_tokens: 50, cache_read_input_tokens: 10_000 });
+    const read = { usd: costOf(next, sonnet4), uncachedUsd: uncachedCostOf(next, sonnet4) };
+    assert.equal(cacheEffectText(read, { span: 'this turn' }), 'the prompt cache saved $0.027 this turn');
+    assert.equal(cacheEffectText(read, { form: 'row' }), 'saved $0.027 vs uncached');
+    // Float noise below a millionth of a dollar is no extra cost.
+    assert.equal(cacheEffectText({ usd: 0.1 + 0.2, uncachedUsd: 0.3 }), 'the prompt cache saved $0.00');
+    for (const c of [cost, read]) for (const form of ['sentence', 'row', 'clause'] as const) assert.doesNotMatch(cacheEffectText(c, { form }), /[−-]\$/);
   });
 });

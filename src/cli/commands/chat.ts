@@ -1,16 +1,13 @@
 // fork-agents chat: one parent turn, streamed to the terminal (or as JSON lines with --json).
 import { randomUUID } from 'node:crypto';
-import * as readline from 'node:readline';
 import type { AgentEvent } from '../../common/agentEvents';
-import { modeThatAllows } from '../../common/approval';
-import { approvalInputLines, escapeControl } from '../../common/escapeControl';
 import { onNotification, onRequest, sendRequest } from '../../common/protocol/endpoint';
 import { permissionRequest, sessionCancel, sessionEvent, sessionSend } from '../../common/protocol/runtime';
-import type { PermissionParams, PermissionResult } from '../../common/protocol/runtime';
 import { UsageError } from '../args';
 import type { ParsedArgs } from '../args';
 import { approvalOf, connectCli, cwdOf } from '../connect';
 import { CliFailure, printJson } from '../output';
+import { askOnTerminal } from './terminalApproval';
 
 export async function chatCommand(args: ParsedArgs): Promise<void> {
   const root = cwdOf(args, true)!;
@@ -75,23 +72,5 @@ function render(event: AgentEvent, json: boolean): void {
       break;
     default:
       break;
-  }
-}
-
-/** Asks y/N on the terminal; without one there is nobody to ask, so the call is denied with a reason. */
-async function askOnTerminal(params: PermissionParams): Promise<PermissionResult> {
-  if (!process.stdin.isTTY || !process.stderr.isTTY) {
-    return { approved: false, reason: `no terminal to ask on; run with ${modeThatAllows(params.category)} to allow it`, unanswered: true };
-  }
-  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    // The whole input, control characters escaped: a `\r` or an ANSI erase must not redraw the question.
-    const details = approvalInputLines(params.input, 2000).map(line => `  ${line}\n`).join('');
-    const kind = params.category === 'exec' ? 'runs a command' : params.category === 'edit' ? 'changes files' : 'reads files';
-    const question = `Allow ${escapeControl(params.toolName)} (${kind}): ${escapeControl(params.description)}\n${details}[y/N] `;
-    const answer = await new Promise<string>(resolve => rl.question(question, resolve));
-    return /^y(es)?$/i.test(answer.trim()) ? { approved: true } : { approved: false, reason: 'denied at the terminal' };
-  } finally {
-    rl.close();
   }
 }

@@ -2,7 +2,8 @@
 import type { AgentEvent } from '../../common/agentEvents';
 import { parseForkTurns } from '../../common/forkTurns';
 import type { ForkSummary } from '../../common/forks';
-import { onNotification, sendRequest } from '../../common/protocol/endpoint';
+import { onNotification, onRequest, sendRequest } from '../../common/protocol/endpoint';
+import { permissionRequest } from '../../common/protocol/runtime';
 import { forkEvent, forkSend, forkStart, forkWait } from '../../common/protocol/forks';
 import type { RuntimeClient } from '../../client/rpcClient';
 import { UsageError } from '../args';
@@ -12,8 +13,9 @@ import { CliFailure, printJson } from '../output';
 import { parseBudget } from '../../common/budget';
 import { coldCacheText, modelIdProblem } from '../../common/modelChoice';
 import { stateLabel } from '../../common/forkDisplay';
-import { noPriceText, usdText } from '../../common/pricing';
+import { cacheEffectText, noPriceText, usdText } from '../../common/pricing';
 import { isTournament, tournamentCommand } from './tournament';
+import { askOnTerminal, terminalCanAsk } from './terminalApproval';
 
 /** --budget as the runtime takes it, checked here so a typo exits 2 before anything starts. */
 function budgetFlag(args: ParsedArgs): string | undefined {
@@ -26,7 +28,7 @@ function budgetFlag(args: ParsedArgs): string | undefined {
 
 export function costText(fork: ForkSummary): string {
   if (!fork.cost) return `cost: ${noPriceText(fork.model, 'cli')}`;
-  return `cost ${usdText(fork.cost.usd)} (uncached ${usdText(fork.cost.uncachedUsd)}, saved ${usdText(fork.cost.uncachedUsd - fork.cost.usd)})`;
+  return `cost ${usdText(fork.cost.usd)} (uncached ${usdText(fork.cost.uncachedUsd)}, ${cacheEffectText(fork.cost, { form: 'clause' })})`;
 }
 
 export async function forkCommand(args: ParsedArgs): Promise<void> {
@@ -50,12 +52,13 @@ export async function forkCommand(args: ParsedArgs): Promise<void> {
       sessionId, directive, forkTurns: args.flags.get('turns'), atEntryId: args.flags.get('at'), isolation, budget, model,
     });
     if (fork.parentModel && !args.switches.has('json')) process.stderr.write(`note: ${coldCacheText(fork.model ?? model ?? '', fork.parentModel)}\n`);
-    // Once it started (a refused start keeps its one-line reason).
-    if ((args.flags.get('approval') ?? 'ask') === 'ask' && !args.switches.has('json')) {
+    const answersHere = args.switches.has('wait') && terminalCanAsk();
+    // Once it started (a refused start keeps its one-line reason). Without --approval the fork has its chat's mode.
+    if ((fork.approvalMode ?? 'ask') === 'ask' && !answersHere && !args.switches.has('json')) {
       process.stderr.write(
-        'note: this fork asks before it edits files or runs commands, and only VS Code with Fork Agents open can answer;\n' +
-        '      without it its requests are refused after a while. Use --approval auto-edit to allow file edits, or --approval auto\n' +
-        '      to allow commands too.\n',
+        'note: this fork asks before it edits files or runs commands; VS Code with Fork Agents open, or this terminal with\n' +
+        '      --wait, can answer; without either its requests are refused after a while. Use --approval auto-edit to allow\n' +
+        '      file edits, or --approval auto to allow commands too.\n',
       );
     }
     await finish(client, fork, args);
@@ -93,7 +96,11 @@ async function finish(client: RuntimeClient, fork: ForkSummary, args: ParsedArgs
     if (json && params.event.type !== 'entry') printJson({ forkId: fork.id, ...params.event });
     else if (!json) writeProgress(params.event);
   });
-  const done = await sendRequest(client.endpoint, forkWait, { forkId: fork.id });
+  // On a terminal its approvals are asked here, as chat asks; without one a connected editor answers, else
+  // they are refused after the bounded wait (docs/design.md §9).
+  const answerApprovals = terminalCanAsk();
+  if (answerApprovals) onRequest(client.endpoint, permissionRequest, askOnTerminal);
+  const done = await sendRequest(client.endpoint, forkWait, { forkId: fork.id, ...(answerApprovals ? { answerApprovals } : {}) });
   if (json) {
     printJson({
       type: 'result', forkId: done.id, state: done.state, report: done.report, error: done.error, usage: done.usage, modelTurns: done.modelTurns,

@@ -4,7 +4,7 @@ import { CAUSE_LABELS, isMiss, transformationText } from '../../common/cacheExpl
 import type { CacheStep } from '../../common/cacheExplorer';
 import { sendRequest } from '../../common/protocol/endpoint';
 import { sessionCache, sessionTranscript } from '../../common/protocol/runtime';
-import { noPriceText, usdText } from '../../common/pricing';
+import { cacheEffectText, noPriceText, usdText } from '../../common/pricing';
 import type { CostFigures } from '../../common/pricing';
 import type { Entry } from '../../common/transcript';
 import { cacheReadShare, inputTokens } from '../../common/transcript';
@@ -61,7 +61,7 @@ function barText(read: number, write: number): string {
 }
 
 function costLine(cost: CostFigures): string {
-  return `${usdText(cost.usd)} (uncached ${usdText(cost.uncachedUsd)}, saved ${usdText(cost.uncachedUsd - cost.usd)})`;
+  return `${usdText(cost.usd)} (uncached ${usdText(cost.uncachedUsd)}, ${cacheEffectText(cost, { form: 'clause' })})`;
 }
 
 function formatEntry(entry: Entry, cost: CostFigures | undefined): string {

@@ -36,3 +36,36 @@ export interface RewindResult {
 }
 
 export const sessionRewind = request<RewindParams, RewindResult>('session/rewind');
+
+// ── What each turn changed, and "Diff since here" ─────────────────────────────────────────────────
+
+export type TurnFileStatus = 'added' | 'modified' | 'deleted' | 'renamed' | 'type-changed';
+
+/** One file a turn changed: `oldPath` for renames; line counts absent for binary files. */
+export interface TurnFile { path: string; status: TurnFileStatus; oldPath?: string; added?: number; removed?: number; binary?: boolean }
+
+/**
+ * A turn of the current history with both checkpoints: `startEntryId` is the entry it began after (a
+ * chat's prompt), `endEntryId` its last entry when it ended; `files` what changed between the two.
+ */
+export interface TurnChanges { startEntryId: string | null; endEntryId: string | null; files: TurnFile[] }
+
+export interface TurnFilesParams { sessionId: string }
+export interface TurnFilesResult { turns: TurnChanges[] }
+export const sessionTurnFiles = request<TurnFilesParams, TurnFilesResult>('session/turnFiles');
+
+/** `startEntryId`: a turn's, from session/turnFiles (null: the session's first turn before any entry). */
+export interface DiffSinceParams { sessionId: string; startEntryId: string | null }
+export interface DiffSinceResult {
+  /** The folder the paths are relative to: the right side of each diff is the file there now. */
+  workTree: string;
+  /** The turn's start checkpoint: the left side (session/checkpointFile). */
+  tree: string;
+  files: TurnFile[];
+}
+export const sessionDiffSince = request<DiffSinceParams, DiffSinceResult>('session/diffSince');
+
+/** A file as one of the session's checkpoints recorded it; `exists: false` where it had none. */
+export interface CheckpointFileParams { sessionId: string; tree: string; path: string }
+export interface CheckpointFileResult { exists: boolean; content?: string; binary?: boolean }
+export const sessionCheckpointFile = request<CheckpointFileParams, CheckpointFileResult>('session/checkpointFile');

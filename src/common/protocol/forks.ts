@@ -1,5 +1,6 @@
 // Fork messages of the runtime protocol (docs/design.md §2, §4.6).
 import type { AgentEvent } from '../agentEvents';
+import type { ApprovalMode } from '../approval';
 import type { ForkState, ForkSummary } from '../forks';
 import type { CostFigures } from '../pricing';
 import type { TournamentSummary, VerifyResult } from '../tournament';
@@ -25,7 +26,8 @@ export interface ForkStartParams {
    */
   model?: string;
 }
-export type ForkStartResult = ForkSummary;
+/** `approvalMode`: the mode it was launched with (without a client mode: its chat's), its ceiling for fork/send. */
+export type ForkStartResult = ForkSummary & { approvalMode?: ApprovalMode };
 export const forkStart = request<ForkStartParams, ForkStartResult>('fork/start');
 
 export interface ForkListParams { parentSessionId?: string }
@@ -50,7 +52,12 @@ export type ForkSendResult = ForkSummary;
 export const forkSend = request<ForkSendParams, ForkSendResult>('fork/send');
 /** Resolves once the fork is completed, failed or cancelled. */
 export type ForkWaitResult = ForkSummary;
-export const forkWait = request<ForkIdParams, ForkWaitResult>('fork/wait');
+/**
+ * `answerApprovals`: this client answers the fork's permission requests while it waits, before any editor
+ * (`fork-agents fork --wait` on a terminal); without it they go to an editor as always.
+ */
+export interface ForkWaitParams extends ForkIdParams { answerApprovals?: boolean }
+export const forkWait = request<ForkWaitParams, ForkWaitResult>('fork/wait');
 
 /**
  * Claims the announcement of a finished run: `first` is true for exactly one caller per run, whichever

@@ -2,6 +2,7 @@
 // runtime protocol and typed by the same descriptors. The webview owns no state: the host sends a snapshot
 // on `panel/ready` and updates after it; the webview sends intents (requests with ids, answered once).
 import type { HunkConflictInfo, TournamentCompareResult } from './forks';
+import type { TurnFile } from './checkpoints';
 import type { ToolCategory } from '../approval';
 import type { ForkSummary, Isolation } from '../forks';
 import type { EntryKind } from '../transcript';
@@ -58,6 +59,8 @@ export interface MessageView {
   /** Answers, as HTML from the host's markdown renderer. */
   html?: string;
   tools: ToolCallView[];
+  /** On the message that ends a checkpointed turn: the files the turn changed (from its checkpoints). */
+  turnFiles?: TurnFile[];
 }
 
 export interface SessionView {
@@ -72,6 +75,8 @@ export interface SessionView {
   cacheSteps?: CacheStep[];
   /** The chat's model: a new fork's default (the one that shares its prompt cache). */
   model?: string;
+  /** Damaged lines of the chat's transcript found when it was loaded, each with what was done (session/transcript). */
+  damage?: string[];
 }
 
 export interface PanelSnapshot {
@@ -144,6 +149,8 @@ export interface PanelTournamentApplied { message: string; applied: string[]; hu
 export const panelTournamentApply = request<PanelTournamentApply, PanelTournamentApplied>('tournament/apply');
 export type ForkAction = 'transcript' | 'root' | 'review' | 'apply' | 'keep' | 'discard';
 export const panelForkAction = request<{ forkId: string; action: ForkAction }, Record<string, never>>('panel/forkAction');
+/** "Diff since here" on a turn's message: the host opens its start checkpoint against the files now. */
+export const panelDiffSince = request<{ messageId: string }, { files: number }>('panel/diffSince');
 /** A link in model output was clicked: the host asks before opening anything. */
 export const openLink = request<{ href: string }, Record<string, never>>('open/link');
 
@@ -206,6 +213,7 @@ const TO_HOST: Record<string, { kind: 'request' | 'notification'; checks: Check[
   [approvalAnswer.method]: { kind: 'request', checks: [str('callId', true), bool('approved')] },
   [panelForkAction.method]: { kind: 'request', checks: [str('forkId', true), oneOf('action', ['transcript', 'root', 'review', 'apply', 'keep', 'discard'])] },
   [openLink.method]: { kind: 'request', checks: [str('href', true)] },
+  [panelDiffSince.method]: { kind: 'request', checks: [str('messageId', true)] },
 };
 
 export type ParsedToHost =

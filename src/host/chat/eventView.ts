@@ -3,7 +3,7 @@
 import type { AgentEvent, ErrorInfo, TurnStopReason } from '../../common/agentEvents';
 import type { ToolCategory } from '../../common/approval';
 import type { SendResult, SessionEventParams } from '../../common/protocol/runtime';
-import { noPriceText, usdText } from '../../common/pricing';
+import { cacheEffectText, noPriceText, usdText } from '../../common/pricing';
 import type { Entry, Usage } from '../../common/transcript';
 import { reportHeadlines } from '../../common/forkNotification';
 import type { ReportHeadline } from '../../common/forkNotification';
@@ -129,8 +129,7 @@ export function contextNote(context: { tokens: number; window: number } | undefi
  */
 export function costNote(cost: SendResult['cost'], model: string): string {
   if (!cost) return `\n\n_Cost: ${noPriceText(model, 'editor')}._`;
-  const saved = cost.chat.uncachedUsd - cost.chat.usd;
-  return `\n\n_Cost on ${model}: ${usdText(cost.turn.usd)} this turn · ${usdText(cost.chat.usd)} this chat with its forks · the prompt cache saved ${usdText(saved)}._`;
+  return `\n\n_Cost on ${model}: ${usdText(cost.turn.usd)} this turn · ${usdText(cost.chat.usd)} this chat with its forks · ${cacheEffectText(cost.turn, { span: 'this turn', later: 'turns' })}._`;
 }
 
 function formatTokens(tokens: number): string {

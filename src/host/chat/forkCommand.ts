@@ -11,14 +11,14 @@ import { finishResponse, untrusted } from './renderEvents';
 import { ChatForks } from './chatForks';
 import { shortText } from '../../common/forkDisplay';
 import type { ChatSessionMetadata } from './sessionMapping';
+import type { ForkEndsShown } from '../forks/forkEndsShown';
 
 export async function forkCommand(
-  deps: { runtime: RuntimeApi; settings: HostSettings },
+  deps: { runtime: RuntimeApi; settings: HostSettings; endsShown: ForkEndsShown },
   prompt: string,
   sessionId: string | undefined,
   stream: vscode.ChatResponseStream,
   metadata: ChatSessionMetadata | undefined,
-  token: vscode.CancellationToken,
 ): Promise<vscode.ChatResult> {
   const parsed = parseForkCommand(prompt);
   if (!parsed.ok) return finishResponse(stream, metadata, { message: parsed.error });
@@ -41,15 +41,16 @@ export async function forkCommand(
     const fork = await deps.runtime.request(forkStart, { sessionId, directive: parsed.directive, forkTurns: turns, origin: 'user' });
     stream.markdown(untrusted(
       `Started fork **${shortText(fork.name)}** in the background (inherits ${turns === 'all' ? 'the whole conversation' : turns === '1' ? 'the last turn' : `the last ${turns} turns`}). ` +
-      'When it needs your approval it asks in the Forks view; its report shows here when it finishes.',
+      'Go on chatting meanwhile: when it needs your approval it asks in the Forks view (or a notification while the view is hidden).',
     ));
     if (fork.summaryExcluded) {
       stream.markdown(untrusted('\n\n_This conversation was compacted: a window of recent turns leaves its summary out; `/fork --turns all …` inherits it._'));
     }
-    const forks = new ChatForks(deps.runtime, stream, () => sessionId);
+    // The answer ends here, with the fork running: an answer in progress would hold back the next message.
+    const forks = new ChatForks(deps.runtime, stream, () => sessionId, deps.endsShown);
     try {
       forks.adopt(fork);
-      await forks.follow(token);
+      await forks.show();
     } finally {
       forks.dispose();
     }

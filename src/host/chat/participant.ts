@@ -15,15 +15,18 @@ import { NO_FOLDER_MESSAGE, requestErrorView, turnErrorView } from './chatErrors
 import { TurnView, contextNote, costNote, stopNote } from './eventView';
 import { finishResponse, renderOps, untrusted } from './renderEvents';
 import { ChatForks } from './chatForks';
+import type { ChatApprovals } from './chatApprovals';
+import type { ForkEndsShown } from '../forks/forkEndsShown';
 import { continuationFrom, sessionMetadata } from './sessionMapping';
 
 export const PARTICIPANT_ID = 'fork-agents.fork';
 
-interface Deps { runtime: RuntimeApi; settings: HostSettings; current?: CurrentChatSession }
+interface Deps { runtime: RuntimeApi; settings: HostSettings; endsShown: ForkEndsShown; approvals: ChatApprovals; current?: CurrentChatSession }
 
-export function registerChatParticipant(context: vscode.ExtensionContext, runtime: RuntimeApi, settings: HostSettings, current?: CurrentChatSession): void {
+export function registerChatParticipant(context: vscode.ExtensionContext, deps: Deps): void {
+  const { current } = deps;
   const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, async (request, chat, stream, token) => {
-    const result = await handleRequest({ runtime, settings, current }, request, chat, stream, token);
+    const result = await handleRequest(deps, request, chat, stream, token);
     // The Forks panel and the palette fork the session of the latest @fork response.
     current?.noteResult(result.metadata);
     return result;
@@ -42,7 +45,7 @@ async function handleRequest(
   const continuation = continuationFrom(chat.history, PARTICIPANT_ID);
   // Responses that run no turn carry the mapping forward, so the next request still continues the session.
   const carried = sessionMetadata({ sessionId: continuation.sessionId, lastEntryId: continuation.afterEntryId });
-  if (request.command === 'fork') return forkCommand(deps, request.prompt, continuation.sessionId, stream, carried, token);
+  if (request.command === 'fork') return forkCommand(deps, request.prompt, continuation.sessionId, stream, carried);
   if (request.command === 'compact') return compactCommand(deps, request.prompt, continuation.sessionId, stream, carried);
   const root = vscode.workspace.workspaceFolders?.[0]?.uri;
   if (!root) return finishResponse(stream, carried, { message: NO_FOLDER_MESSAGE });
@@ -61,7 +64,9 @@ async function handleRequest(
     // Safe to drop: the turn may have ended or the runtime gone meanwhile: nothing left to cancel.
     deps.runtime.request(sessionCancel, { sessionId: view.sessionId }).catch(() => undefined);
   };
-  const forks = new ChatForks(deps.runtime, stream, () => view.sessionId);
+  const forks = new ChatForks(deps.runtime, stream, () => view.sessionId, deps.endsShown);
+  // The turn's own approvals ask in this answer (chat/chatApprovals.ts).
+  const asking = deps.approvals.open(turnId, stream, token);
   const events = deps.runtime.onEvent(turnId, params => {
     const ops = view.apply(params);
     // A new session's id arrives with its first event: a cancel asked for before then is sent now.
@@ -90,7 +95,7 @@ async function handleRequest(
       usage: view.usage,
     });
     if (token.isCancellationRequested) return { metadata };
-    // The turn is over: stopping the response from here on stops following its forks, not a turn.
+    // The turn is over: from here on there is no turn to stop.
     events.dispose();
     cancellation.dispose();
     cancellation = undefined;
@@ -98,9 +103,9 @@ async function handleRequest(
     // turn_end's error carries the HTTP status; the result's is the same error without it.
     const error = view.error ?? result.error;
     if (note && !error) stream.markdown(untrusted(note));
-    // The Forks panel follows this chat from now on, not once its forks have ended.
     deps.current?.noteResult(metadata);
-    await forks.follow(token);
+    // The answer ends with the turn; forks still at work say so and go on in the Forks view.
+    await forks.show();
     return finishResponse(stream, metadata, error ? turnErrorView(error, deps.settings.displayBaseUrl()) : undefined);
   } catch (error) {
     const metadata = sessionMetadata({ sessionId: view.sessionId, promptEntryId: view.promptEntryId, lastEntryId: view.lastEntryId ?? continuation.afterEntryId });
@@ -109,6 +114,7 @@ async function handleRequest(
   } finally {
     events.dispose();
     cancellation?.dispose();
+    asking.dispose();
     forks.dispose();
   }
 }

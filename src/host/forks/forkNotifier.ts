@@ -8,9 +8,10 @@ import { BUDGET_FORMS, budgetText, parseBudget } from '../../common/budget';
 import type { Budget } from '../../common/budget';
 import { spendingText } from '../../common/forkDisplay';
 import type { RuntimeApi } from '../runtimeApi';
+import type { ForkEndsShown } from './forkEndsShown';
 import { WORKTREE_COMMANDS } from '../worktrees/rootPlan';
 
-export function registerForkNotifier(context: vscode.ExtensionContext, runtime: RuntimeApi): void {
+export function registerForkNotifier(context: vscode.ExtensionContext, runtime: RuntimeApi, endsShown: ForkEndsShown): void {
   const forks = new Map<string, ForkSummary>();
   const status = vscode.window.createStatusBarItem('forkAgents.running', vscode.StatusBarAlignment.Left, 50);
   status.name = 'Fork Agents: running forks';
@@ -33,7 +34,8 @@ export function registerForkNotifier(context: vscode.ExtensionContext, runtime: 
     if (fork.announced || claiming.has(key)) return;
     claiming.add(key);
     runtime.request(forkAnnounce, { forkId: fork.id }).then(
-      ({ first }) => (first ? announce(fork) : undefined),
+      // A chat answer that showed this end (its item, with the same actions) is the announcement.
+      ({ first }) => (first && !endsShown.has(fork.id) ? announce(fork) : undefined),
       () => claiming.delete(key),
     // Safe to drop: a claim that failed (runtime gone) is tried again with the next fork/state; no notification is lost.
     ).catch(() => undefined);

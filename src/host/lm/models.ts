@@ -16,3 +16,15 @@ export async function availableModels(settings: HostSettings, runtime: RuntimeAp
   const preferred = settings.model();
   return [models.find(m => m.id === preferred) ?? { id: preferred, name: preferred }, ...models.filter(m => m.id !== preferred)];
 }
+
+/**
+ * The name the Chat view's picker shows. The picker sorts every model by name and takes the first unless a
+ * provider declares a default, which the stable API cannot (`isDefault` is in the proposed `chatProvider`
+ * API only; VS Code 1.139's picker: models sorted by `name.localeCompare`, then declared default, then the
+ * first). So `fork.model` leads with a star, which sorts before letters and reads as "the default".
+ */
+export const DEFAULT_MARK = '★';
+
+export function pickerName(model: Pick<ListedModel, 'id' | 'name'>, preferred: string): string {
+  return model.id === preferred ? `${DEFAULT_MARK} ${model.name}` : model.name;
+}

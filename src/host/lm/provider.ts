@@ -10,7 +10,7 @@ import type { ModelPartParams } from '../../common/protocol/model';
 import { turnErrorView } from '../chat/chatErrors';
 import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
-import { availableModels } from './models';
+import { availableModels, pickerName } from './models';
 import { buildChatParams } from './toAnthropic';
 
 export const LM_VENDOR = 'fork-agents';
@@ -41,13 +41,14 @@ export async function registerLanguageModel(context: vscode.ExtensionContext, se
 /** The Chat view's models (availableModels), as the workbench describes them. */
 async function modelInformation(settings: HostSettings, runtime: RuntimeApi): Promise<vscode.LanguageModelChatInformation[]> {
   const ordered = await availableModels(settings, runtime);
+  const preferred = settings.model();
   return ordered.map(model => ({
     id: model.id,
-    name: model.name,
+    name: pickerName(model, preferred),
     family: 'claude',
     version: model.id,
     detail: 'Fork Agents',
-    tooltip: `Anthropic ${model.id} through Fork Agents`,
+    tooltip: `Anthropic ${model.id} through Fork Agents${model.id === preferred ? ' (fork.model: the default)' : ''}`,
     // The endpoint's figure (/v1/models max_input_tokens), the user's setting, else the model table's.
     maxInputTokens: model.contextWindow ?? settings.contextWindow() ?? modelFacts(model.id).contextWindow,
     maxOutputTokens: settings.maxTokens(),

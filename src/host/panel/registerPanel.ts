@@ -6,16 +6,17 @@ import { forkTurnsToString } from '../../common/forkTurns';
 import { forkCancel, forkEvent, forkHistory, forkList, forkSend, forkState } from '../../common/protocol/forks';
 import { mcpState, sessionCache, sessionList, sessionTranscript, storeInfo } from '../../common/protocol/runtime';
 import type { TranscriptResult } from '../../common/protocol/runtime';
+import type { SessionView } from '../../common/protocol/webview';
 import type { McpServerStatus } from '../../common/protocol/mcp';
-import { noPriceText, usdText } from '../../common/pricing';
+import { cacheEffectText, noPriceText, usdText } from '../../common/pricing';
 
 /** "This chat: $0.012 (the cache saved $0.030)", its own requests only; forks show in their rows. */
 function chatCostText(t: TranscriptResult): string {
   if (!t.costs) return `This chat: ${noPriceText(t.header.settings.model, 'editor')}`;
-  return `This chat: ${usdText(t.costs.total.usd)} (the cache saved ${usdText(t.costs.total.uncachedUsd - t.costs.total.usd)})`;
+  return `This chat: ${usdText(t.costs.total.usd)} (${cacheEffectText(t.costs.total)})`;
 }
 import {
-  approvalAnswer, openLink, panelForkAction, panelForkCancel, panelForkContinue, panelForkFromMessage, panelForkSend, panelForkStart,
+  approvalAnswer, openLink, panelDiffSince, panelForkAction, panelForkCancel, panelForkContinue, panelForkFromMessage, panelForkSend, panelForkStart,
   panelTournamentApply, panelTournamentCompare, panelTournamentDiff,
 } from '../../common/protocol/webview';
 import { tournamentApply, tournamentCompare, tournamentDiff } from '../../common/protocol/forks';
@@ -34,7 +35,17 @@ import { renderReport, renderUntrustedMarkdown } from './markdown';
 import { PanelApprovals } from './panelApprovals';
 import { PanelModel } from './panelModel';
 import { registerReadOnlyDocs } from './readOnlyDocs';
-import { buildSessionView } from './sessionView';
+import { attachTurnFiles, buildSessionView } from './sessionView';
+import { sessionTurnFiles } from '../../common/protocol/checkpoints';
+import { diffSinceHere, registerCheckpointContent } from '../commands/diffSinceHere';
+
+/** "the turn “first words of its prompt…”": what a diff since that turn's start is titled with. */
+function turnLabel(view: SessionView, messageId: string): string {
+  const at = view.messages.findIndex(m => m.id === messageId);
+  const prompt = view.messages.slice(0, at + 1).reverse().find(m => m.role === 'user');
+  const words = (prompt?.text ?? '').replace(/\s+/g, ' ').trim();
+  return words ? `the turn “${words.length > 40 ? `${words.slice(0, 39)}…` : words}”` : 'this turn';
+}
 
 /** Review / apply / keep / discard: the runtime's fork/review|apply|keep|discard behind the worktree commands. */
 const WORKTREE_ACTIONS = true;
@@ -104,6 +115,13 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
         await runForkAction(openDoc, known(params.forkId), params.action);
         return {};
       }),
+      handler(panelDiffSince, async params => {
+        // Only a message id comes from the page: the turn it names is the one this host listed.
+        const sessionId = shownSession?.sessionId;
+        const startEntryId = sessionId ? turnStarts.get(params.messageId) : undefined;
+        if (!sessionId || startEntryId === undefined) throw new Error('That message has no checkpointed turn to diff from.');
+        return { files: await diffSinceHere(runtime, sessionId, startEntryId, turnLabel(shownSession!, params.messageId)) };
+      }),
       handler(openLink, async params => {
         await openLinkAfterAsking(params.href);
         return {};
@@ -112,6 +130,8 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
   });
 
   let generation = 0;
+  let shownSession: SessionView | undefined;
+  let turnStarts = new Map<string, string | null>();
   const refreshSession = async () => {
     const mine = ++generation;
     const sessionId = chatSession.sessionId;
@@ -122,9 +142,15 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
         costText: chatCostText(transcript),
         cacheSteps: (await runtime.request(sessionCache, { sessionId: transcript.header.id }).catch(() => ({ steps: [] }))).steps,
         model: transcript.header.settings.model,
+        ...(transcript.damage?.length ? { damage: transcript.damage } : {}),
       };
+      // Safe to drop: without the list (a runtime from before it) the turns show no files; nothing else changes.
+      const turns = transcript ? (await runtime.request(sessionTurnFiles, { sessionId: transcript.header.id }).catch(() => ({ turns: [] }))).turns : [];
+      const starts = view ? attachTurnFiles(view, turns) : new Map<string, string | null>();
       const servers = transcript?.header.mcpServers?.length ? await mcpStatusOf(transcript.header.id, transcript.header.root) : [];
       if (mine !== generation) return;
+      shownSession = view;
+      turnStarts = starts;
       model.setSession(view);
       model.setMcpServers(servers);
       // The chat's turn wrote to the store too (not only a fork's end): its size line follows.
@@ -150,6 +176,7 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
     { dispose: () => model.dispose() },
     { dispose: () => approvals.dispose() },
     vscode.window.registerWebviewViewProvider(FORKS_VIEW_ID, provider),
+    registerCheckpointContent(runtime),
     runtime.listen(forkState, ({ fork }) => {
       model.setFork(fork);
       if (isTerminal(fork.state)) {

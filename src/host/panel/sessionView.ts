@@ -3,6 +3,7 @@
 // an answer its last entry (its final text, or the tool results that complete its calls). Pure.
 import { countRealTurns } from '../../common/forkWindow';
 import { requestViewOf } from '../../common/requestView';
+import type { TurnChanges } from '../../common/protocol/checkpoints';
 import type { MessageView, SessionView, ToolCallView } from '../../common/protocol/webview';
 import type { Entry, SessionHeader, ToolResultBlock } from '../../common/transcript';
 import { isPureReminderText } from '../../common/transcript';
@@ -94,4 +95,20 @@ function resultText(block: ToolResultBlock): string {
 
 function cut(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/**
+ * Puts each checkpointed turn's files on the message that shows its last entry; returns, per such
+ * message id, the entry its turn started after (what "Diff since here" asks the runtime for).
+ */
+export function attachTurnFiles(view: SessionView, turns: readonly TurnChanges[]): Map<string, string | null> {
+  const starts = new Map<string, string | null>();
+  for (const turn of turns) {
+    if (turn.endEntryId === null) continue;
+    const message = view.messages.find(m => m.entryIds.includes(turn.endEntryId!));
+    if (!message) continue;
+    message.turnFiles = turn.files;
+    starts.set(message.id, turn.startEntryId);
+  }
+  return starts;
 }

@@ -3,7 +3,7 @@
 // stays inert. Pure.
 import type { TranscriptResult } from '../../common/protocol/runtime';
 import type { ContentBlock, Entry } from '../../common/transcript';
-import { noPriceText, usdText } from '../../common/pricing';
+import { cacheEffectText, noPriceText, usdText } from '../../common/pricing';
 import type { CostFigures } from '../../common/pricing';
 
 const MAX_BLOCK_CHARS = 4_000;
@@ -21,7 +21,7 @@ export function transcriptText(transcript: TranscriptResult): string {
 }
 
 function costText(cost: CostFigures): string {
-  return `${usdText(cost.usd)}, uncached ${usdText(cost.uncachedUsd)}, saved ${usdText(cost.uncachedUsd - cost.usd)}`;
+  return `${usdText(cost.usd)}, uncached ${usdText(cost.uncachedUsd)}, ${cacheEffectText(cost, { form: 'clause' })}`;
 }
 
 function entryText(entry: Entry, cost?: CostFigures): string[] {

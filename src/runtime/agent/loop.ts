@@ -7,6 +7,7 @@ import { needsApproval } from '../../common/approval';
 import type { ToolResultBlock, ToolUseBlock, Usage } from '../../common/transcript';
 import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
 import type { ModelClient } from '../model/modelClient';
+import type { RequestExplanation, RequestRecord } from '../session/records';
 import type { Session } from '../session/session';
 import type { Tool, ToolContext } from '../tools/types';
 import { runTool } from '../tools/registry';
@@ -49,6 +50,8 @@ export interface LoopDeps {
   onResponseStart?(): void;
   /** Tools whose commands run inside the OS sandbox: under auto-edit they run unasked, since what would leave it fails. */
   sandboxedTools?: ReadonlySet<string>;
+  /** Forks: the cache verdict of the first request, stored with its record (cache/sessionCache.ts). */
+  explainFirstRequest?(record: RequestRecord): RequestExplanation | undefined;
 }
 
 export interface LoopOutcome {
@@ -70,7 +73,10 @@ export const CANCELLED_RESULT = 'The user cancelled this tool call before it fin
  */
 export async function runLoop(deps: LoopDeps): Promise<LoopOutcome> {
   try {
-    return await loopUntilDone(deps);
+    const outcome = await loopUntilDone(deps);
+    // The turn's last records are on disk before it is reported done.
+    await deps.session.durable();
+    return outcome;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { stopReason: 'error', error: { kind: 'internal', message }, text: '', usage: zeroUsage() };
@@ -87,6 +93,9 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
     if (stop) return { stopReason: 'budget', budgetReason: stop, text, usage: total };
     deps.beforeRequest?.();
     await compactIfNeeded(deps);
+    // Records flush on the thread pool (session/jsonl.ts); a step starts only once the previous one is on
+    // disk, so a request is never billed without the record of what led to it.
+    await deps.session.durable();
     await deps.beforeSend?.();
     if (deps.signal.aborted) return { stopReason: 'cancelled', text, usage: total };
     deps.emit({ type: 'request_start', index });
@@ -118,6 +127,8 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
     if (toolUses.length === 0) {
       return { stopReason: response.stopReason === 'max_tokens' ? 'max_tokens' : 'end_turn', text, usage: total };
     }
+    // The response that asked for the tools is on disk before any of them runs.
+    await deps.session.durable();
     const results = await runToolCalls(deps, toolUses);
     const entry = deps.session.commit('tool_results', { role: 'user', content: results });
     deps.emit({ type: 'entry', entry });
@@ -180,7 +191,9 @@ async function requestOnce(deps: LoopDeps) {
     { maxRetries: deps.maxRetries, onRetry: (attempt, delayMs, error) => deps.emit({ type: 'retry', attempt, delayMs, error }) },
   );
   if (!('error' in response) && sent) {
-    deps.session.recordRequest(fingerprint(sent.body, response.serverTime ?? Date.now(), response.usage, sent.lastEntryId, response.inputTransformations));
+    const record = fingerprint(sent.body, response.serverTime ?? Date.now(), response.usage, sent.lastEntryId, response.inputTransformations);
+    const explained = deps.explainFirstRequest?.(record);
+    deps.session.recordRequest(explained ? { ...record, explained } : record);
   }
   return { response, body: sent?.body };
 }

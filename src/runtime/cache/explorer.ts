@@ -2,7 +2,7 @@
 // request it should have extended — its own previous request, or for a fork's first request the parent's
 // latest — and what that means for the provider's cache (docs/design.md §4.5). Works on request records only.
 import type { CacheStep } from '../../common/cacheExplorer';
-import type { RequestRecord } from '../session/records';
+import type { RequestExplanation, RequestRecord } from '../session/records';
 
 /** The provider reads a cached prefix ending at most this many blocks back from a breakpoint (itself included). */
 export const LOOKBACK_BLOCKS = 20;
@@ -11,14 +11,21 @@ const TTL_WORDS = { '5m': '5 minutes', '1h': 'one hour' } as const;
 
 export interface Baseline { record: RequestRecord; sessionId: string; index: number }
 
-export function explainRequests(sessionId: string, requests: readonly RequestRecord[], firstBaseline?: Baseline): CacheStep[] {
-  return requests.map((record, index) => {
-    const baseline = index > 0 ? { record: requests[index - 1], sessionId, index: index - 1 } : firstBaseline;
-    return { index, time: record.time, usage: record.usage, ...explain(record, baseline), ...(record.inputTransformations ? { inputTransformations: record.inputTransformations } : {}) };
-  });
+/**
+ * Steps for `requests[from..]`, appended to `steps` (which holds the steps before `from`): a running fork adds
+ * one step per request instead of explaining its whole history again. `firstBaseline` is asked only for a
+ * first request recorded without its verdict (files written before verdicts were stored).
+ */
+export function explainRequests(sessionId: string, requests: readonly RequestRecord[], firstBaseline?: () => Baseline | undefined, steps: CacheStep[] = []): CacheStep[] {
+  for (let index = steps.length; index < requests.length; index++) {
+    const record = requests[index];
+    const verdict = index > 0 ? explain(record, { record: requests[index - 1], sessionId, index: index - 1 }) : record.explained ?? explain(record, firstBaseline?.());
+    steps.push({ index, time: record.time, usage: record.usage, ...verdict, ...(record.inputTransformations ? { inputTransformations: record.inputTransformations } : {}) });
+  }
+  return steps;
 }
 
-type Explained = Pick<CacheStep, 'cause' | 'detail' | 'matchedBlocks' | 'totalBlocks' | 'baseline'>;
+type Explained = RequestExplanation;
 
 export function explain(current: RequestRecord, base: Baseline | undefined): Explained {
   const totalBlocks = current.blocks.length;

@@ -12,7 +12,7 @@ export function fingerprint(body: MessagesRequestBody, time: number, usage: Usag
   const breakpoints: number[] = [];
   const add = (where: string, block: unknown) => {
     if (hasBreakpoint(block)) breakpoints.push(blocks.length);
-    blocks.push(shortHash(`${where}:${JSON.stringify(stripCacheControl(block))}`));
+    blocks.push(blockHash(where, block));
   };
   for (const tool of body.tools) add('tool', tool);
   for (const block of body.system) add('system', block);
@@ -32,6 +32,22 @@ export function fingerprint(body: MessagesRequestBody, time: number, usage: Usag
     usage,
     ...(inputTransformations?.length ? { inputTransformations } : {}),
   };
+}
+
+/**
+ * A frozen block (committed history) hashes the same at the same place every time: its hash is kept beside
+ * it, so each request hashes only what is new (a fork's first request: its directive), not every block of
+ * the history again on the runtime's thread. A block with a breakpoint is a fresh copy, hashed each time.
+ */
+const hashOfFrozen = new WeakMap<object, { where: string; hash: string }>();
+
+function blockHash(where: string, block: unknown): string {
+  const frozen = block !== null && typeof block === 'object' && Object.isFrozen(block) ? block : undefined;
+  const known = frozen && hashOfFrozen.get(frozen);
+  if (known && known.where === where) return known.hash;
+  const hash = shortHash(`${where}:${JSON.stringify(stripCacheControl(block))}`);
+  if (frozen) hashOfFrozen.set(frozen, { where, hash });
+  return hash;
 }
 
 function shortHash(text: string): string {

@@ -41,11 +41,15 @@ export function isEarlierEntry(session: Session, entryId: string): boolean {
  * Records a checkpoint of the session's work tree. Never fails the turn: a folder git cannot record, or
  * one too big, gets no checkpoint (logged), and rewinds and forks before it say there is none.
  */
-export async function checkpointTurn(storeDir: string, session: Session, kind: CheckpointRecord['kind'], touched: readonly string[] = []): Promise<CheckpointRecord | undefined> {
-  // Taken now: the checkpoint may finish after the model's first answer was committed (see toolsAfter).
-  const lastEntryId = session.lastEntry()?.id ?? null;
+export async function checkpointTurn(
+  storeDir: string, session: Session, kind: CheckpointRecord['kind'], touched: readonly string[] = [],
+  // Taken now by default: the checkpoint may finish after the model's first answer was committed (see toolsAfter).
+  lastEntryId: string | null = session.lastEntry()?.id ?? null,
+): Promise<CheckpointRecord | undefined> {
   try {
     const shadow = await shadowFor(storeDir, session.header.root);
+    // A worktree fork's folder starts at its base commit, which the fork's branch keeps (keepObjects.ts).
+    if (session.bootstrap?.fork.worktree) shadow.baseOnBranch = true;
     const paths = touched.map(file => relativeToWorkTree(shadow, session.header.root, file)).filter((p): p is string => p !== undefined);
     const { tree, large } = await takeCheckpoint(shadow, paths);
     const record: CheckpointRecord = {

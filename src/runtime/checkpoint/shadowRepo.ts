@@ -10,6 +10,8 @@ import { repoInfo } from '../git/repo';
 import { git, gitOk } from '../git/run';
 import type { GitOptions, GitResult } from '../git/run';
 import { ensurePrivateDir } from '../../ipc/privateFs';
+import type { ChangeWatcher } from './changeWatcher';
+import type { LargeFileRef } from '../session/records';
 
 export interface ShadowRepo {
   /** The folder checkpoints cover: the repository's top inside git, else the session's root itself. */
@@ -18,6 +20,16 @@ export interface ShadowRepo {
   indexFile: string;
   /** The tree the last checkpoint wrote (only checkpoints write the index): reused while nothing changed. */
   lastTree?: string;
+  /** The last tree whose objects are all in the shadow's own store (checkpoint/keepObjects.ts). */
+  keptTree?: string;
+  /** A fork's worktree: its first tree is its base, kept by the fork's branch; not copied (keepObjects.ts). */
+  baseOnBranch?: boolean;
+  /** The files the last checkpoint kept by reference (outside the index). */
+  lastLarge?: LargeFileRef[];
+  /** What changed since the last checkpoint, from file notices (checkpoint/changeWatcher.ts); made at the first. */
+  watcher?: ChangeWatcher;
+  /** false: never watch, every checkpoint scans the whole tree (the bench's comparison). */
+  watch?: false;
 }
 
 const opened = new Map<string, Promise<ShadowRepo>>();
@@ -103,6 +115,7 @@ export async function removeShadow(gitDir: string): Promise<void> {
     const repo = await shadow.catch(() => undefined);
     if (repo?.gitDir !== gitDir) continue;
     opened.delete(key);
+    repo.watcher?.close();
     await serialized(repo, () => fs.rm(gitDir, { recursive: true, force: true }));
   }
   await fs.rm(gitDir, { recursive: true, force: true });

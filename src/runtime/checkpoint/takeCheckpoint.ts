@@ -1,13 +1,18 @@
 // One checkpoint: the work tree's state — tracked files, untracked files that are not ignored, and every
 // file a tool touched (ignored or not) — as a tree in the shadow repository. The shadow's index persists
-// between checkpoints, so git stats every file but hashes only the files that changed since the last one
-// (`ls-files -m -o -d` lists them; only those go to `update-index`): the cost follows the changed files,
-// not the repository's size (`npm run bench`, section checkpoints).
+// between checkpoints, so git hashes only the files that changed since the last one (`ls-files -m -o -d`
+// lists them; only those go to `update-index`). Which paths to ask about comes from the shadow's watcher
+// (changeWatcher.ts): with it, git stats only the paths that changed, not every file, and a checkpoint
+// with nothing changed runs no git at all — the cost follows the changed files, not the repository's
+// size (`npm run bench`, section checkpoints). Without a trusted watcher every checkpoint scans all.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CheckpointRecord, LargeFileRef } from '../session/records';
 import { serialized, shadowGit, shadowGitOk } from './shadowRepo';
 import { noteTree } from './sweepCheckpoints';
+import { assumeKept, keepObjects, keepWholeTree } from './keepObjects';
+import { ChangeWatcher, MAX_WATCHED_FOLDERS } from './changeWatcher';
+import { log } from '../log';
 import type { ShadowRepo } from './shadowRepo';
 
 /**
@@ -30,17 +35,27 @@ export class CheckpointSkipped extends Error {}
  */
 export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = []): Promise<{ tree: string; large: LargeFileRef[] }> {
   return serialized(shadow, async () => {
-    const listed = await shadowGitOk(shadow, ['ls-files', '-z', '-m', '-o', '-d', '--exclude-standard'], { timeoutMs: CHECKPOINT_TIMEOUT_MS });
+    const known = await knownChanges(shadow);
+    // Only what changed since the last checkpoint is asked about when the watcher knows it; the same
+    // question of git either way, so ignored, deleted and untracked files are treated alike.
+    const scope = known === undefined || known.size > MAX_PATHSPECS ? undefined : [...known];
+    const listed = scope?.length === 0 ? '' : await shadowGitOk(shadow, [
+      ...(scope ? ['--literal-pathspecs'] : []), 'ls-files', '-z', '-m', '-o', '-d', '--exclude-standard', ...(scope ? ['--', ...scope] : []),
+    ], { timeoutMs: CHECKPOINT_TIMEOUT_MS });
     // Nested repositories show as `dir/`: their own history is theirs, not a file of ours.
     const candidates = [...new Set([...listed.split('\0'), ...touched])].filter(p => p !== '' && !p.endsWith('/') && isInside(p));
     // Only checkpoints write the shadow's index (restores use a scratch one), so an empty list means the
     // same tree: one git call, not two.
     const previous = shadow.lastTree;
+    // Files kept by reference are outside the index, so a scan lists them every time; when only the
+    // changed paths were asked about, those the last checkpoint had elsewhere are still as they were.
+    const asked = scope ? new Set([...scope, ...touched]) : undefined;
+    const large: LargeFileRef[] = asked ? (shadow.lastLarge ?? []).filter(ref => !covers(asked, ref.path)) : [];
     if (candidates.length === 0 && previous) {
       await noteTree(shadow.gitDir, previous);
-      return { tree: previous, large: [] };
+      shadow.lastLarge = large;
+      return { tree: previous, large: [...large] };
     }
-    const large: LargeFileRef[] = [];
     const update: string[] = [];
     const drop: string[] = [];
     let newBytes = 0;
@@ -65,10 +80,48 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     if (drop.length > 0) await shadowGitOk(shadow, ['update-index', '--force-remove', '-z', '--stdin'], { input: drop.join('\0') + '\0' });
     const tree = (await shadowGitOk(shadow, ['write-tree'])).trim();
     shadow.lastTree = tree;
+    // What the tree borrows from the user's objects is copied, so their gc cannot take it (keepObjects.ts).
+    // The whole first tree can take seconds in a big repository: it is queued behind this checkpoint, not
+    // waited for; every later piece of work on the shadow (checkpoints, restores) waits for it.
+    // A fork's worktree starts at its base commit, which the fork's branch keeps: not copied.
+    const kept = await keepObjects(shadow, tree);
+    if (kept === 'whole-tree-needed' && shadow.baseOnBranch) {
+      await assumeKept(shadow, tree);
+    } else if (kept === 'whole-tree-needed') {
+      void serialized(shadow, () => keepWholeTree(shadow, tree)).catch((error: unknown) =>
+        log(`checkpoint objects of ${shadow.workTree} not copied: ${error instanceof Error ? error.message : String(error)}`));
+    }
     await noteTree(shadow.gitDir, tree);
     large.sort((a, b) => (a.path < b.path ? -1 : 1));
-    return { tree, large };
+    shadow.lastLarge = large;
+    return { tree, large: [...large] };
   });
+}
+
+/** More changed paths than this are not passed as pathspecs: one scan of everything is as quick. */
+const MAX_PATHSPECS = 2_000;
+
+/**
+ * What changed since the last checkpoint by the shadow's watcher, or undefined: scan everything. The
+ * watcher starts at the first checkpoint (before its scan, so nothing made meanwhile is missed); one that
+ * could not start, or stopped trusting its notices, is not tried again: every checkpoint scans then.
+ */
+async function knownChanges(shadow: ShadowRepo): Promise<Set<string> | undefined> {
+  if (shadow.watcher?.healthy) return shadow.watcher.take();
+  if (shadow.watcher || shadow.watch === false) return undefined;
+  // The ignored folders (`dir/` entries) are never watched: build output and dependencies churn.
+  const ignored = await shadowGitOk(shadow, ['ls-files', '-z', '-o', '-i', '--directory', '--exclude-standard'], { timeoutMs: CHECKPOINT_TIMEOUT_MS });
+  const skip = new Set(ignored.split('\0').filter(p => p.endsWith('/')).map(p => p.slice(0, -1)));
+  const watcher = new ChangeWatcher(shadow.workTree, skip);
+  if (!watcher.start()) log(`checkpoints of ${shadow.workTree}: more than ${MAX_WATCHED_FOLDERS} folders to watch; each checkpoint scans the whole tree`);
+  shadow.watcher = watcher;
+  return undefined;
+}
+
+/** Whether `rel` or a folder it is in was among the paths asked about. */
+function covers(asked: ReadonlySet<string>, rel: string): boolean {
+  for (let at = rel; at !== '.' && at !== ''; at = path.posix.dirname(at)) if (asked.has(at)) return true;
+  return false;
 }
 
 function isInside(rel: string): boolean {

@@ -1,6 +1,7 @@
 // Runs forks and subagents in the background (docs/design.md §4.6): detached start, a queue beyond the
 // concurrency limit, a 200-request cap, cancel, continue, reports to clients and to the parent.
 import type { AgentEvent } from '../../common/agentEvents';
+import { DEFAULT_MAX_CONCURRENT_FORKS } from '../../common/defaults';
 import type { ForkSummary, ForkState, ForkWorktree } from '../../common/forks';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
@@ -52,7 +53,7 @@ export class ForkManager implements ForkLauncher {
   readonly janitor: WorktreeJanitor;
   /** First requests of sibling forks in flight, by shared prefix (the stagger, docs/design.md §4.5). */
   private readonly prefixWriters = new PrefixWriters();
-  maxConcurrent = 4;
+  maxConcurrent = DEFAULT_MAX_CONCURRENT_FORKS;
   /** fork.prices of the client that configured last (the table covers the rest). */
   prices: PriceOverrides = {};
   private readonly spending: ForkSpending;
@@ -99,7 +100,8 @@ export class ForkManager implements ForkLauncher {
         const policy = launchPolicy(access);
         session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy, sandboxNotice: policy.restricted ? undefined : sandboxNotice(policy.sandbox) }, placement.worktree);
         // Durable before fork/start answers and before the first request; the runtime's thread keeps serving meanwhile.
-        await this.store.durable(session.id);
+        // The parent's records it inherits are on disk too (they flush on the thread pool as well).
+        await Promise.all([this.store.durable(session.id), spec.parent.durable()]);
       } catch (error) {
         // Safe to drop: cleanup after a failed start: the start's own error is what the caller gets; a leftover worktree is pruned later.
         if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
@@ -145,6 +147,12 @@ export class ForkManager implements ForkLauncher {
       .filter(run => !parentSessionId || run.summary.parentSessionId === parentSessionId)
       .map(run => ({ ...run.summary }))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** Neither queued nor running nor waiting for an approval: the fork's transcript and folder stay as they are. */
+  atRest(forkId: string): boolean {
+    const state = this.get(forkId)?.state;
+    return state === undefined || isTerminal(state) || state === 'paused-budget' || state === 'interrupted';
   }
 
   get(forkId: string): ForkSummary | undefined {
@@ -407,7 +415,8 @@ export class ForkManager implements ForkLauncher {
         run.summary.modelTurns++;
         run.summary.firstUsage ??= event.usage;
         run.summary.context = { tokens: event.contextTokens, window: event.contextWindow };
-        run.summary.cacheSteps = cacheSteps(heldSession(run), id => this.sessionOrUndefined(id));
+        // Only the new request is explained: the steps before it stay as they were.
+        run.summary.cacheSteps = cacheSteps(heldSession(run), id => this.sessionOrUndefined(id), run.summary.cacheSteps);
       }
       this.spending.refreshCost(run, heldSession(run).header.settings.model);
       this.broadcastState(run);

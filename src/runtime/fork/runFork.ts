@@ -6,9 +6,10 @@ import type { ForkState, ForkSummary } from '../../common/forks';
 import type { SessionHeader } from '../../common/transcript';
 import type { ApprovalRouter } from '../approvals';
 import { runLoop } from '../agent/loop';
+import { explainFirstRequest } from '../cache/sessionCache';
 import type { ApprovalRequest, LoopOutcome } from '../agent/loop';
 import { mcpToolsOf } from '../mcp/mcpTools';
-import { createAnthropicClient } from '../model/anthropicClient';
+import { createAnthropicClient } from '../model/lazyClient';
 import { applyPolicy, launchPolicy } from '../policy';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
@@ -24,6 +25,7 @@ import { StaggerGate } from './stagger';
 import { refusingSubagentHost } from './subagentHost';
 import { sandboxForRun, SANDBOXED_TOOLS } from '../sandbox/sandboxForRun';
 import { runVerify } from './tournament/verify';
+import { checkpointTurn, toolsAfter } from '../checkpoint/codeAt';
 import type { VerifyResult } from '../../common/tournament';
 
 export interface RunForkDeps {
@@ -46,7 +48,13 @@ const UNFINISHED: readonly LoopOutcome['stopReason'][] = ['cancelled', 'budget',
 
 /** Runs the loop once; a failed worktree preparation is reported as `setupFailure`. */
 export async function runFork(run: ForkRun, session: Session, access: ModelAccess, deps: RunForkDeps): Promise<{ outcome: LoopOutcome; setupFailure?: string; verify?: VerifyResult }> {
-  const { controller, emit } = deps;
+  const { controller } = deps;
+  // The files the run's tools wrote: recorded in its end checkpoint even when ignored (checkpoint/codeAt.ts).
+  const touched = new Set<string>();
+  const emit = (event: AgentEvent) => {
+    if (event.type === 'tool_result') for (const file of event.files) touched.add(file);
+    deps.emit(event);
+  };
   const signal = controller.signal;
   const { approvalMode, approve } = applyPolicy(launchPolicy(access), async ({ callId, tool, input, description, category }: ApprovalRequest) => {
     deps.setState('waiting-for-approval');
@@ -67,6 +75,11 @@ export async function runFork(run: ForkRun, session: Session, access: ModelAcces
     sandbox: sandbox.commands,
   });
   await workspace.begin();
+  // Each run of a fork is a turn of its own transcript, checkpointed in the fork's folder like a chat's
+  // turn: at its start (once the worktree is prepared: what preparation wrote is the fork's starting
+  // code) and at its end, so rewind and Fork from here work on a fork's messages too.
+  const startEntryId = session.lastEntry()?.id ?? null;
+  const started = workspace.prepared().then(() => checkpointTurn(deps.store.storeDir, session, 'turn-start', [], startEntryId));
   const stagger = new StaggerGate(deps.prefixWriters, session, signal);
   const toolContext = {
     root: session.header.root, ripgrepPath: access.ripgrepPath, subagents: refusingSubagentHost,
@@ -75,7 +88,7 @@ export async function runFork(run: ForkRun, session: Session, access: ModelAcces
   const outcome = await runLoop({
     session,
     model: createAnthropicClient(access),
-    tools: workspace.gatedTools(toolsFor(run.summary.kind, session.header, access.restricted === true)),
+    tools: toolsAfter(started, workspace.gatedTools(toolsFor(run.summary.kind, session.header, access.restricted === true))),
     toolContext,
     sandboxedTools: sandbox.commands ? SANDBOXED_TOOLS : undefined,
     beforeRequest: () => workspace.beforeRequest(),
@@ -88,8 +101,11 @@ export async function runFork(run: ForkRun, session: Session, access: ModelAcces
     mayRequest: deps.mayRequest,
     beforeSend: stagger.beforeSend,
     onResponseStart: stagger.onResponseStart,
+    explainFirstRequest: record => explainFirstRequest(session, record, id => deps.store.loaded(id)),
   });
   stagger.release();
+  await started;
+  await checkpointTurn(deps.store.storeDir, session, 'turn-end', [...touched]);
   // Before the workspace ends: the command runs with the fork's environment, and what it leaves running ends with it.
   const verify = deps.verifyCommand && !UNFINISHED.includes(outcome.stopReason) && !workspace.failureReason && !signal.aborted
     ? await runVerify(deps.verifyCommand, { approvalMode, approve, toolContext: { ...toolContext, signal } })

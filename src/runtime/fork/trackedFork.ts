@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import type { ForkSummary, ForkWorktree } from '../../common/forks';
 import { isTerminal } from '../../common/forks';
 import { inputTokens } from '../../common/transcript';
+import { describeDamage, unrepaired } from '../session/damage';
 import type { Session } from '../session/session';
 import type { SessionLease, SessionStore } from '../session/sessionStore';
 import { findAdminDir, readWorktreeMeta } from '../git/worktreeMeta';
@@ -58,6 +59,8 @@ export function heldSession(run: ForkRun): Session {
  */
 export function runFromDisk(store: SessionStore, session: Session): ForkRun {
   const run = newRun(session, summarize(session));
+  const damage = unrepaired(session.damage).map(describeDamage);
+  if (damage.length > 0) run.summary.damage = damage;
   if (session.unavailable) {
     Object.assign(run.summary, { state: 'failed', error: `Cannot revive: ${session.unavailable}.` });
     run.unavailable = session.unavailable;

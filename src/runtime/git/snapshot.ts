@@ -11,7 +11,14 @@ const SCRATCH_PREFIX = 'fork-agents-index-';
 
 /** Scratch index folders of this user's runtimes that are gone (killed mid-snapshot); live ones stay. */
 export async function removeScratchLeftovers(): Promise<number> {
-  let removed = 0;
+  const stale = await scratchLeftovers();
+  for (const full of stale) await fs.rm(full, { recursive: true, force: true });
+  return stale.length;
+}
+
+/** This user's scratch index folders (and older runtimes' bare index files) whose runtime is gone. */
+export async function scratchLeftovers(): Promise<string[]> {
+  const found: string[] = [];
   const uid = process.getuid?.();
   for (const name of await fs.readdir(os.tmpdir()).catch(() => [] as string[])) {
     if (!name.startsWith(SCRATCH_PREFIX)) continue;
@@ -21,11 +28,9 @@ export async function removeScratchLeftovers(): Promise<number> {
     const pid = Number(/^fork-agents-index-(\d+)-/.exec(name)?.[1]);
     // Older runtimes wrote a bare index file named by a uuid: gone once older than any snapshot can take.
     const stale = stat.isDirectory() ? pid > 0 && !isRunning(pid) : stat.isFile() && Date.now() - stat.mtimeMs > SNAPSHOT_TIMEOUT_MS;
-    if (!stale) continue;
-    await fs.rm(full, { recursive: true, force: true });
-    removed++;
+    if (stale) found.push(full);
   }
-  return removed;
+  return found;
 }
 
 function isRunning(pid: number): boolean {

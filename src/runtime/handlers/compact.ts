@@ -1,11 +1,11 @@
 // session/compact: `/compact [focus]` and `fork-agents compact`. Runs as the session's turn, so it never
 // overlaps one; on failure nothing changes and the error says so.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { RuntimeErrorCode, sessionCompact } from '../../common/protocol/runtime';
 import type { CompactParams, CompactResult } from '../../common/protocol/runtime';
 import { compactSession } from '../agent/compact';
 import type { ClientConnection } from '../clientConnection';
-import { createAnthropicClient } from '../model/anthropicClient';
+import { createAnthropicClient } from '../model/lazyClient';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import type { SessionLease } from '../session/sessionStore';

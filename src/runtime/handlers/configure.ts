@@ -1,5 +1,5 @@
 // runtime/configure: the client's model access and tool settings, kept for that connection only.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { isApprovalMode } from '../../common/approval';
 import { parseBudget } from '../../common/budget';
 import { parsePriceOverrides } from '../../common/pricing';

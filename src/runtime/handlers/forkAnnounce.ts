@@ -1,5 +1,5 @@
 // fork/announce: the one window that asks first tells the user a fork's run ended; later askers stay quiet.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { forkAnnounce } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';

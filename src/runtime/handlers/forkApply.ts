@@ -1,5 +1,5 @@
 // fork/apply: a finished worktree fork's changes onto the main working tree as uncommitted changes.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { forkApply } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import { applyFork } from '../fork/workspace/worktreeActions';

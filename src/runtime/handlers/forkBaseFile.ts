@@ -1,5 +1,5 @@
 // fork/baseFile: one file as it was at a worktree fork's base (the left side of its diff in the editor).
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { forkBaseFile } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import { baseFileOfFork } from '../fork/workspace/worktreeActions';

@@ -1,5 +1,5 @@
 // fork/history: a fork's output so far, for a window that opens (or reloads) while it runs.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { forkHistory } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';

@@ -1,6 +1,6 @@
 // fork/send: continue a finished fork's own transcript with a message, or a fork paused at its budget
 // (with a raised budget, with or without a message).
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { parseBudget } from '../../common/budget';
 import { forkSend } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';

@@ -1,30 +1,33 @@
 // fork/start: the user (chat /fork, Fork from here, palette, panel, CLI) forks a session, in its own git
 // worktree by default when the session works in a repository.
-import { ResponseError } from 'vscode-languageserver/node';
+import { ResponseError } from 'vscode-jsonrpc/node';
 import { forkStart } from '../../common/protocol/forks';
-import type { ForkStartParams } from '../../common/protocol/forks';
-import type { ForkSummary } from '../../common/forks';
+import type { ForkStartParams, ForkStartResult } from '../../common/protocol/forks';
+import { launchPolicy } from '../policy';
 import { RuntimeErrorCode } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
 import { modelIdProblem } from '../../common/modelChoice';
 import { MISSING_KEY_MESSAGE } from './send';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
-import { checkStartParams, invalidParams } from './startParams';
+import { checkStartParams, forkAccess, invalidParams } from './startParams';
 
 export function registerForkStart(ctx: RuntimeContext, client: ClientConnection): void {
-  client.handle(forkStart, async (params: ForkStartParams): Promise<ForkSummary> => {
+  client.handle(forkStart, async (params: ForkStartParams): Promise<ForkStartResult> => {
     const invalid = invalidParams;
     const checked = checkStartParams('fork/start', params);
     if (params.isolation !== undefined && params.isolation !== 'shared' && params.isolation !== 'worktree') throw invalid(`isolation must be "worktree" or "shared".`);
     const modelProblem = params.model === undefined || params.model === null ? undefined : modelIdProblem(params.model);
     if (modelProblem) throw invalid(modelProblem);
-    const access = accessOf(client);
-    if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
+    const configured = accessOf(client);
+    if (!configured) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
     // Held while its fork's worktree is made: idle eviction must not reload a second copy meanwhile.
-    return await ctx.store.using(params.sessionId, parent => {
-      if (parent.bootstrap) throw invalid('A fork cannot be forked; continue it with a message instead.');
-      return ctx.forks.start({
+    return await ctx.store.using(params.sessionId, async parent => {
+      // A fork's own messages can be forked from once it stopped (Fork from here in its transcript, at
+      // that message's checkpoint); a fork still running is continued with a message instead.
+      if (parent.bootstrap && !ctx.forks.atRest(parent.id)) throw invalid('A fork can be forked only once it has stopped; wait for it, or continue it with a message.');
+      const access = forkAccess(client, configured, parent);
+      const fork = await ctx.forks.start({
         parent,
         kind: 'fork',
         directive: checked.directive,
@@ -38,6 +41,7 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
         // The parent's model unless another is asked for (then the fork starts with a cold cache).
         ...(params.model && params.model !== parent.header.settings.model ? { model: params.model } : {}),
       }, access);
+      return { ...fork, approvalMode: launchPolicy(access).approvalMode };
     });
   });
 }

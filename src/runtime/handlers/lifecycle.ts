@@ -2,8 +2,7 @@
 // served — the protocol version is not even revealed without it. `exit` closes only this client's
 // connection: the runtime is shared by every window and CLI run of the store and keeps its turns running.
 import { timingSafeEqual } from 'node:crypto';
-import { ErrorCodes, ExitNotification, InitializeRequest, ResponseError, ShutdownRequest } from 'vscode-languageserver/node';
-import type { InitializeParams, InitializeResult } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { PROTOCOL_VERSION, RuntimeErrorCode } from '../../common/protocol/runtime';
 import type { InitializationOptions } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
@@ -12,9 +11,14 @@ import type { RuntimeContext } from '../runtimeContext';
 /** Wrong tokens tolerated on one connection (a client may have read the previous runtime's file once). */
 const MAX_TOKEN_ATTEMPTS = 3;
 
+// The LSP lifecycle by method name over plain vscode-jsonrpc: the language-server library (its whole
+// protocol) would cost every runtime start its parse and set-up for three names.
+interface InitializeParams { initializationOptions?: unknown }
+interface InitializeResult { capabilities: Record<string, never>; serverInfo: { name: string; version: string } }
+
 export function registerLifecycle(ctx: RuntimeContext, client: ClientConnection): void {
   let failures = 0;
-  client.rpc.onRequest(InitializeRequest.type, (params: InitializeParams): InitializeResult => {
+  client.rpc.onRequest('initialize', (params: InitializeParams): InitializeResult => {
     const options = params?.initializationOptions as Partial<InitializationOptions> | undefined;
     if (client.admitted) throw new ResponseError(ErrorCodes.InvalidRequest, 'Already initialized.');
     if (!tokenMatches(options?.token, ctx.token)) {
@@ -37,8 +41,8 @@ export function registerLifecycle(ctx: RuntimeContext, client: ClientConnection)
     ctx.admit(client);
     return { capabilities: {}, serverInfo: { name: 'fork-agents-runtime', version: ctx.info.version }, ...{ runtime: ctx.info } };
   });
-  client.rpc.onRequest(ShutdownRequest.type, () => undefined);
-  client.rpc.onNotification(ExitNotification.type, () => client.rpc.dispose());
+  client.rpc.onRequest('shutdown', () => undefined);
+  client.rpc.onNotification('exit', () => client.rpc.dispose());
 }
 
 function tokenMatches(presented: unknown, expected: string): boolean {

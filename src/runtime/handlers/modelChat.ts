@@ -1,7 +1,7 @@
 // model/list, model/chat and model/cancel: the Chat view's models and language-model requests (docs/design.md §5),
 // sent through the runtime's one client. The body comes from request.ts like a session's (cache breakpoints included),
 // the retry loop is the turns' one, and the key is the one this client configured.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { modelCancel, modelChat, modelList, modelPart } from '../../common/protocol/model';
 import type { ModelChatParams, ModelChatResult } from '../../common/protocol/model';
 import { RuntimeErrorCode } from '../../common/protocol/runtime';
@@ -10,7 +10,7 @@ import { buildRequestBody } from '../agent/request';
 import type { MessagesRequestBody } from '../model/wire';
 import { streamWithRetries } from '../agent/retry';
 import type { ClientConnection } from '../clientConnection';
-import { createAnthropicClient, listModels } from '../model/anthropicClient';
+import { createAnthropicClient, listModels } from '../model/lazyClient';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { MISSING_KEY_MESSAGE } from './send';

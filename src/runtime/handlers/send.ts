@@ -1,6 +1,6 @@
 // session/send: one user prompt, run to the end of the agent's turn, events streamed as session/event.
 import { modelFacts } from '../../common/models';
-import { ResponseError, ErrorCodes } from 'vscode-languageserver/node';
+import { ResponseError, ErrorCodes } from 'vscode-jsonrpc/node';
 import type { AgentEvent } from '../../common/agentEvents';
 import { RuntimeErrorCode, permissionRequest, sessionEvent, sessionSend } from '../../common/protocol/runtime';
 import type { SendParams, SendResult } from '../../common/protocol/runtime';
@@ -15,13 +15,13 @@ import { checkpointTurn, toolsAfter } from '../checkpoint/codeAt';
 import type { ApprovalRequest } from '../agent/loop';
 import { applyPolicy } from '../policy';
 import { checkTextSize } from './textLimits';
-import { createAnthropicClient } from '../model/anthropicClient';
+import { createAnthropicClient } from '../model/lazyClient';
 import { DEFAULT_MAX_TOKENS, DEFAULT_MODEL } from '../../common/defaults';
 import { accessOf } from '../runtimeContext';
 import { stripsEarlierThinking } from '../agent/cacheMinimums';
 import { isForkTranscript } from '../fork/history/directive';
 import { closeInterruptedCalls } from '../fork/revive';
-import { describeDamage } from '../session/damage';
+import { describeDamage, unrepaired } from '../session/damage';
 import { parentSubagentHost } from '../fork/subagentHost';
 import type { RuntimeContext } from '../runtimeContext';
 import type { ModelAccess } from '../fork/forkContracts';
@@ -78,9 +78,10 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   // A runtime that died mid-tool-call left calls without results: close them, or every request is refused.
   for (const entry of closeInterruptedCalls(session)) emitEntry(client, session.id, params.turnId, entry);
   // Said in the chat once per load of a damaged file (the log and `transcript` say it too).
-  if (session.damage.length > 0 && !damageShown.has(session)) {
+  const damage = unrepaired(session.damage);
+  if (damage.length > 0 && !damageShown.has(session)) {
     damageShown.add(session);
-    const text = session.damage.map(d => `Warning: ${describeDamage(d)}.`).join('\n');
+    const text = damage.map(d => `Warning: ${describeDamage(d)}.`).join('\n');
     client.notify(sessionEvent, { sessionId: session.id, turnId: params.turnId, event: { type: 'text_delta', text: `${text}\n\n` } });
   }
   const touched = new Set<string>();
@@ -98,6 +99,8 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   // A full disk throws TranscriptWriteError: the prompt is not saved, so no turn starts and the session stays
   // as it was (the client gets InternalError with its message, src/runtime/protocolErrors.ts).
   prompt = session.commit('prompt', { role: 'user', content: [{ type: 'text', text: params.prompt }, ...references] });
+  // Restricted Mode runs as `ask`: a fork started later from the CLI without a mode is no looser.
+  session.recordApprovalMode(approvalMode);
   emit({ type: 'turn_start', promptEntryId: prompt.id });
   emit({ type: 'entry', entry: prompt });
   const result: SendResult = { sessionId: session.id, promptEntryId: prompt.id, stopReason: 'error', text: '', usage: zeroUsage() };

@@ -1,6 +1,6 @@
 // session/delete: deletes a chat session or a fork (never while it runs), then the sealed history that
 // nothing references any more. Forks of a deleted chat keep what they inherited.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { sessionDelete } from '../../common/protocol/runtime';
 import type { DeleteParams, DeleteResult } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';

@@ -1,6 +1,6 @@
 // session/rewind: a chat's files and conversation back to an entry (checkpoint/rewind.ts), or the latest
-// rewind undone. Never while the chat's turn runs; forks continue with a message instead.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+// rewind undone. Never while the chat's turn (or the fork's run) runs.
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { sessionRewind } from '../../common/protocol/checkpoints';
 import type { RewindParams, RewindResult } from '../../common/protocol/checkpoints';
 import { RuntimeErrorCode } from '../../common/protocol/runtime';
@@ -26,7 +26,8 @@ export function registerSessionRewind(ctx: RuntimeContext, client: ClientConnect
     if (ctx.turns.isRunning(params.sessionId)) throw new ResponseError(RuntimeErrorCode.busy, 'A turn is running in this session; wait for it or cancel it before rewinding.');
     try {
       return await ctx.store.using(params.sessionId, session => {
-        if (session.bootstrap) throw invalid(`Session ${session.id} is a fork: continue it with a message instead of rewinding it.`);
+        // A fork's runs are checkpointed in its own folder like a chat's turns: it rewinds the same, once stopped.
+        if (session.bootstrap && !ctx.forks.atRest(session.id)) throw new ResponseError(RuntimeErrorCode.busy, `Fork ${session.id} is running; wait for it or cancel it before rewinding.`);
         // Claimed as a turn, so no prompt starts while the files are being put back.
         return ctx.turns.run(session.id, () => rewindSession(ctx.store.storeDir, session, {
           atEntryId: params.atEntryId, undo: params.undo === true, code, conversation, confirm: params.confirm === true,

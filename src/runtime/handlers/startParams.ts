@@ -1,5 +1,5 @@
 // What fork/start and tournament/start both check of their parameters, and the fork spec they build.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import type { Budget } from '../../common/budget';
 import { parseBudget } from '../../common/budget';
 import type { ForkTurns } from '../../common/forkTurns';
@@ -7,6 +7,9 @@ import { parseForkTurns } from '../../common/forkTurns';
 import type { ForkStartParams } from '../../common/protocol/forks';
 import { checkTextSize } from './textLimits';
 import { shortText } from '../../common/forkDisplay';
+import type { ClientConnection } from '../clientConnection';
+import type { ModelAccess } from '../fork/forkContracts';
+import type { Session } from '../session/session';
 
 export interface CheckedStart {
   directive: string;
@@ -39,4 +42,14 @@ export function checkStartParams(method: string, params: Omit<ForkStartParams, '
 /** The directive itself when short, else cut at a word (never mid-phrase after six words); the full text stays the directive. */
 function defaultName(directive: string): string {
   return shortText(directive, 48);
+}
+
+/**
+ * The access forks start with. A client that set no approval mode (the CLI without --approval) gets the mode
+ * the chat's latest turn ran with (ask when none is recorded): a fork is never looser than its chat, and a chat
+ * run with `auto` does not start forks that wait for an editor. It becomes the fork's launch mode, the ceiling
+ * for fork/send.
+ */
+export function forkAccess(client: ClientConnection, access: ModelAccess, parent: Session): ModelAccess {
+  return client.config.approvalMode === undefined ? { ...access, approvalMode: parent.approvalMode ?? 'ask' } : access;
 }

@@ -1,6 +1,6 @@
 // Caps on what a client may send as one prompt, directive or message: a 64 MB prompt
 // once grew the runtime to 568 MB. Refused with the size and the limit before anything is stored.
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 
 /** 1 MiB of UTF-8: several times any model's context window in text. */
 export const MAX_TEXT_BYTES = 1024 * 1024;

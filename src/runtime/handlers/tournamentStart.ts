@@ -1,5 +1,5 @@
 // tournament/start: N attempts of one directive, each a worktree fork of the same point (docs/design.md). The verify command: the request's, else fork.tournament.verify, else the detected test script.
-import { ResponseError } from 'vscode-languageserver/node';
+import { ResponseError } from 'vscode-jsonrpc/node';
 import { modelIdProblem } from '../../common/modelChoice';
 import { tournamentStart } from '../../common/protocol/forks';
 import type { TournamentStartParams, TournamentStartResult } from '../../common/protocol/forks';
@@ -10,7 +10,7 @@ import { defaultVerify } from '../fork/tournament/detectVerify';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { MISSING_KEY_MESSAGE } from './send';
-import { checkStartParams, invalidParams } from './startParams';
+import { checkStartParams, forkAccess, invalidParams } from './startParams';
 import { checkTextSize } from './textLimits';
 
 export function registerTournamentStart(ctx: RuntimeContext, client: ClientConnection): void {
@@ -30,10 +30,11 @@ export function registerTournamentStart(ctx: RuntimeContext, client: ClientConne
     }
     if (params.verify !== undefined && typeof params.verify !== 'string') throw invalidParams('verify must be a command string ("" for none).');
     if (params.verify) checkTextSize('verify', params.verify);
-    const access = accessOf(client);
-    if (!access) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
+    const configured = accessOf(client);
+    if (!configured) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
     return await ctx.store.using(params.sessionId, parent => {
       if (parent.bootstrap) throw invalidParams('A fork cannot start a tournament; continue it with a message instead.');
+      const access = forkAccess(client, configured, parent);
       const verify = params.verify !== undefined ? params.verify.trim() : defaultVerify(access, parent.header.root);
       return ctx.tournaments.start({
         spec: {

@@ -7,13 +7,14 @@ import type { TranscriptResult } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';
 import type { Session } from '../session/session';
-import { describeDamage } from '../session/damage';
+import { describeDamage, unrepaired } from '../session/damage';
 
 export function registerTranscript(ctx: RuntimeContext, client: ClientConnection): void {
   client.handle(sessionTranscript, async (params): Promise<TranscriptResult> => {
     const session = await sessionOf(ctx, params?.sessionId);
     const entries = [...session.history()];
-    const damage = session.damage.length > 0 ? session.damage.map(describeDamage) : undefined;
+    const open = unrepaired(session.damage);
+    const damage = open.length > 0 ? open.map(describeDamage) : undefined;
     return { header: session.header, entries, running: ctx.turns.isRunning(session.id), costs: costsOf(ctx, session), spent: session.spent, damage };
   });
   client.handle(sessionCache, async params => ({ steps: ctx.forks.cacheStepsOf(await sessionOf(ctx, params?.sessionId)) }));

@@ -1,6 +1,6 @@
 // worktree/list: what start-up pruning removed, and the orphaned fork worktrees it kept for their
 // unapplied changes; with a root, that repository is pruned first (the host passes its workspace folders).
-import { ErrorCodes, ResponseError } from 'vscode-languageserver/node';
+import { ErrorCodes, ResponseError } from 'vscode-jsonrpc/node';
 import { worktreeList } from '../../common/protocol/forks';
 import type { ClientConnection } from '../clientConnection';
 import type { RuntimeContext } from '../runtimeContext';

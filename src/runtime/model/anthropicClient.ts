@@ -10,6 +10,7 @@ import type { ModelClient, ModelResponse, StreamHandlers } from './modelClient';
 import { retryAdvice } from './retryRules';
 import { providerModelId } from './modelIds';
 import { createSdk } from './providers';
+import { requestBytes } from './requestBytes';
 import type { SdkOptions } from './providers';
 import type { ListedModel } from '../../common/protocol/model';
 
@@ -33,8 +34,8 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
           throw error;
         });
         // block_binding is refused without its beta header, which the API does not remember between requests.
-        const headers = body.thinking?.type === 'adaptive' && body.thinking.block_binding ? { 'anthropic-beta': THINKING_BINDING_BETA } : undefined;
-        const stream = (await sdk).messages.stream(sent as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal, headers });
+        const beta = body.thinking?.type === 'adaptive' && body.thinking.block_binding ? { 'anthropic-beta': THINKING_BINDING_BETA } : undefined;
+        const stream = (await sdk).messages.stream(sent as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal, ...bodyOptions(options, sent, beta) });
         // input_transformations: on message_start's message, again on message_delta after a mid-stream fallback.
         let transformations: InputTransformation[] | undefined;
         stream.on('streamEvent', event => {
@@ -67,6 +68,17 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       }
     },
   };
+}
+
+/**
+ * The Anthropic API's body as bytes we encoded (requestBytes.ts): the SDK sends a Buffer body verbatim, and
+ * its own `body` (the same params plus `stream: true`, JSON.stringify'd) would be the same bytes. The cloud
+ * SDKs rewrite the body for their endpoints (model into the URL, their version field), so they encode it
+ * themselves; FORK_AGENTS_BODY_ENCODER=sdk does the same for the Anthropic API (to compare the two).
+ */
+function bodyOptions(options: AnthropicClientOptions, sent: MessagesRequestBody, headers: Record<string, string> | undefined): { headers?: Record<string, string>; body?: Buffer } {
+  if (options.provider || process.env.FORK_AGENTS_BODY_ENCODER === 'sdk') return headers ? { headers } : {};
+  return { headers: { ...headers, 'content-type': 'application/json' }, body: requestBytes({ ...sent, stream: true }) };
 }
 
 /** The endpoint's Claude models (every page); throws what the SDK threw. */

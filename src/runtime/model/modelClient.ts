@@ -24,7 +24,19 @@ export interface ModelClient {
   stream(body: MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers): Promise<ModelResponse>;
 }
 
+const MODEL_ERROR = Symbol.for('fork-agents.ModelError');
+
 export class ModelError extends Error {
+  /**
+   * The model client is bundled apart (dist/lazy/model.js, loaded on the first request) with its own copy
+   * of this class: `instanceof` asks for the mark every copy sets, not for one copy's prototype.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MODEL_ERROR] === true;
+  }
+
+  private readonly [MODEL_ERROR] = true;
+
   /** What the provider billed for this attempt anyway: set once its stream started (message_start). */
   billed?: Usage;
   serverTime?: number;

@@ -30,6 +30,9 @@ export const THINKING_BINDING_BETA = 'thinking-binding-controls-2026-08-01';
  * first need not be on the system prompt (a prefix below the model's minimum puts it on the startup entry).
  */
 export function requestTtl(body: MessagesRequestBody): '5m' | '1h' {
-  const blocks = [...body.system, ...body.messages.flatMap(message => message.content)];
-  return blocks.some(block => (block as { cache_control?: CacheControl }).cache_control?.ttl === '1h') ? '1h' : '5m';
+  // A plain loop: this runs for every request over the whole history, so it builds no list of its blocks.
+  const oneHour = (block: object) => (block as { cache_control?: CacheControl }).cache_control?.ttl === '1h';
+  if (body.system.some(oneHour)) return '1h';
+  for (const message of body.messages) if (message.content.some(oneHour)) return '1h';
+  return '5m';
 }

@@ -4,7 +4,7 @@
 // and its real path are both masked, so a symlinked ~/.aws is hidden too.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { separateSocketDir } from '../../ipc/socketPath';
+import { runtimeInfoPath, separateSocketDir } from '../../ipc/socketPath';
 import type { DenyEntry } from './bwrapArgv';
 
 /** Relative to the home folder. Keep SECURITY.md's list the same. */
@@ -24,12 +24,24 @@ export function expandHome(entry: string, home: string): string {
 /** Every path to hide: the home secrets, the store, the socket's folder when apart from the store, the user's list. */
 export function denyPaths(home: string, storeDir: string, userDenyRead: readonly string[] = []): string[] {
   const socketDir = separateSocketDir(storeDir);
+  const servingDir = recordedSocketDir(storeDir);
   return [
     ...HOME_SECRETS.map(rel => path.join(home, rel)),
     path.resolve(storeDir),
     ...(socketDir ? [socketDir] : []),
+    ...(servingDir && servingDir !== socketDir ? [servingDir] : []),
     ...userDenyRead.map(entry => expandHome(entry, home)),
   ];
+}
+
+/** The folder the runtime recorded it serves from: a fresh one when someone else held the predictable one. */
+function recordedSocketDir(storeDir: string): string | undefined {
+  try {
+    const socket = (JSON.parse(fs.readFileSync(runtimeInfoPath(storeDir), 'utf8')) as { socket?: unknown } | null)?.socket;
+    return typeof socket === 'string' && path.isAbsolute(socket) ? path.dirname(socket) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The existing ones, as folder or file masks, each under its own path and its real path. */

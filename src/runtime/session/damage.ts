@@ -9,10 +9,19 @@ import type { ForkBootstrap } from './records';
 /** One damaged line of a session file and what loading did about it. */
 export interface LineDamage {
   line: number;
+  /** How many entries the history held when loading met the line: the lost record came after them. */
+  at: number;
   /** The sealed segment the lost entry was read back from. */
   recoveredFrom?: string;
   /** Set when nothing held the lost record: what was closed instead. */
   closed?: string;
+  /** When a `repair` record (fork-agents doctor --repair) wrote the mended history after it. */
+  repaired?: string;
+}
+
+/** Damage the history still depends on mending in memory at every load (no repair record covers it). */
+export function unrepaired(damage: readonly LineDamage[]): LineDamage[] {
+  return damage.filter(d => !d.repaired);
 }
 
 export const LOST_RESULT = (line: number) =>
@@ -84,6 +93,7 @@ function closingEntry(after: Entry, results: ToolResultBlock[]): Entry {
 /** One sentence for the log, the transcript and the CLI. */
 export function describeDamage(damage: LineDamage): string {
   const what = `line ${damage.line} of the transcript was damaged`;
+  if (damage.repaired) return `${what}; the mended history was written after it (repaired ${damage.repaired})`;
   if (damage.recoveredFrom) return `${what}; its entry was recovered from sealed segment ${damage.recoveredFrom.slice(0, 12)}`;
   if (damage.closed) return `${what} and its record is lost; ${damage.closed} so requests stay valid`;
   return `${what} and its record is lost (it left no tool call open)`;

@@ -43,21 +43,36 @@ export class JsonlWriter {
   private fd: number | undefined;
   /** Bytes of complete records in the file: where the next record starts, and what a failed write is cut back to. */
   private committedBytes: number;
+  /** Bytes an fdatasync has made durable. */
+  private flushedBytes: number;
+  /** The descriptor the flushes use; it outlives close() until the last flush is done. */
+  private readonly flushFd: number;
+  private flushing = false;
+  private flushAgain = false;
+  private flushError: unknown;
+  private waiters: { upTo: number; resolve(): void; reject(error: unknown): void }[] = [];
 
   constructor(readonly file: string) {
     // Transcripts hold code and pasted secrets: 0600 from creation.
     this.fd = openPrivateFile(file, 'a');
+    this.flushFd = this.fd;
     this.committedBytes = fs.fstatSync(this.fd).size;
+    this.flushedBytes = this.committedBytes;
   }
 
   /**
-   * Writes one record as one line and flushes it to disk before returning. writeSync may write only part
-   * of the buffer (a disk filling up): the rest is written in a loop. When a write or the flush fails the
-   * file is cut back to the last complete record, so a fragment never glues itself to the next line, and
-   * TranscriptWriteError is thrown: the caller fails that step, the writer stays usable.
+   * Writes one record as one line into the file at once (the page cache: a crash of this process loses
+   * nothing of it) and starts its flush to disk on libuv's thread pool; `durable()` says when it is there.
+   * Records appended while a flush runs share the next one — a group commit — so the runtime's only thread
+   * never waits for the disk, however many sessions write at once (fifty forks of one chat, say). The agent
+   * loop awaits `durable()` before each next step (docs/design.md §3). writeSync may write only part of the
+   * buffer (a disk filling up): the rest is written in a loop. When a write fails the file is cut back to the
+   * last complete record, so a fragment never glues itself to the next line, and TranscriptWriteError is
+   * thrown: the caller fails that step, the writer stays usable. A failed flush fails every later append.
    */
   append(record: unknown): void {
     if (this.fd === undefined) throw new Error(`${this.file} is closed`);
+    if (this.flushError !== undefined) throw new TranscriptWriteError(this.file, this.flushError);
     const bytes = Buffer.from(JSON.stringify(record) + '\n', 'utf8');
     try {
       for (let written = 0; written < bytes.length;) {
@@ -65,12 +80,48 @@ export class JsonlWriter {
         if (n <= 0) throw Object.assign(new Error('no bytes written'), { code: 'ENOSPC' });
         written += n;
       }
-      fs.fdatasyncSync(this.fd);
     } catch (error) {
       this.cutBack();
       throw new TranscriptWriteError(this.file, error);
     }
     this.committedBytes += bytes.length;
+    this.scheduleFlush();
+  }
+
+  /** Settles once every record appended so far is on disk; rejects with TranscriptWriteError when a flush failed. */
+  durable(): Promise<void> {
+    if (this.flushError !== undefined) return Promise.reject(new TranscriptWriteError(this.file, this.flushError));
+    if (this.flushedBytes >= this.committedBytes) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ upTo: this.committedBytes, resolve, reject }));
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushing) this.flushAgain = true;
+    else this.startFlush();
+  }
+
+  private startFlush(): void {
+    const upTo = this.committedBytes;
+    this.flushing = true;
+    this.flushAgain = false;
+    fs.fdatasync(this.flushFd, error => {
+      this.flushing = false;
+      if (error) this.flushError ??= error;
+      else this.flushedBytes = Math.max(this.flushedBytes, upTo);
+      this.settleWaiters();
+      if (this.flushAgain && this.flushError === undefined) this.startFlush();
+      else if (this.fd === undefined) fs.close(this.flushFd, () => undefined);
+    });
+  }
+
+  private settleWaiters(): void {
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiting) {
+      if (this.flushError !== undefined) waiter.reject(new TranscriptWriteError(this.file, this.flushError));
+      else if (waiter.upTo <= this.flushedBytes) waiter.resolve();
+      else this.waiters.push(waiter);
+    }
   }
 
   private cutBack(): void {
@@ -83,9 +134,10 @@ export class JsonlWriter {
     }
   }
 
+  /** No more appends; the descriptor closes once the last flush is done (a flush in flight keeps it). */
   close(): void {
     if (this.fd === undefined) return;
-    fs.closeSync(this.fd);
     this.fd = undefined;
+    if (!this.flushing) fs.closeSync(this.flushFd);
   }
 }

@@ -1,6 +1,8 @@
 // The lines of a session file: a header, then (forks only) a bootstrap record, then entries, rewinds and
 // fork status changes in commit order.
+import type { ApprovalMode } from '../../common/approval';
 import type { Budget } from '../../common/budget';
+import type { CacheStep } from '../../common/cacheExplorer';
 import type { ForkSummary } from '../../common/forks';
 import type { SandboxState } from '../../common/sandbox';
 import type { LaunchPolicy } from '../policy';
@@ -27,7 +29,15 @@ export interface RequestRecord {
   usage: Usage;
   /** The API's `input_transformations` for this request (thinking it dropped before the model read it), when any. */
   inputTransformations?: InputTransformation[];
+  /**
+   * A fork's first request only: why it did or did not extend the parent's request, decided when it was
+   * recorded (the parent is in memory then; later it may not be, and every surface must say the same).
+   */
+  explained?: RequestExplanation;
 }
+
+/** The cache explorer's verdict on one request (cache/explorer.ts `explain`). */
+export type RequestExplanation = Pick<CacheStep, 'cause' | 'detail' | 'matchedBlocks' | 'totalBlocks' | 'baseline'>;
 
 export type SessionRecord =
   | { type: 'header'; header: SessionHeader }
@@ -45,7 +55,16 @@ export type SessionRecord =
   /** Usage the provider billed for attempts that left no entry: cut, failed or cancelled after they started. */
   | { type: 'spend'; usage: Usage; time: string; why: string }
   /** What a request that got a response looked like to the prompt cache (the cache explorer). */
-  | { type: 'request'; request: RequestRecord };
+  | { type: 'request'; request: RequestRecord }
+  /** The approval mode a chat's turns run with, written when it changes: a fork started without a mode of its own takes it. */
+  | { type: 'approval'; approvalMode: ApprovalMode; time: string }
+  /**
+   * Damaged `lines` mended for good (fork-agents doctor --repair): like a rewind, the history continues from
+   * its first `keep` entries (the last of them `keepLastId`), followed by `entries` (recovered from a segment
+   * or closed) — written after the damage, so the file stays append-only. Older runtimes skip the record and
+   * mend in memory as before.
+   */
+  | { type: 'repair'; lines: number[]; keep: number; keepLastId: string | null; entries: Entry[]; time: string };
 
 /** A bootstrap's inherited entries, in order: ranges of the parent's sealed chain, or entries written here. */
 export type HistoryPart = ChainRange | { entries: Entry[] };

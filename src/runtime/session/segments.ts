@@ -34,10 +34,10 @@ export class SegmentStore {
   readonly dir: string;
   private readonly known = new Map<string, Known>();
 
-  constructor(storeDir: string) {
+  constructor(storeDir: string, options: { readOnly?: boolean } = {}) {
     this.dir = path.join(storeDir, 'segments');
     // Segments hold the same history as transcripts: the user's alone, like the rest of the store.
-    ensurePrivateDir(this.dir);
+    if (!options.readOnly) ensurePrivateDir(this.dir);
   }
 
   fileOf(hash: string): string {
@@ -164,6 +164,7 @@ export class SegmentStore {
 
   /** Hashes of every segment file (temporary files of unfinished writes excluded). */
   list(): string[] {
+    if (!fs.existsSync(this.dir)) return [];
     return fs.readdirSync(this.dir).filter(name => name.endsWith('.seg')).map(name => name.slice(0, -4)).filter(hash => HASH.test(hash));
   }
 

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Entry, EntryKind, Message, SessionHeader, Usage } from '../../common/transcript';
 import type { BilledRequest } from '../../common/pricing';
+import type { ApprovalMode } from '../../common/approval';
 import { addUsage, deepFreeze, zeroUsage } from '../../common/transcript';
 import type { RequestRecord } from './records';
 import { requestViewOf } from '../../common/requestView';
@@ -9,7 +10,7 @@ import type { JsonlWriter } from './jsonl';
 import type { CheckpointRecord, ForkBootstrap, ForkStatus, HistoryRefs, RewoundCode, SessionRecord } from './records';
 import type { SegmentStore } from './segments';
 import { Picked } from './picked';
-import { closeOpenExchanges, mendFromSegment } from './damage';
+import { closeOpenExchanges, mendFromSegment, unrepaired } from './damage';
 import type { LineDamage } from './damage';
 import { RewindStack } from './rewindStack';
 import { SEAL_ENTRIES, SealedChain } from './sealedChain';
@@ -55,16 +56,21 @@ export class Session {
   status?: ForkStatus;
   /** Forks whose inherited history could not be read back (a missing or damaged segment): why. */
   unavailable?: string;
+  /** Bytes of a torn last line loading found (cut off, unless the store was opened read-only). */
+  tornBytes = 0;
   /** Lines of its file that did not parse when it was loaded, and what was done about each. */
   readonly damage: LineDamage[] = [];
   /** A damaged line put the replayed seals out of step with the view: later seal records are not trusted. */
   private sealsUntrusted = false;
+  /** The history as the file's records gave it, before closeDamage changed it in memory. */
+  private replayedView?: readonly Entry[];
   private ownResponses = 0;
   private closed = false;
   /** Sealed history (segments.ts), parents only: which of the view's entries are in segments already. */
   private readonly chain = new SealedChain();
   /** Everything this session was billed for (its own requests, retried and rewound ones included). */
   private billed: Usage = zeroUsage();
+  private chatApproval?: ApprovalMode;
   /** The same, request by request with its time: what prices apply to (a price depends on the day and prompt). */
   private readonly billList: BilledRequest[] = [];
   /** The API once refused this history's thinking as bound elsewhere: later requests ask it to drop what fails (agent/loop.ts). */
@@ -137,6 +143,20 @@ export class Session {
     else if (record.type === 'seal') this.replaySeal(record.hash, record.count);
     else if (record.type === 'spend') this.bill(record.usage, record.time);
     else if (record.type === 'request') this.sent.push(deepFreeze(record.request));
+    else if (record.type === 'repair') this.applyRepair(record);
+    else if (record.type === 'approval') this.chatApproval = record.approvalMode;
+  }
+
+  /** The approval mode of this chat's latest turn (undefined: none recorded, as in older files). */
+  get approvalMode(): ApprovalMode | undefined {
+    return this.chatApproval;
+  }
+
+  /** Records the mode a turn runs with, once per change. */
+  recordApprovalMode(approvalMode: ApprovalMode): void {
+    if (this.chatApproval === approvalMode) return;
+    this.writer.append({ type: 'approval', approvalMode, time: new Date().toISOString() } satisfies SessionRecord);
+    this.chatApproval = approvalMode;
   }
 
   /** Usage billed to this session: its own entries' usage plus attempts that left none. */
@@ -253,12 +273,13 @@ export class Session {
 
   /** Loading met a line that does not parse; `line` is its number in the file. */
   noteDamagedLine(line: number): void {
-    this.damage.push({ line });
+    this.damage.push({ line, at: this.view.length });
   }
 
   /** After loading: an exchange a damaged line left half closed is closed in memory (the file is not rewritten). */
   closeDamage(): void {
-    const open = this.damage.filter(d => !d.recoveredFrom);
+    this.replayedView = this.view;
+    const open = unrepaired(this.damage).filter(d => !d.recoveredFrom);
     if (open.length === 0) return;
     const closed = closeOpenExchanges(this.view, open[0].line);
     if (!closed) return;
@@ -267,10 +288,47 @@ export class Session {
     for (const d of open) d.closed = closed.closed;
   }
 
+  /**
+   * Writes what loading mended in memory (entries read back from segments, exchanges closed) as a `repair`
+   * record, so later loads need neither the segment nor the closing. Returns the lines it covered.
+   */
+  repairDamage(): number[] {
+    const open = unrepaired(this.damage);
+    if (open.length === 0) return [];
+    const view = this.view;
+    // From the first lost record, or from the first entry the closing changed, whichever comes first.
+    let keep = Math.min(view.length, ...open.map(d => d.at));
+    const replayed = this.replayedView ?? view;
+    for (let i = 0; i < keep; i++) {
+      if (replayed[i] !== view[i]) {
+        keep = i;
+        break;
+      }
+    }
+    const record = { type: 'repair', lines: open.map(d => d.line), keep, keepLastId: keep === 0 ? null : view[keep - 1].id, entries: view.slice(keep), time: new Date().toISOString() } satisfies SessionRecord;
+    this.writer.append(record);
+    // In memory the history is already what the record says; only the bookkeeping follows it.
+    this.applyRepair(record);
+    return record.lines;
+  }
+
+  private applyRepair(record: Extract<SessionRecord, { type: 'repair' }>): void {
+    const view = this.view;
+    if (record.keep > view.length || (record.keep > 0 ? view[record.keep - 1].id : null) !== record.keepLastId) return;
+    const entries = record.entries.map(entry => (Object.isFrozen(entry) ? entry : deepFreeze(entry)));
+    this.view = view.slice(0, record.keep).concat(entries);
+    this.requestView = undefined;
+    if (entries.some(e => e.kind === 'summary')) this.noSummary = false;
+    this.cutSealedTo(record.keep);
+    // The record is what this history is now: seals written after it follow it again.
+    this.sealsUntrusted = false;
+    for (const d of this.damage) if (record.lines.includes(d.line)) d.repaired = record.time;
+  }
+
   private replaySeal(hash: string, count: number): void {
     if (this.sealsUntrusted) return;
     // Since the last seal a line was lost: the segment holds the span whole, so it mends the view.
-    const pending = this.damage.filter(d => !d.recoveredFrom);
+    const pending = unrepaired(this.damage).filter(d => !d.recoveredFrom);
     if (pending.length > 0) {
       const segment = this.segments?.readVerifiedSync(hash);
       const mended = segment && segment.header.base === this.chain.length && mendFromSegment(this.view.slice(this.chain.sealed), segment.entries);
@@ -374,8 +432,18 @@ export class Session {
     this.rewinds.pushed({ state: { view: this.view, sealed: this.chain.save() }, code }, this.view.slice(index + 1));
     this.view = this.view.slice(0, index + 1);
     this.requestView = undefined;
-    this.chain.cut(this.view.length);
+    this.cutSealedTo(this.view.length);
+  }
+
+  /** What follows view[length] is no longer this history's: it stays in the chain; new seals continue it after. */
+  private cutSealedTo(length: number): void {
+    this.chain.cut(length);
     if (this.segments) this.measureTail();
+  }
+
+  /** Settles once every record written so far is on disk (appends flush on the thread pool: jsonl.ts). */
+  durable(): Promise<void> {
+    return this.writer.durable();
   }
 
   close(): void {

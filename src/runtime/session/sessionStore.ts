@@ -14,7 +14,7 @@ import { writeThenFlushOffThread } from './offThreadFlush';
 import type { ChainRange } from './segments';
 import { Session } from './session';
 import { streamJsonl } from './streamJsonl';
-import { describeDamage, launchRecordProblem, standInBootstrap } from './damage';
+import { describeDamage, launchRecordProblem, standInBootstrap, unrepaired } from './damage';
 import { log } from '../log';
 
 export class SessionNotFoundError extends Error {}
@@ -33,6 +33,11 @@ export interface SessionLease {
 export interface SessionStoreOptions {
   /** The clock idle times are measured on (tests drive their own). */
   now?: () => number;
+  /**
+   * Loading writes nothing (fork-agents doctor without --repair, beside a runtime that may own the store):
+   * folder modes are not tightened and a torn last line is reported on the session, not cut.
+   */
+  readOnly?: boolean;
 }
 
 const SESSION_ID = /^[a-z]-[0-9a-f-]{8,40}$/;
@@ -56,12 +61,14 @@ export class SessionStore {
   private readonly toolSets = new Map<string, SessionHeader['tools']>();
   readonly sessionsDir: string;
   readonly segments: SegmentStore;
+  private readonly readOnly: boolean;
 
   constructor(readonly storeDir: string, options: SessionStoreOptions = {}) {
     this.now = options.now ?? Date.now;
+    this.readOnly = options.readOnly === true;
     this.sessionsDir = path.join(storeDir, 'sessions');
-    ensurePrivateDir(this.sessionsDir);
-    this.segments = new SegmentStore(storeDir);
+    if (!this.readOnly) ensurePrivateDir(this.sessionsDir);
+    this.segments = new SegmentStore(storeDir, { readOnly: this.readOnly });
   }
 
   static newSessionId(): string {
@@ -121,6 +128,7 @@ export class SessionStore {
 
   /** Every session id on disk. */
   ids(): string[] {
+    if (this.readOnly && !fs.existsSync(this.sessionsDir)) return [];
     return fs.readdirSync(this.sessionsDir).filter(name => name.endsWith('.jsonl')).map(name => name.slice(0, -'.jsonl'.length));
   }
 
@@ -222,9 +230,13 @@ export class SessionStore {
       // stays as it is (nothing is appended to it) for the user or `doctor` to look at.
       session.markUnavailable(standInBootstrap(session.header), launchRecordProblem(tornBytes, session.damage));
       log(`fork ${id}: ${session.unavailable}`);
-    } else dropTornTail(file, tornBytes);
+    } else {
+      session.tornBytes = tornBytes;
+      if (!this.readOnly) dropTornTail(file, tornBytes);
+    }
     session.closeDamage();
-    for (const d of session.damage) log(`session ${id}: ${describeDamage(d)}`);
+    // A repaired line is said once, by the doctor that repaired it; the rest at every load until repaired.
+    for (const d of unrepaired(session.damage)) log(`session ${id}: ${describeDamage(d)}`);
     session.measureTail();
     // Only 0.1.0 bootstraps repeat their history; forks by reference share their parent's entries already.
     if (byValue) session.internInherited(entry => this.intern(entry));
@@ -384,6 +396,9 @@ function lazyWriter(open: () => JsonlWriter): JsonlWriter {
     append(record: unknown) {
       if (closed) throw new Error('session is closed');
       (writer ??= open()).append(record);
+    },
+    durable() {
+      return writer?.durable() ?? Promise.resolve();
     },
     close() {
       closed = true;

@@ -5,7 +5,7 @@ import type { AttemptOutcome, AttemptRanking, TournamentVerdict } from '../../..
 import { rankByVerify } from '../../../common/tournament';
 import type { Usage } from '../../../common/transcript';
 import { forkDiff } from '../../git/forkDiff';
-import { createAnthropicClient } from '../../model/anthropicClient';
+import { createAnthropicClient } from '../../model/lazyClient';
 import type { SessionStore } from '../../session/sessionStore';
 import type { ModelAccess } from '../forkContracts';
 import { askJudge, judgeRequest, renderJudgePrompt } from './judge';

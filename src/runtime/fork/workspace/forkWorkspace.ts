@@ -72,6 +72,12 @@ export class ForkWorkspace {
     if (worktree && !worktree.discarded && hasWork(worktree, options) && !this.alreadyPrepared()) this.preparation = this.prepare(worktree);
   }
 
+  /** Settles when the worktree's preparation has (or there is none); never rejects. */
+  prepared(): Promise<void> {
+    // Safe to drop: a failed preparation is the fork's failure (failureReason), reported where it ran.
+    return (this.preparation ?? Promise.resolve()).then(() => undefined, () => undefined);
+  }
+
   /** The tools, each waiting for the preparation before it runs (the first model request does not wait). */
   gatedTools(tools: ReadonlyMap<string, Tool>): ReadonlyMap<string, Tool> {
     if (!this.preparation) return tools;

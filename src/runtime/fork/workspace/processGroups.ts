@@ -25,6 +25,8 @@ export class ProcessGroups {
   async endAll(): Promise<number> {
     const groups = [...this.groups];
     this.groups.clear();
+    // No commands ran: nothing to end, and no scan of every process on the machine (most forks get here).
+    if (groups.length === 0) return 0;
     let ended = 0;
     const live: number[] = [];
     const table = await processTable();

@@ -1,0 +1,114 @@
+// A fork started from the CLI without --approval: it takes its chat's mode (never looser), and `fork --wait`
+// on a terminal (a pty from script(1)) asks its approvals the way chat does. All through the built CLI.
+import * as assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { startFakeAnthropic } from '../fakes/anthropicServer';
+import type { FakeAnthropic } from '../fakes/anthropicServer';
+import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
+import { call, say } from './script';
+
+const CLI = path.resolve(__dirname, '../../../dist/cli.js');
+const KEY = 'k-cli-fork';
+/** Short, so a call nobody can answer is refused within the test; the refusal names the wait. */
+const APPROVAL_WAIT_MS = '1500';
+
+describe('runtime: CLI fork approvals', function () {
+  this.timeout(60_000);
+  let fake: FakeAnthropic;
+  let store: string;
+  let work: string;
+  const cli = cliRunner({
+    apiKey: KEY, baseUrl: () => fake.url, store: () => store, extra: () => ({ FORK_AGENTS_APPROVAL_WAIT_MS: APPROVAL_WAIT_MS }),
+  });
+
+  beforeEach(async () => {
+    fake = await startFakeAnthropic({ apiKey: KEY });
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-cli-forkappr-'));
+    store = path.join(base, 'store');
+    work = path.join(base, 'work');
+    fs.mkdirSync(work);
+  });
+  afterEach(async () => {
+    stopStoreRuntime(store);
+    await fake.close();
+  });
+
+  /** A chat turn with `approval`; returns its session id. */
+  async function chat(approval: string): Promise<string> {
+    fake.enqueue(say('hello'));
+    const run = await cli('chat', '--cwd', work, '--approval', approval, '--json', 'hi');
+    assert.equal(run.code, 0, run.stderr);
+    return lastJson(run).sessionId as string;
+  }
+
+  /** The tool result the fork's model got back for its call (the second request's last message). */
+  function toolResultText(): string {
+    const last = fake.requests.at(-1)!.body.messages.at(-1);
+    return JSON.stringify(last.content);
+  }
+
+  it('a chat run with auto: its fork, started without --approval, runs a command without waiting for an editor', async () => {
+    const sessionId = await chat('auto');
+    fake.enqueue(call(['bash', { command: 'touch ran-unasked' }]), say('done'));
+    const run = await cli('fork', '--session', sessionId, '--isolation', 'shared', '--wait', '--json', 'run it');
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(lastJson(run).state, 'completed');
+    assert.ok(fs.existsSync(path.join(work, 'ran-unasked')), `the command ran; the model got: ${toolResultText()}`);
+  });
+
+  it('a chat run with auto-edit: its fork is no looser — a command is refused without a terminal or an editor', async () => {
+    const sessionId = await chat('auto-edit');
+    fake.enqueue(call(['write_file', { path: 'edited.txt', content: 'x' }], ['bash', { command: 'touch ran-looser' }]), say('done'));
+    // Without the OS sandbox: under auto-edit a sandboxed command runs unasked (its .git and the rest of the disk kept out).
+    const run = await cli('fork', '--session', sessionId, '--isolation', 'shared', '--sandbox', 'off', '--wait', '--json', 'edit and run');
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(fs.existsSync(path.join(work, 'edited.txt')), `the edit ran (auto-edit): ${toolResultText()}`);
+    assert.ok(!fs.existsSync(path.join(work, 'ran-looser')), 'the command did not run');
+    assert.match(toolResultText(), /no editor was connected to approve it within 2 s/);
+  });
+
+  it('fork --wait on a terminal asks y/N, as chat does; "y" runs the command', async () => {
+    const sessionId = await chat('ask');
+    fake.enqueue(call(['bash', { command: 'touch ran-approved' }]), say('done'));
+    const line = [process.execPath, CLI, 'fork', '--session', sessionId, '--isolation', 'shared', '--wait', 'run it']
+      .map(a => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const child = spawn('script', ['-qfec', line, '/dev/null'], {
+      env: { ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, FORK_AGENTS_HOME: store, FORK_AGENTS_APPROVAL_WAIT_MS: APPROVAL_WAIT_MS },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let answered = false;
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (text: string) => {
+      output += text;
+      if (!answered && output.includes('[y/N]')) {
+        answered = true;
+        child.stdin.write('y\r');
+      }
+    });
+    const code = await new Promise<number | null>(resolve => child.on('close', resolve));
+    assert.ok(answered, `the terminal was asked: ${JSON.stringify(output)}`);
+    assert.match(output, /Allow bash \(runs a command\): .*touch ran-approved/);
+    assert.ok(fs.existsSync(path.join(work, 'ran-approved')), `approved at the terminal, it ran: ${toolResultText()}`);
+    assert.equal(code, 0, output);
+  });
+
+  it('fork --help lists --approval, its default and who answers', async () => {
+    const run = await cli('fork', '--help');
+    assert.equal(run.code, 0, run.stderr);
+    const help = run.stdout + run.stderr;
+    assert.match(help, /fork --session ID \[--approval ask\|auto-edit\|auto\]/);
+    assert.match(help, /--approval: default the mode the session's chat last ran with/);
+    assert.match(help, /--wait on a terminal asks the fork's approvals here/);
+  });
+
+  before(function () {
+    if (spawnSync('script', ['--version']).status !== 0) {
+      console.log('      skipped: script(1) is not installed, so there is no pty to run the CLI on');
+      this.skip();
+    }
+  });
+});

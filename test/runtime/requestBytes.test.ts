@@ -1,0 +1,70 @@
+// The runtime encodes request bodies itself (src/runtime/model/requestBytes.ts: frozen history encoded once,
+// sent as a Buffer). Through the real runtime, SDK and fake server, the same chat and `all` fork run twice —
+// once with that encoder, once with the SDK's own (FORK_AGENTS_BODY_ENCODER=sdk) — and the bytes the fake
+// received must be the same, request for request, and the fork must read the cache at least as well.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { sendRequest } from '../../src/common/protocol/endpoint';
+import { forkStart, forkWait } from '../../src/common/protocol/forks';
+import type { ReceivedRequest } from '../fakes/anthropicServer';
+import { startHarness } from './harness';
+import type { Harness } from './harness';
+import { call, say } from './script';
+
+const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
+
+interface Run { bodies: string[]; contentTypes: unknown[]; forkFirst: ReceivedRequest }
+
+describe('runtime: request bytes encoded by the runtime are the SDK\'s bytes', function () {
+  this.timeout(90_000);
+  const harnesses: Harness[] = [];
+  afterEach(async () => {
+    await Promise.all(harnesses.splice(0).map(h => h.dispose()));
+  });
+
+  /** A chat with tool calls, non-ASCII text and a long tool result, then an `all` fork of it. */
+  // One work folder for both runs: it is in the prompt, and the fake binds thinking to the prompt's bytes.
+  let root: string;
+  before(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-bytes-'));
+    fs.writeFileSync(path.join(root, 'notes.md'), `# Notes\n${'Zeile mit Umlauten äöü und \u2028 separator.\n'.repeat(400)}`);
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  async function chatAndFork(env: NodeJS.ProcessEnv): Promise<Run> {
+    const h = await startHarness({ env });
+    harnesses.push(h);
+    const received: ReceivedRequest[] = [];
+    h.fake.onRequest(r => received.push(r));
+    h.fake.setResponder(r => {
+      if (isForkRequest(r)) return say('Scope: the notes.\nResult: read them — all 3 ✓.');
+      const last = r.body.messages.at(-1);
+      const answered = last?.content?.some?.((b: { type: string }) => b.type === 'tool_result');
+      if (!answered && r.body.messages.length < 4) return call(['list_files', { path: '.' }], ['read_file', { path: 'notes.md' }]);
+      return say(`Seen ${r.body.messages.length} messages: «naïve» café, emoji 🚀, quote "x" and \\ backslash.`);
+    });
+    const first = await h.send('List the files and read the notes — «bitte».', { root });
+    await h.send('And now a second question, with a tab\tand a newline\nin it.', { root, sessionId: first.sessionId });
+    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId: first.sessionId, directive: 'Summarise the notes in one line.', forkTurns: 'all', isolation: 'shared', name: 'bytes' });
+    const done = await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    assert.equal(done.state, 'completed', done.error);
+    const forkFirst = received.find(isForkRequest);
+    assert.ok(forkFirst, 'the fork sent a request');
+    return { bodies: received.map(r => r.rawBody), contentTypes: received.map(r => r.headers['content-type']), forkFirst };
+  }
+
+  it('a chat and its `all` fork send byte-identical requests either way, and the fork reads the cache as much', async () => {
+    const sdk = await chatAndFork({ FORK_AGENTS_BODY_ENCODER: 'sdk' });
+    const ours = await chatAndFork({});
+    assert.ok(sdk.bodies.length >= 4, `requests: ${sdk.bodies.length}`);
+    assert.equal(ours.bodies.length, sdk.bodies.length, 'as many requests');
+    for (let i = 0; i < sdk.bodies.length; i++) assert.equal(ours.bodies[i], sdk.bodies[i], `request ${i + 1} differs`);
+    assert.deepEqual(ours.contentTypes, sdk.contentTypes, 'the same content type');
+    const sdkRead = sdk.forkFirst.usage?.cache_read_input_tokens ?? 0;
+    const oursRead = ours.forkFirst.usage?.cache_read_input_tokens ?? 0;
+    assert.ok(sdkRead > 0, 'the fork\'s first request read the parent\'s cache');
+    assert.ok(oursRead >= sdkRead, `cache read ${oursRead} ≥ ${sdkRead}`);
+  });
+});

@@ -1,0 +1,77 @@
+// The checkpoint watcher against the full scan it replaces (real git, real files): after each change
+// made to a repository, a shadow that asks git only about the watcher's paths records the same tree as
+// one that scans every file.
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { shadowFor } from '../../src/runtime/checkpoint/shadowRepo';
+import type { ShadowRepo } from '../../src/runtime/checkpoint/shadowRepo';
+import { takeCheckpoint } from '../../src/runtime/checkpoint/takeCheckpoint';
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+describe('checkpoints: the watcher names what changed, and records what a full scan would', function () {
+  this.timeout(30_000);
+  let base: string;
+  let repo: string;
+  let watched: ShadowRepo;
+  let scanned: ShadowRepo;
+
+  beforeEach(async () => {
+    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-watch-')));
+    repo = path.join(base, 'repo');
+    fs.mkdirSync(path.join(repo, 'src', 'a'), { recursive: true });
+    fs.mkdirSync(path.join(repo, 'empty-at-start'));
+    fs.writeFileSync(path.join(repo, 'src', 'a', 'one.txt'), 'one\n');
+    fs.writeFileSync(path.join(repo, 'src', 'two.txt'), 'two\n');
+    fs.writeFileSync(path.join(repo, '.gitignore'), 'build/\n');
+    git(repo, 'init', '-q');
+    git(repo, 'add', '-A');
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '-m', 'start');
+    watched = await shadowFor(path.join(base, 'store-watched'), repo);
+    scanned = await shadowFor(path.join(base, 'store-scanned'), repo);
+    scanned.watch = false;
+    await takeCheckpoint(watched);
+    await takeCheckpoint(scanned);
+  });
+  afterEach(() => {
+    watched.watcher?.close();
+    fs.rmSync(base, { recursive: true, force: true });
+  });
+
+  const same = async (what: string) => {
+    const [a, b] = [await takeCheckpoint(watched), await takeCheckpoint(scanned)];
+    assert.ok(watched.watcher?.healthy, `${what}: the watcher is in use`);
+    assert.equal(a.tree, b.tree, `${what}: the watched checkpoint records what a scan does`);
+    return a.tree;
+  };
+  const file = (rel: string, content: string) => {
+    fs.mkdirSync(path.dirname(path.join(repo, rel)), { recursive: true });
+    fs.writeFileSync(path.join(repo, rel), content);
+  };
+
+  it('edits, new nested folders, folder moves and removals, deletions, ignored folders, and nothing changed', async () => {
+    const first = await same('nothing yet');
+    file('src/a/one.txt', 'one, edited\n');
+    assert.notEqual(await same('an edit in a nested folder'), first);
+    file('new/deep/er/f.txt', 'deep\n');
+    await same('a new nested folder with a file');
+    file('new/deep/er/f.txt', 'deep, edited\n');
+    file('new/deep/g.txt', 'g\n');
+    await same('files in the folders made since');
+    fs.renameSync(path.join(repo, 'new'), path.join(repo, 'moved'));
+    await same('the folder moved');
+    file('moved/deep/er/f.txt', 'edited where it moved to\n');
+    await same('an edit under the moved folder');
+    fs.rmSync(path.join(repo, 'moved'), { recursive: true });
+    fs.rmSync(path.join(repo, 'src', 'two.txt'));
+    await same('a folder and a tracked file removed');
+    file('build/out.js', 'ignored\n');
+    file('empty-at-start/now.txt', 'a file in a folder that was empty when watching began\n');
+    const last = await same('an ignored folder, and a folder empty at the start');
+    assert.equal(await same('nothing changed'), last);
+    assert.ok(!git(repo, `--git-dir=${watched.gitDir}`, 'ls-tree', '-r', '--name-only', last).includes('build/'), 'ignored files are not recorded');
+  });
+});
