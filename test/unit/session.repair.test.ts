@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Session } from '../../src/runtime/session/session';
-import { SEAL_ENTRIES } from '../../src/runtime/session/session';
+import { SEAL_ENTRIES } from '../../src/runtime/session/sealedChain';
 import { SessionStore } from '../../src/runtime/session/sessionStore';
 import { LOST_RESULT } from '../../src/runtime/session/damage';
 import { header } from './forkFixtures';
