@@ -3,43 +3,16 @@
 // in the Forks view as its sections. Its screenshots are the README's images (docs/first-*.png are copies
 // of test-results/first-screen-*.png from a run).
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { openWorkbench } from '../../scripts/e2e/browser';
-import type { Workbench } from '../../scripts/e2e/browser';
-import { startStack } from '../../scripts/e2e/stack';
-import type { Stack } from '../../scripts/e2e/stack';
-import { requireE2eTools } from '../../scripts/e2e/tools';
 import { openForksView, rowOf, widenSideBar } from './forksViewUi';
-import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker, widenChat } from './workbenchUi';
+import { uiRun } from './uiRun';
+import { forkFromHere, lastResponse, openChat, screenshot, sendInChat, waitForModelInPicker, widenChat } from './workbenchUi';
 
 describe('The first screen with the demo model (code-server + chromium)', function () {
   this.timeout(240_000);
-  let stack: Stack | undefined;
-  let workbench: Workbench | undefined;
-  let failed = false;
-
-  before(async function () {
-    this.timeout(180_000);
-    const tools = requireE2eTools();
-    stack = await startStack({ tools, extension: 'install', fake: true, streamDelayMs: 20, label: 'first-screen', userSettings: { 'fork.approvalMode': 'auto-edit' } });
-    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !workbench) return;
-    failed = true;
-    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, 'first-screen-failed')}`);
-  });
-
-  after(async function () {
-    this.timeout(30_000);
-    if (failed && stack) console.log(`      logs: ${stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'first-screen')).length} files in test-results/logs/first-screen`);
-    await workbench?.close();
-    await stack?.stop();
-  });
+  const run = uiRun('first-screen', { stack: { streamDelayMs: 20, userSettings: { 'fork.approvalMode': 'auto-edit' } } });
 
   it('summarises the project in the chat and in a fork, whose report shows as its sections', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await openChat(page);
     await widenChat(page, 560);
     await waitForModelInPicker(page, 'claude-sonnet-5-5');
@@ -72,7 +45,7 @@ describe('The first screen with the demo model (code-server + chromium)', functi
   });
 
   it('keeps Fork from here usable after a reload: the restored answer\'s link still asks for a directive', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await page.reload();
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await openChat(page);

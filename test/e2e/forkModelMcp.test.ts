@@ -9,17 +9,11 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
-import { openWorkbench } from '../../scripts/e2e/browser';
-import type { Workbench } from '../../scripts/e2e/browser';
-import { DEMO_API_KEY, startStack } from '../../scripts/e2e/stack';
-import type { Stack } from '../../scripts/e2e/stack';
-import { requireE2eTools } from '../../scripts/e2e/tools';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
-import { startFakeAnthropic } from '../fakes/anthropicServer';
-import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { panelResponder } from '../fakes/panelScript';
 import { openForksView, rowOf, widenSideBar } from './forksViewUi';
-import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
+import { uiRun } from './uiRun';
+import { lastResponse, openChat, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
 
 const EVERYTHING = path.resolve(__dirname, '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 // The Chat view picks one of the two by its own rule; the chat's model is whichever its requests named.
@@ -27,46 +21,18 @@ const MODELS = [{ id: 'claude-sonnet-5-5', display_name: 'Claude Sonnet 5.5' }, 
 
 describe('Forks panel: MCP servers and a fork\'s model (code-server + chromium)', function () {
   this.timeout(120_000);
-  let fake: FakeAnthropic | undefined;
-  let stack: Stack | undefined;
-  let workbench: Workbench | undefined;
-  let panel: Frame;
-  let failed = false;
-  let chatReady = false;
-
-  before(async function () {
-    this.timeout(180_000);
-    const tools = requireE2eTools();
-    fake = await startFakeAnthropic({
-      apiKey: DEMO_API_KEY, responder: panelResponder(),
-      models: MODELS,
-    });
-    stack = await startStack({
-      tools, extension: 'install', fake: false, label: 'fork-model',
-      env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY },
-      // Application scope, so user settings: the user's own MCP server needs no workspace trust prompt.
+  const run = uiRun('fork-model', {
+    fake: { responder: panelResponder(), models: MODELS },
+    // Application scope, so user settings: the user's own MCP server needs no workspace trust prompt.
+    stack: {
       userSettings: {
         'fork.approvalMode': 'auto',
         'fork.mcp.servers': { everything: { type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] } },
       },
-    });
-    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
+    },
   });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !workbench) return;
-    failed = true;
-    const name = `fork-model-failed-${(this.currentTest.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
-    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, name)}`);
-  });
-
-  after(async function () {
-    this.timeout(30_000);
-    if (failed && stack) console.log(`      logs: ${path.join(RESULTS_DIR, 'logs', 'fork-model')} (${stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'fork-model')).length} files)`);
-    await workbench?.close();
-    await stack?.stop();
-    await fake?.close();
-  });
+  let panel: Frame;
+  let chatReady = false;
 
   async function chat(page: Page, prompt: string, expected: string): Promise<void> {
     const before = await page.locator('.interactive-response').count();
@@ -76,7 +42,7 @@ describe('Forks panel: MCP servers and a fork\'s model (code-server + chromium)'
   }
 
   it('shows the chat\'s MCP server running with its tools, then failed with the reason when it dies', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await openChat(page);
     await waitForModelInPicker(page, 'Claude ');
     await chat(page, '@fork list the files', 'Here is what I found');
@@ -92,7 +58,7 @@ describe('Forks panel: MCP servers and a fork\'s model (code-server + chromium)'
     await screenshot(page, 'fork-model-mcp-running');
 
     // The server's process dies: the runtime pushes mcp/state, the row says so without a reload.
-    process.kill(serverPid(runtimePid(stack!.storeDir)), 'SIGKILL');
+    process.kill(serverPid(runtimePid(run.stack.storeDir)), 'SIGKILL');
     await panel.locator('.mcp-server[data-server="everything"][data-state="failed"]').waitFor({ timeout: 30_000 });
     assert.match(await server.locator('.mcp-error').innerText(), /the server stopped/);
     await server.scrollIntoViewIfNeeded();
@@ -101,8 +67,8 @@ describe('Forks panel: MCP servers and a fork\'s model (code-server + chromium)'
 
   it('preselects the chat\'s model, says another starts cold, and the fork asks that model', async () => {
     assert.ok(chatReady, 'needs the chat of the first check');
-    const page = workbench!.page;
-    const chatModel = fake!.requests.find(r => !r.rawBody.includes('<fork-boilerplate>') && r.body?.model)!.body.model as string;
+    const page = run.page;
+    const chatModel = run.fake.requests.find(r => !r.rawBody.includes('<fork-boilerplate>') && r.body?.model)!.body.model as string;
     const [chat, other] = [MODELS.find(m => m.id === chatModel)!, MODELS.find(m => m.id !== chatModel)!];
     const [CHAT_MODEL, OTHER_MODEL] = [chat.id, other.id];
     const select = panel.locator('#fork-model');
@@ -125,7 +91,7 @@ describe('Forks panel: MCP servers and a fork\'s model (code-server + chromium)'
     await row.waitFor({ timeout: 30_000 });
     assert.match(await row.locator('.fork-meta').innerText(), new RegExp(`· shared · ${OTHER_MODEL} \\(cold cache\\) ·`));
     await row.locator('.report', { hasText: 'Scope' }).waitFor({ timeout: 60_000 });
-    const sent = fake!.requests.filter(r => r.rawBody.includes('DIRECTIVE: tour on another model'));
+    const sent = run.fake.requests.filter(r => r.rawBody.includes('DIRECTIVE: tour on another model'));
     assert.ok(sent.length >= 2, `${sent.length} fork requests`);
     assert.deepEqual([...new Set(sent.map(r => r.body.model))], [OTHER_MODEL], 'every request of the fork names the chosen model');
     assert.equal(sent[0].usage?.cache_read_input_tokens, 0, 'its first request read nothing of the chat\'s cache');

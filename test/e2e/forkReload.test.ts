@@ -3,55 +3,23 @@
 // announced in the reloaded window, whose Forks view also shows what they did before the reload.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { connectOrStart } from '../../src/client/launch';
-import { connectRpc } from '../../src/client/rpcClient';
 import type { RuntimeClient } from '../../src/client/rpcClient';
 import { isTerminal } from '../../src/common/forks';
 import type { ForkSummary } from '../../src/common/forks';
 import { onNotification, sendRequest } from '../../src/common/protocol/endpoint';
 import { forkList, forkState, forkWait } from '../../src/common/protocol/forks';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
-import { openWorkbench } from '../../scripts/e2e/browser';
-import type { Workbench } from '../../scripts/e2e/browser';
-import { startStack } from '../../scripts/e2e/stack';
-import type { Stack } from '../../scripts/e2e/stack';
-import { repoRoot, requireE2eTools } from '../../scripts/e2e/tools';
 import { openForksView, rowOf } from './forksViewUi';
-import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, widenChat } from './workbenchUi';
+import { uiRun } from './uiRun';
+import { forkFromHere, lastResponse, openChat, screenshot, sendInChat, widenChat } from './workbenchUi';
 
 describe('Forks across a window reload (code-server + chromium)', function () {
   this.timeout(180_000);
-  let stack: Stack | undefined;
-  let workbench: Workbench | undefined;
-  let observer: RuntimeClient | undefined;
-  let failed = false;
-
-  before(async function () {
-    this.timeout(180_000);
-    const tools = requireE2eTools();
-    // Slow streaming keeps the forks running long enough to reload the window in the middle of them.
-    stack = await startStack({ tools, extension: 'install', fake: true, streamDelayMs: 150, label: 'reload' });
-    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && workbench) {
-      failed = true;
-      console.log(`      screenshot of the failure: ${await screenshot(workbench.page, 'ui-failed-fork-reload')}`);
-    }
-  });
-
-  after(async function () {
-    this.timeout(30_000);
-    if (failed && stack) stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'reload'));
-    await observer?.close();
-    await workbench?.close();
-    await stack?.stop();
-  });
+  // Slow streaming keeps the forks running long enough to reload the window in the middle of them.
+  const run = uiRun('reload', { stack: { streamDelayMs: 150 } });
 
   it('keeps two forks running through a reload; both finish and their reports are shown after it', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await openChat(page);
     await widenChat(page, 560);
     await page.locator('.interactive-input-part', { hasText: 'claude' }).first().waitFor({ timeout: 60_000 });
@@ -65,19 +33,19 @@ describe('Forks across a window reload (code-server + chromium)', function () {
     await screenshot(page, 'fork-reload-started');
 
     // A second client of the same runtime watches the forks independently of the window.
-    observer = await connectRpc(await connectOrStart({ storeDir: stack!.storeDir, runtimeScript: path.join(repoRoot(), 'dist', 'runtime.js') }), 'e2e-observer');
+    const observer = await run.observer();
     // Reload once the first fork has made its first tool call: the reloaded window learns of it only from its transcript.
     const before = await waitForForks(observer, forks => forks.length === 2 && forks[0].modelTurns >= 1);
     assert.ok(before.some(fork => !isTerminal(fork.state)), `a fork is still running at the reload: ${before.map(f => f.state).join(', ')}`);
-    const runtimePid = runtimePidOf(stack!.storeDir);
+    const runtimePid = runtimePidOf(run.stack.storeDir);
 
     await page.reload();
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
 
-    const done = await Promise.all(before.map(fork => sendRequest(observer!.endpoint, forkWait, { forkId: fork.id })));
+    const done = await Promise.all(before.map(fork => sendRequest(observer.endpoint, forkWait, { forkId: fork.id })));
     assert.deepEqual(done.map(fork => fork.state), ['completed', 'completed']);
     for (const fork of done) assert.match(fork.report ?? '', /Here is what I found/);
-    assert.equal(runtimePidOf(stack!.storeDir), runtimePid, 'the same runtime ran them: they survived, not revived');
+    assert.equal(runtimePidOf(run.stack.storeDir), runtimePid, 'the same runtime ran them: they survived, not revived');
 
     // The reloaded window announces the forks that were still running at the reload (the first may have
     // finished, and been announced, before the reload).

@@ -6,22 +6,15 @@
 // Trust and Start lets the agent call its tool, and the answer is remembered across a window reload.
 // Screenshots go to test-results/refs-*.png.
 import * as assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
-import { openWorkbench } from '../../scripts/e2e/browser';
-import type { Workbench } from '../../scripts/e2e/browser';
-import { DEMO_API_KEY, startStack } from '../../scripts/e2e/stack';
-import type { Stack } from '../../scripts/e2e/stack';
-import { repoRoot, requireE2eTools } from '../../scripts/e2e/tools';
-import { startFakeAnthropic } from '../fakes/anthropicServer';
-import type { FakeAnthropic, ReceivedRequest } from '../fakes/anthropicServer';
+import { repoRoot } from '../../scripts/e2e/tools';
+import type { ReceivedRequest } from '../fakes/anthropicServer';
 import { attachFileInChat, attachSelectionInChat, mcpTrustNotification, newChat, notification, pickedModel, pickModel, selectLinesInEditor, showNotifications } from './chatContextUi';
 import { echoMessageOf, ECHO_ASK, requestWith, toolNames, userTexts, referencesResponder } from './referencesScript';
-import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, submitChat, typeInChat, waitForModelInPicker } from './workbenchUi';
+import { uiRun } from './uiRun';
+import { forkFromHere, lastResponse, openChat, screenshot, submitChat, typeInChat, waitForModelInPicker } from './workbenchUi';
 
-const run = promisify(execFile);
 const EVERYTHING = path.join(repoRoot(), 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const MODELS = [
   { id: 'claude-sonnet-5-5', display_name: 'Claude Sonnet 5.5' },
@@ -30,68 +23,36 @@ const MODELS = [
 
 describe('Chat references, the model picker and MCP trust (code-server + chromium)', function () {
   this.timeout(180_000);
-  let fake: FakeAnthropic | undefined;
-  let stack: Stack | undefined;
-  let workbench: Workbench | undefined;
   let mcpFile = '';
-  let failed = false;
-
-  before(async function () {
-    this.timeout(240_000);
-    const tools = requireE2eTools();
-    fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, responder: referencesResponder(), models: MODELS, streamDelayMs: 5 });
-    stack = await startStack({
-      tools, extension: 'install', fake: false, label: 'refs',
-      env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY },
-      // Application-scoped: read from user settings only. Auto: MCP calls run without an approval prompt.
-      userSettings: { 'fork.approvalMode': 'auto' },
-    });
+  const run = uiRun('refs', {
+    fake: { responder: referencesResponder(), models: MODELS, streamDelayMs: 5 },
+    // Application-scoped: read from user settings only. Auto: MCP calls run without an approval prompt.
+    stack: { userSettings: { 'fork.approvalMode': 'auto' } },
     // A repository's own MCP server, as a clone brings it (written before the window opens).
-    mcpFile = path.join(stack.workspace.folder, '.vscode', 'mcp.json');
-    writeMcpJson({ type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] });
-    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
+    prepare: ({ stack }) => {
+      mcpFile = path.join(stack.workspace.folder, '.vscode', 'mcp.json');
+      writeMcpJson({ type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] });
+    },
   });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !workbench) return;
-    failed = true;
-    const name = `refs-failed-${(this.currentTest.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
-    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, name)}`);
-  });
-
-  after(async function () {
-    this.timeout(30_000);
-    if (failed && stack) console.log(`      logs: ${path.join(RESULTS_DIR, 'logs', 'refs')} (${stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'refs')).length} files)`);
-    await workbench?.close();
-    await stack?.stop();
-    await fake?.close();
-  });
+  const cli = run.cli;
 
   function writeMcpJson(entry: Record<string, unknown>): void {
     fs.mkdirSync(path.dirname(mcpFile), { recursive: true });
     fs.writeFileSync(mcpFile, `${JSON.stringify({ servers: { everything: entry } }, null, 2)}\n`);
   }
 
-  /** The headless CLI against the editor's store. */
-  async function cli(...args: string[]): Promise<string> {
-    const { stdout } = await run(process.execPath, [path.join(stack!.root, 'dist', 'cli.js'), ...args, '--store', stack!.storeDir], {
-      env: { ...process.env, ANTHROPIC_BASE_URL: fake!.url, ANTHROPIC_API_KEY: DEMO_API_KEY },
-    });
-    return stdout;
-  }
-
   /** Sends what the input holds and waits until the turn is over (Fork from here appears then); returns its request. */
   async function sendAndFinish(marker: string, answer: string | RegExp): Promise<ReceivedRequest> {
-    const page = workbench!.page;
+    const page = run.page;
     await submitChat(page);
     const response = lastResponse(page);
     await response.filter({ hasText: answer }).waitFor({ timeout: 90_000 });
     await forkFromHere(response).waitFor({ timeout: 60_000 });
-    return requestWith(fake!, marker);
+    return requestWith(run.fake, marker);
   }
 
   it('prompts on first use with the exact command line; a #file reference reaches the prompt entry', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await openChat(page);
     await waitForModelInPicker(page, 'Claude ');
     await typeInChat(page, '@fork marker-file: what does the attached file say?');
@@ -99,7 +60,7 @@ describe('Chat references, the model picker and MCP trust (code-server + chromiu
     await screenshot(page, 'refs-file-attached');
     const request = await sendAndFinish('marker-file', 'Answered by');
     await screenshot(page, 'refs-file-answer');
-    const readme = fs.readFileSync(path.join(stack!.workspace.folder, 'README.md'), 'utf8');
+    const readme = fs.readFileSync(path.join(run.stack.workspace.folder, 'README.md'), 'utf8');
     const prompt = userTexts(request.body).join('\n');
     assert.ok(prompt.includes(`<reference path="README.md">\n${readme}\n</reference>`), `the prompt entry carries README.md's path and text:\n${prompt.slice(0, 800)}`);
     // The cost note names the chat's own model (the picker's, which need not be fork.model).
@@ -113,7 +74,7 @@ describe('Chat references, the model picker and MCP trust (code-server + chromiu
   });
 
   it('Not Now leaves the repository\'s MCP server out of a new chat', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     const toast = await mcpTrustNotification(page, 'everything');
     await toast.getByRole('button', { name: 'Not Now' }).click();
     await toast.waitFor({ state: 'hidden', timeout: 30_000 });
@@ -126,7 +87,7 @@ describe('Chat references, the model picker and MCP trust (code-server + chromiu
   });
 
   it('sends an editor selection as a reference with its lines', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await selectLinesInEditor(page, 'src/math.js', 1, 3);
     await screenshot(page, 'refs-selection-made');
     await newChat(page);
@@ -135,14 +96,14 @@ describe('Chat references, the model picker and MCP trust (code-server + chromiu
     await screenshot(page, 'refs-selection-attached');
     const request = await sendAndFinish('marker-selection', 'Answered by');
     await screenshot(page, 'refs-selection-answer');
-    const lines = fs.readFileSync(path.join(stack!.workspace.folder, 'src', 'math.js'), 'utf8').split('\n').slice(0, 3);
+    const lines = fs.readFileSync(path.join(run.stack.workspace.folder, 'src', 'math.js'), 'utf8').split('\n').slice(0, 3);
     const prompt = userTexts(request.body).join('\n');
     assert.match(prompt, /<reference path="src\/math\.js" lines="1-3">/, prompt.slice(0, 800));
     for (const line of lines.filter(l => l.trim())) assert.ok(prompt.includes(line), `the selection's line "${line}" is in the prompt entry`);
   });
 
   it('the model picked in the Chat view is the one the request names, and the session records it', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await newChat(page);
     // Whichever of our two models the Chat view chose, pick the other one.
     const shown = await pickedModel(page);
@@ -156,7 +117,7 @@ describe('Chat references, the model picker and MCP trust (code-server + chromiu
     await screenshot(page, 'refs-model-answer');
     assert.equal(request.body.model, target.id);
     assert.match(await lastResponse(page).innerText(), new RegExp(`Cost on ${target.id}: \\$`), 'the cost note names the chat\'s model, priced from the built-in table');
-    assert.notEqual(requestWith(fake!, 'marker-file').body.model, target.id, 'the earlier chat used the model picked before');
+    assert.notEqual(requestWith(run.fake, 'marker-file').body.model, target.id, 'the earlier chat used the model picked before');
     const sessions = (await cli('list', '--json')).trim().split('\n').map(line => JSON.parse(line) as { type: string; id: string; title?: string });
     const session = sessions.find(s => s.type === 'session' && s.title?.includes('marker-model'));
     assert.ok(session, `the chat's session is listed:\n${sessions.map(s => JSON.stringify(s)).join('\n')}`);
@@ -165,7 +126,7 @@ describe('Chat references, the model picker and MCP trust (code-server + chromiu
   });
 
   it('a changed entry asks again; Trust and Start lets a new chat call the server\'s tool', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     // Any change to the entry resets its trust: the prompt comes back (the file watcher reconfigures).
     writeMcpJson({ type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], env: { FORK_E2E: 'changed' } });
     const toast = await mcpTrustNotification(page, 'everything');
@@ -180,15 +141,15 @@ describe('Chat references, the model picker and MCP trust (code-server + chromiu
     await submitChat(page);
     await lastResponse(page).filter({ hasText: 'The echo tool answered' }).waitFor({ timeout: 120_000 });
     await screenshot(page, 'refs-mcp-called');
-    const first = requestWith(fake!, 'marker-trusted');
+    const first = requestWith(run.fake, 'marker-trusted');
     assert.ok(toolNames(first.body).includes('mcp__everything__echo'), `the server's tools are offered: ${toolNames(first.body).join(', ')}`);
-    const echoed = fake!.requests.find(r => echoMessageOf(r.body) !== undefined && userTexts(r.body).some(t => t.includes('marker-trusted')));
+    const echoed = run.fake.requests.find(r => echoMessageOf(r.body) !== undefined && userTexts(r.body).some(t => t.includes('marker-trusted')));
     assert.ok(echoed, 'a request carried the echo tool\'s result');
     assert.match(echoMessageOf(echoed.body)!, /Echo: hello from the Chat view/);
   });
 
   it('remembers the trust across a window reload: no prompt, and a new chat has the tools', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await page.reload();
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await openChat(page);
@@ -198,7 +159,7 @@ describe('Chat references, the model picker and MCP trust (code-server + chromiu
     await submitChat(page);
     await lastResponse(page).filter({ hasText: 'The echo tool answered' }).waitFor({ timeout: 120_000 });
     await screenshot(page, 'refs-mcp-after-reload');
-    assert.ok(toolNames(requestWith(fake!, 'marker-reloaded').body).includes('mcp__everything__echo'), 'the trusted server is started without asking');
+    assert.ok(toolNames(requestWith(run.fake, 'marker-reloaded').body).includes('mcp__everything__echo'), 'the trusted server is started without asking');
     await showNotifications(page);
     await screenshot(page, 'refs-mcp-after-reload-notifications');
     assert.equal(await notification(page, 'wants to start the MCP server').count(), 0, 'no trust prompt after the reload');

@@ -3,68 +3,23 @@
 // with Continue and Stop, Continue with a raised budget, Stop, the cache explorer's bars and the panel's
 // totals. Screenshots go to test-results/spend-*.png.
 import * as assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import * as path from 'node:path';
-import { promisify } from 'node:util';
 import type { Frame, Locator } from 'playwright-core';
-import { openWorkbench } from '../../scripts/e2e/browser';
-import type { Workbench } from '../../scripts/e2e/browser';
-import { DEMO_API_KEY, startStack } from '../../scripts/e2e/stack';
-import type { Stack } from '../../scripts/e2e/stack';
-import { requireE2eTools } from '../../scripts/e2e/tools';
-import { startFakeAnthropic } from '../fakes/anthropicServer';
-import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { panelResponder } from '../fakes/panelScript';
 import { usdText } from '../../src/common/pricing';
 import { openForksView, widenSideBar } from './forksViewUi';
-import { lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
-
-const run = promisify(execFile);
+import { uiRun } from './uiRun';
+import { lastResponse, openChat, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
 
 describe('Spending UI (code-server + chromium)', function () {
   this.timeout(180_000);
-  let fake: FakeAnthropic | undefined;
-  let stack: Stack | undefined;
-  let workbench: Workbench | undefined;
+  const run = uiRun('spend', {
+    fake: { models: 'none', responder: panelResponder(), streamDelayMs: 5 },
+    // Both application-scoped: read from user settings only (a workspace's value is ignored).
+    stack: { userSettings: { 'fork.approvalMode': 'auto', 'fork.prices': { 'claude-sonnet-5-5': { input: 3, output: 15 } } } },
+  });
+  const cli = run.cli;
   let panel: Frame;
   let sessionId = '';
-  let failed = false;
-
-  before(async function () {
-    this.timeout(180_000);
-    const tools = requireE2eTools();
-    fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, models: 'none', responder: panelResponder(), streamDelayMs: 5 });
-    stack = await startStack({
-      tools, extension: 'install', fake: false, label: 'spend',
-      env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY },
-      // Both application-scoped: read from user settings only (a workspace's value is ignored).
-      userSettings: { 'fork.approvalMode': 'auto', 'fork.prices': { 'claude-sonnet-5-5': { input: 3, output: 15 } } },
-    });
-    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !workbench) return;
-    failed = true;
-    const name = `spend-failed-${(this.currentTest.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
-    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, name)}`);
-  });
-
-  after(async function () {
-    this.timeout(30_000);
-    if (failed && stack) console.log(`      logs: ${path.join(RESULTS_DIR, 'logs', 'spend')} (${stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'spend')).length} files)`);
-    await workbench?.close();
-    await stack?.stop();
-    await fake?.close();
-  });
-
-  /** The headless CLI against the editor's store, as a user would run it next to the editor. */
-  async function cli(...args: string[]): Promise<string> {
-    const { stdout } = await run(process.execPath, [path.join(stack!.root, 'dist', 'cli.js'), ...args, '--store', stack!.storeDir], {
-      env: { ...process.env, ANTHROPIC_BASE_URL: fake!.url, ANTHROPIC_API_KEY: DEMO_API_KEY },
-    });
-    return stdout;
-  }
 
   async function forkWithBudget(directive: string, budget: string): Promise<Locator> {
     const forkId = (await cli('fork', '--session', sessionId, '--isolation', 'shared', '--budget', budget, directive)).trim();
@@ -73,7 +28,7 @@ describe('Spending UI (code-server + chromium)', function () {
   }
 
   it('shows the chat\'s cost in its context line', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await openChat(page);
     await waitForModelInPicker(page, 'claude-sonnet-5-5');
     await sendInChat(page, '@fork list the files');
@@ -87,7 +42,7 @@ describe('Spending UI (code-server + chromium)', function () {
 
   it('a fork the CLI started with a token budget shows paused (budget), its cost and cache bars, and continues with a raised budget', async () => {
     assert.ok(sessionId, 'needs the chat of the first check');
-    const page = workbench!.page;
+    const page = run.page;
     panel = await openForksView(page);
     await widenSideBar(page, 460);
     const row = await forkWithBudget('survey slow and steady', '12000tokens');
@@ -124,7 +79,7 @@ describe('Spending UI (code-server + chromium)', function () {
   });
 
   it('shows the chat\'s own cost and its cache bars above the conversation', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     const conversation = panel.locator('.section[data-section="conversation"]');
     assert.match(await conversation.locator('.chat-cost').innerText(), /^This chat: \$[\d.]+ \((the prompt cache saved \$[\d.]+|cache writes cost \$[\d.]+ more; later requests read them)\)$/);
     assert.ok((await conversation.locator('.cache-bar').count()) >= 2, 'one bar per chat request');
@@ -134,7 +89,7 @@ describe('Spending UI (code-server + chromium)', function () {
   });
 
   it('Stop ends a paused fork', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     const row = await forkWithBudget('another slow survey', '8000tokens');
     await row.locator('.badge', { hasText: 'paused (budget)' }).waitFor({ timeout: 60_000 });
     await screenshot(page, 'spend-paused-second');

@@ -7,20 +7,12 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { openWorkbench } from '../../scripts/e2e/browser';
-import type { Workbench } from '../../scripts/e2e/browser';
-import { DEMO_API_KEY, startStack } from '../../scripts/e2e/stack';
-import type { Stack } from '../../scripts/e2e/stack';
-import { requireE2eTools } from '../../scripts/e2e/tools';
-import { connectOrStart } from '../../src/client/launch';
-import { connectRpc } from '../../src/client/rpcClient';
 import type { RuntimeClient } from '../../src/client/rpcClient';
 import type { ForkSummary } from '../../src/common/forks';
 import { onNotification, sendRequest } from '../../src/common/protocol/endpoint';
 import { forkList, forkState, forkWait } from '../../src/common/protocol/forks';
-import { startFakeAnthropic } from '../fakes/anthropicServer';
-import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { openForksView, rowOf } from './forksViewUi';
+import { uiRun } from './uiRun';
 import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, typeInChat, waitForModelInPicker } from './workbenchUi';
 import { Gate, explorerRoot, runCommandAndPick, showExplorer, worktreeResponder } from './worktreeSupport';
 
@@ -32,38 +24,14 @@ async function rootNames(page: Page): Promise<string[]> {
 describe('Worktree forks keep the Explorer tidy (code-server + chromium)', function () {
   this.timeout(240_000);
   const gate = new Gate();
-  let fake: FakeAnthropic | undefined;
-  let stack: Stack | undefined;
-  let workbench: Workbench | undefined;
+  const run = uiRun('tidy', {
+    fake: { models: 'none', responder: worktreeResponder(() => gate), streamDelayMs: 30 },
+    stack: { userSettings: { 'fork.approvalMode': 'auto-edit' } },
+    release: () => gate.release(),
+  });
   let observer: RuntimeClient | undefined;
-  let failed = false;
-
-  before(async function () {
-    this.timeout(180_000);
-    const tools = requireE2eTools();
-    fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, models: 'none', responder: worktreeResponder(() => gate), streamDelayMs: 30 });
-    stack = await startStack({
-      tools, extension: 'install', fake: false, label: 'tidy', env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY },
-      userSettings: { 'fork.approvalMode': 'auto-edit' },
-    });
-    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
-    observer = await connectRpc(await connectOrStart({ storeDir: stack.storeDir, runtimeScript: path.join(stack.root, 'dist', 'runtime.js') }), 'tidy-e2e');
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !workbench) return;
-    failed = true;
-    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, 'tidy-failed')}`);
-  });
-
-  after(async function () {
-    this.timeout(30_000);
-    gate.release();
-    if (failed && stack) console.log(`      logs: ${stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'tidy')).length} files in test-results/logs/tidy`);
-    await observer?.close().catch(() => undefined);
-    await workbench?.close();
-    await stack?.stop();
-    await fake?.close();
+  before(async () => {
+    observer = await run.observer();
   });
 
   /** The first fork that `match` accepts, as the runtime lists it or announces it (fork/state). */
@@ -85,7 +53,7 @@ describe('Worktree forks keep the Explorer tidy (code-server + chromium)', funct
    * screen, so counting its requests (as sendInChat does) miscounts once older ones scroll away.
    */
   async function ask(text: string, answerShows: string | RegExp): Promise<void> {
-    const page = workbench!.page;
+    const page = run.page;
     await typeInChat(page, text);
     if (await page.locator('.interactive-input-part .suggest-widget.visible').count()) await page.keyboard.press('Escape');
     await page.keyboard.press('Enter');
@@ -101,8 +69,8 @@ describe('Worktree forks keep the Explorer tidy (code-server + chromium)', funct
   }
 
   it('adds no root for a fork that only reads, one for a fork that writes, and takes it away on Apply and on Keep', async () => {
-    const page = workbench!.page;
-    const repo = stack!.workspace.folder;
+    const page = run.page;
+    const repo = run.stack.workspace.folder;
     await openChat(page);
     await waitForModelInPicker(page, 'claude-sonnet-5-5');
     await sendInChat(page, '@fork hello');

@@ -9,18 +9,13 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { openWorkbench } from '../../scripts/e2e/browser';
-import type { Workbench } from '../../scripts/e2e/browser';
-import { DEMO_API_KEY, startStack } from '../../scripts/e2e/stack';
-import type { Stack } from '../../scripts/e2e/stack';
-import { repoRoot, requireE2eTools } from '../../scripts/e2e/tools';
-import { connectOrStart } from '../../src/client/launch';
-import { connectRpc } from '../../src/client/rpcClient';
-import type { RuntimeClient } from '../../src/client/rpcClient';
+import { DEMO_API_KEY } from '../../scripts/e2e/stack';
+import { repoRoot } from '../../scripts/e2e/tools';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkList, forkWait } from '../../src/common/protocol/forks';
-import { lastResponse, openChat, RESULTS_DIR, runCommand, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
-import { runCommandAndPick, setUserSettings } from './worktreeSupport';
+import { uiRun } from './uiRun';
+import { lastResponse, openChat, runCommand, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
+import { runCommandAndPick } from './worktreeSupport';
 
 /** `vsce package` of the current build, into a temp folder: what `npm run package` ships. */
 function packageVsix(): string {
@@ -35,33 +30,19 @@ function packageVsix(): string {
 
 describe('Walkthrough from the packaged .vsix (code-server + chromium)', function () {
   this.timeout(240_000);
-  let stack: Stack | undefined;
-  let workbench: Workbench | undefined;
-  let observer: RuntimeClient | undefined;
-
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && workbench) {
-      console.log(`      screenshot of the failure: ${await screenshot(workbench.page, 'walkthrough-failed')}`);
-      if (stack) console.log(`      logs: ${stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'walkthrough')).length} files in test-results/logs/walkthrough`);
-    }
-    await observer?.close().catch(() => undefined);
-    await workbench?.close();
-    await stack?.stop();
-  });
+  // The demo model, and no key in the environment: the walkthrough's first step provides it.
+  const run = uiRun('walkthrough', () => ({
+    stack: { extension: { vsix: packageVsix() }, apiKey: '', streamDelayMs: 10, userSettings: { 'fork.approvalMode': 'auto-edit' } },
+  }));
 
   it('installs with --install-extension, takes the key from the first step and does the demo walkthrough', async () => {
-    const tools = requireE2eTools();
-    const vsix = packageVsix();
-    // The demo model, and no key in the environment: the walkthrough's first step provides it.
-    stack = await startStack({ tools, extension: { vsix }, fake: true, apiKey: '', streamDelayMs: 10, label: 'walkthrough' });
+    const stack = run.stack;
     const installed = fs.readdirSync(stack.codeServer.extensionsDir).filter(name => name.startsWith('fork-agents.fork-agents-'));
     assert.equal(installed.length, 1, `installed: ${fs.readdirSync(stack.codeServer.extensionsDir).join(', ')}`);
     const shipped = path.join(stack.codeServer.extensionsDir, installed[0]);
     assert.ok(fs.existsSync(path.join(shipped, 'media', 'icon.png')));
     assert.equal(fs.existsSync(path.join(shipped, 'dist', 'fake-anthropic.js')), false, 'the fake server does not ship');
-    setUserSettings(stack.codeServer.userDataDir, { 'fork.approvalMode': 'auto-edit' });
-    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
-    const { page } = workbench;
+    const page = run.page;
 
     // 1. The walkthrough's first step: its button runs Fork: Set Anthropic API Key.
     await runCommand(page, 'Welcome: Open Walkthrough...');
@@ -90,7 +71,7 @@ describe('Walkthrough from the packaged .vsix (code-server + chromium)', functio
     // 3. A fork in its own worktree that creates a file.
     await sendInChat(page, '@fork /fork create NOTES.md with notes from a fork');
     await page.locator('.interactive-response', { hasText: 'Started fork' }).waitFor({ timeout: 60_000 });
-    observer = await connectRpc(await connectOrStart({ storeDir: stack.storeDir, runtimeScript: path.join(shipped, 'dist', 'runtime.js') }), 'walkthrough-e2e');
+    const observer = await run.observer(path.join(shipped, 'dist', 'runtime.js'));
     const { forks } = await sendRequest(observer.endpoint, forkList, {});
     assert.equal(forks.length, 1);
     const done = await sendRequest(observer.endpoint, forkWait, { forkId: forks[0].id });

@@ -9,65 +9,46 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { openWorkbench } from '../../scripts/e2e/browser';
-import type { Workbench } from '../../scripts/e2e/browser';
-import { DEMO_API_KEY, startStack } from '../../scripts/e2e/stack';
-import type { Stack } from '../../scripts/e2e/stack';
-import { requireE2eTools } from '../../scripts/e2e/tools';
-import { connectOrStart } from '../../src/client/launch';
-import { connectRpc } from '../../src/client/rpcClient';
-import type { RuntimeClient } from '../../src/client/rpcClient';
 import type { ForkSummary } from '../../src/common/forks';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkList, forkWait } from '../../src/common/protocol/forks';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
-import { startFakeAnthropic } from '../fakes/anthropicServer';
-import type { FakeAnthropic } from '../fakes/anthropicServer';
-import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
+import { uiRun } from './uiRun';
+import type { UiRun } from './uiRun';
+import { forkFromHere, lastResponse, openChat, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
 import {
-  addWorktreeContributions, explorerRoot, Gate, gitBranches, gitWorktrees, runCommandAndPick, setUserSettings, showExplorer, worktreeResponder,
+  addWorktreeContributions, explorerRoot, Gate, gitBranches, gitWorktrees, runCommandAndPick, showExplorer, worktreeResponder,
 } from './worktreeSupport';
 
-interface Run { fake: FakeAnthropic; stack: Stack; workbench?: Workbench; observer?: RuntimeClient; gate: Gate }
-
-/** Fake, code-server and settings for one window; the fork writes files without asking (auto-edit). */
-async function startRun(label: string): Promise<Run> {
-  const tools = requireE2eTools();
-  const run = { gate: new Gate() } as Run;
-  run.fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, models: 'none', responder: worktreeResponder(() => run.gate), streamDelayMs: 40 });
-  run.stack = await startStack({ tools, extension: 'install', fake: false, label, env: { ANTHROPIC_BASE_URL: run.fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY } });
-  const added = addWorktreeContributions(run.stack.codeServer.extensionsDir);
-  if (added.length > 0) console.log(`      (package.json lacks ${added.join(', ')}: added to the installed copy for this run)`);
-  // These checks follow a root from a fork's start (the tidy-workspace check covers onWrite, the default).
-  setUserSettings(run.stack.codeServer.userDataDir, { 'fork.approvalMode': 'auto-edit', 'fork.worktree.addToWorkspace': 'always' });
-  return run;
-}
-
-async function stopRun(run: Run | undefined, failed: boolean, label: string): Promise<void> {
-  if (!run) return;
-  run.gate.release();
-  if (failed) console.log(`      logs: ${run.stack.collectLogs(path.join(RESULTS_DIR, 'logs', label)).length} files in test-results/logs/${label}`);
-  await run.observer?.close().catch(() => undefined);
-  await run.workbench?.close();
-  await run.stack?.stop();
-  await run.fake?.close();
-}
-
-/** A second client of the runtime the window uses: it watches forks independently of the window. */
-async function observe(run: Run): Promise<RuntimeClient> {
-  run.observer ??= await connectRpc(await connectOrStart({ storeDir: run.stack.storeDir, runtimeScript: path.join(run.stack.root, 'dist', 'runtime.js') }), 'worktree-e2e');
-  return run.observer;
+/**
+ * The run of one window: the scripted fork writes files without asking (auto-edit), and these checks
+ * follow a root from a fork's start (the tidy-workspace check covers onWrite, the default).
+ * `folder`: open the plain folder (a single-folder window) instead of the .code-workspace file.
+ */
+function worktreeRun(label: string, folder = false): { run: UiRun; gate: Gate } {
+  const gate = new Gate();
+  const run = uiRun(label, {
+    fake: { models: 'none', responder: worktreeResponder(() => gate), streamDelayMs: 40 },
+    stack: { userSettings: { 'fork.approvalMode': 'auto-edit', 'fork.worktree.addToWorkspace': 'always' } },
+    prepare: ({ stack }) => {
+      const added = addWorktreeContributions(stack.codeServer.extensionsDir);
+      if (added.length > 0) console.log(`      (package.json lacks ${added.join(', ')}: added to the installed copy for this run)`);
+    },
+    url: folder ? stack => `${stack.codeServer.origin}/?folder=${encodeURIComponent(stack.workspace.folder)}` : undefined,
+    release: () => gate.release(),
+  });
+  return { run, gate };
 }
 
 /** Chats once (a fork needs a conversation), then starts a fork with the chat's /fork command. */
-async function startForkFromChat(page: Page, run: Run, directive: string): Promise<ForkSummary> {
+async function startForkFromChat(page: Page, run: UiRun, directive: string): Promise<ForkSummary> {
   await openChat(page);
   await waitForModelInPicker(page, 'claude-sonnet-5-5');
   await sendInChat(page, '@fork hello');
   await forkFromHere(lastResponse(page)).waitFor({ timeout: 60_000 });
   await sendInChat(page, `@fork /fork ${directive}`);
   await page.locator('.interactive-response', { hasText: 'Started fork' }).waitFor({ timeout: 60_000 });
-  const { forks } = await sendRequest((await observe(run)).endpoint, forkList, {});
+  const { forks } = await sendRequest((await run.observer()).endpoint, forkList, {});
   assert.equal(forks.length, 1);
   return forks[0];
 }
@@ -78,31 +59,12 @@ function runtimePidOf(storeDir: string): number {
 
 describe('Worktree forks as workspace roots (code-server + chromium)', function () {
   this.timeout(180_000);
-  let run: Run | undefined;
-  let failed = false;
-
-  before(async function () {
-    this.timeout(180_000);
-    run = await startRun('worktree');
-    // The harness opens a .code-workspace file (multi-root capable): adding a root does not reload here.
-    run.workbench = await openWorkbench({ chromium: requireE2eTools().chromium, runDir: run.stack.runDir, url: run.stack.codeServer.workbenchUrl(run.stack.workspace.workspaceFile) });
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !run?.workbench) return;
-    failed = true;
-    console.log(`      screenshot of the failure: ${await screenshot(run.workbench.page, 'worktree-failed')}`);
-  });
-
-  after(async function () {
-    this.timeout(30_000);
-    await stopRun(run, failed, 'worktree');
-  });
+  const { run, gate } = worktreeRun('worktree');
 
   it('adds the fork\'s worktree as a root, reviews its changes, and discard removes root, worktree and branch', async () => {
-    const page = run!.workbench!.page;
-    const repo = run!.stack.workspace.folder;
-    const fork = await startForkFromChat(page, run!, 'write NOTES.md');
+    const page = run.page;
+    const repo = run.stack.workspace.folder;
+    const fork = await startForkFromChat(page, run, 'write NOTES.md');
     assert.equal(fork.isolation, 'worktree', 'a fork in a git repository gets a worktree by default');
     const worktree = fork.worktree!;
     assert.ok(fs.existsSync(worktree.path));
@@ -112,15 +74,15 @@ describe('Worktree forks as workspace roots (code-server + chromium)', function 
     await showExplorer(page);
     const root = explorerRoot(page, `Fork: ${fork.name}`);
     await root.waitFor({ timeout: 30_000 });
-    const workspaceFile = JSON.parse(fs.readFileSync(run!.stack.workspace.workspaceFile, 'utf8')) as { folders: { path: string; name?: string }[] };
+    const workspaceFile = JSON.parse(fs.readFileSync(run.stack.workspace.workspaceFile, 'utf8')) as { folders: { path: string; name?: string }[] };
     // VS Code writes the folder relative to the .code-workspace file.
     const written = workspaceFile.folders.at(-1)!;
     assert.equal(written.name, `Fork: ${fork.name}`);
-    assert.equal(path.resolve(path.dirname(run!.stack.workspace.workspaceFile), written.path), worktree.path);
+    assert.equal(path.resolve(path.dirname(run.stack.workspace.workspaceFile), written.path), worktree.path);
     await screenshot(page, 'worktree-root');
 
-    run!.gate.release();
-    const done = await sendRequest(run!.observer!.endpoint, forkWait, { forkId: fork.id });
+    gate.release();
+    const done = await sendRequest((await run.observer()).endpoint, forkWait, { forkId: fork.id });
     assert.equal(done.state, 'completed');
     assert.equal(fs.readFileSync(path.join(worktree.path, 'NOTES.md'), 'utf8'), 'Notes written by a fork in its own worktree.\n');
     assert.equal(fs.existsSync(path.join(repo, 'NOTES.md')), false, 'the main working tree is untouched');
@@ -157,7 +119,7 @@ describe('Worktree forks as workspace roots (code-server + chromium)', function 
     assert.equal(gitWorktrees(repo).includes(worktree.path), false, 'git worktree list no longer shows it');
     assert.equal(gitBranches(repo).includes(worktree.branch), false, 'its branch is deleted');
     assert.equal(fs.existsSync(worktree.path), false, 'its folder is gone');
-    const after = (await sendRequest(run!.observer!.endpoint, forkList, {})).forks[0];
+    const after = (await sendRequest((await run.observer()).endpoint, forkList, {})).forks[0];
     assert.equal(after.worktree?.discarded, true);
     await screenshot(page, 'worktree-discarded');
   });
@@ -165,31 +127,12 @@ describe('Worktree forks as workspace roots (code-server + chromium)', function 
 
 describe('A worktree fork in a single-folder window (code-server + chromium)', function () {
   this.timeout(180_000);
-  let run: Run | undefined;
-  let failed = false;
-
-  before(async function () {
-    this.timeout(180_000);
-    run = await startRun('worktree-folder');
-    const url = `${run.stack.codeServer.origin}/?folder=${encodeURIComponent(run.stack.workspace.folder)}`;
-    run.workbench = await openWorkbench({ chromium: requireE2eTools().chromium, runDir: run.stack.runDir, url });
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !run?.workbench) return;
-    failed = true;
-    console.log(`      screenshot of the failure: ${await screenshot(run.workbench.page, 'worktree-folder-failed')}`);
-  });
-
-  after(async function () {
-    this.timeout(30_000);
-    await stopRun(run, failed, 'worktree-folder');
-  });
+  const { run, gate } = worktreeRun('worktree-folder', true);
 
   it('asks once; "Add to This Window" reloads the window, and the fork survives the reload and finishes', async () => {
-    const page = run!.workbench!.page;
-    const fork = await startForkFromChat(page, run!, 'write TODO.md');
-    const runtimePid = runtimePidOf(run!.stack.storeDir);
+    const page = run.page;
+    const fork = await startForkFromChat(page, run, 'write TODO.md');
+    const runtimePid = runtimePidOf(run.stack.storeDir);
     const prompt = page.locator('.notification-toast', { hasText: 'works in its own git worktree' });
     await prompt.waitFor({ timeout: 30_000 });
     await screenshot(page, 'worktree-single-folder-prompt');
@@ -202,13 +145,13 @@ describe('A worktree fork in a single-folder window (code-server + chromium)', f
     await prompt.getByRole('button', { name: 'Add to This Window' }).click();
     await reloaded;
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    const during = (await sendRequest(run!.observer!.endpoint, forkList, {})).forks[0];
+    const during = (await sendRequest((await run.observer()).endpoint, forkList, {})).forks[0];
     assert.equal(during.state, 'running', 'the fork was still running when the window reloaded');
 
-    run!.gate.release();
-    const done = await sendRequest(run!.observer!.endpoint, forkWait, { forkId: fork.id });
+    gate.release();
+    const done = await sendRequest((await run.observer()).endpoint, forkWait, { forkId: fork.id });
     assert.equal(done.state, 'completed');
-    assert.equal(runtimePidOf(run!.stack.storeDir), runtimePid, 'the same runtime finished it: it survived, not revived');
+    assert.equal(runtimePidOf(run.stack.storeDir), runtimePid, 'the same runtime finished it: it survived, not revived');
     // The reloaded window's extension announces it, and it did not try to add the root again (no reload loop).
     await page.locator('.notification-toast', { hasText: `Fork "${fork.name}" completed.` }).waitFor({ timeout: 60_000 }).catch(async (error: Error) => {
       // CI shows only the end of the output: say what the window showed instead.
@@ -217,7 +160,7 @@ describe('A worktree fork in a single-folder window (code-server + chromium)', f
     });
     assert.equal(navigations, 1, 'one reload');
     // What made it one: the fork's root was recorded on disk, beside the store, before the reload.
-    const recorded = JSON.parse(fs.readFileSync(path.join(run!.stack.storeDir, 'editor', 'worktree-roots.json'), 'utf8')) as Record<string, unknown>;
+    const recorded = JSON.parse(fs.readFileSync(path.join(run.stack.storeDir, 'editor', 'worktree-roots.json'), 'utf8')) as Record<string, unknown>;
     assert.deepEqual(recorded['forkAgents.worktreeRoots.added'], [fork.id]);
     assert.equal(await page.locator('.notification-toast', { hasText: 'works in its own git worktree' }).count(), 0, 'asked once');
     await screenshot(page, 'worktree-single-folder-after-reload');
@@ -226,34 +169,15 @@ describe('A worktree fork in a single-folder window (code-server + chromium)', f
 
 describe('"Save Workspace As…" before adding a worktree root (code-server + chromium)', function () {
   this.timeout(180_000);
-  let run: Run | undefined;
-  let failed = false;
-
-  before(async function () {
-    this.timeout(180_000);
-    run = await startRun('worktree-saveas');
-    const url = `${run.stack.codeServer.origin}/?folder=${encodeURIComponent(run.stack.workspace.folder)}`;
-    run.workbench = await openWorkbench({ chromium: requireE2eTools().chromium, runDir: run.stack.runDir, url });
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !run?.workbench) return;
-    failed = true;
-    console.log(`      screenshot of the failure: ${await screenshot(run.workbench.page, 'worktree-saveas-failed')}`);
-  });
-
-  after(async function () {
-    this.timeout(30_000);
-    await stopRun(run, failed, 'worktree-saveas');
-  });
+  const { run, gate } = worktreeRun('worktree-saveas', true);
 
   it('saves the window as a .code-workspace; the re-opened workspace gets the fork\'s root', async () => {
-    const page = run!.workbench!.page;
-    const fork = await startForkFromChat(page, run!, 'write PLAN.md');
+    const page = run.page;
+    const fork = await startForkFromChat(page, run, 'write PLAN.md');
     const prompt = page.locator('.notification-toast', { hasText: 'works in its own git worktree' });
     await prompt.getByRole('button', { name: 'Save Workspace As…' }).click({ timeout: 30_000 });
     // code-server's own save dialog is a quick input holding a path.
-    const saved = path.join(run!.stack.runDir, 'saved.code-workspace');
+    const saved = path.join(run.stack.runDir, 'saved.code-workspace');
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible', timeout: 15_000 });
     // It fills in its own suggestion a moment after it opens; typing earlier is overwritten.
@@ -278,11 +202,11 @@ describe('"Save Workspace As…" before adding a worktree root (code-server + ch
     await showExplorer(page);
     await explorerRoot(page, `Fork: ${fork.name}`).waitFor({ timeout: 30_000 });
     const folders = (JSON.parse(fs.readFileSync(saved, 'utf8')) as { folders: { path: string; name?: string }[] }).folders;
-    assert.deepEqual(folders.map(f => path.resolve(path.dirname(saved), f.path)), [run!.stack.workspace.folder, fork.worktree!.path]);
+    assert.deepEqual(folders.map(f => path.resolve(path.dirname(saved), f.path)), [run.stack.workspace.folder, fork.worktree!.path]);
     await screenshot(page, 'worktree-saved-workspace');
 
-    run!.gate.release();
-    const done = await sendRequest(run!.observer!.endpoint, forkWait, { forkId: fork.id });
+    gate.release();
+    const done = await sendRequest((await run.observer()).endpoint, forkWait, { forkId: fork.id });
     assert.equal(done.state, 'completed');
   });
 });

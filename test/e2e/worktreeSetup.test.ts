@@ -6,72 +6,42 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { openWorkbench } from '../../scripts/e2e/browser';
-import type { Workbench } from '../../scripts/e2e/browser';
-import { DEMO_API_KEY, startStack } from '../../scripts/e2e/stack';
-import type { Stack } from '../../scripts/e2e/stack';
-import { requireE2eTools } from '../../scripts/e2e/tools';
-import { connectOrStart } from '../../src/client/launch';
-import { connectRpc } from '../../src/client/rpcClient';
-import type { RuntimeClient } from '../../src/client/rpcClient';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkList, forkWait } from '../../src/common/protocol/forks';
 import { sessionTranscript } from '../../src/common/protocol/runtime';
-import { startFakeAnthropic } from '../fakes/anthropicServer';
-import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { openForksView, widenSideBar } from './forksViewUi';
-import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
+import { uiRun } from './uiRun';
+import { forkFromHere, lastResponse, openChat, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
 import { Gate, setUserSettings, worktreeResponder } from './worktreeSupport';
 
 describe('Worktree setup output in the fork\'s row (code-server + chromium)', function () {
   this.timeout(240_000);
-  let fake: FakeAnthropic | undefined;
-  let stack: Stack | undefined;
-  let workbench: Workbench | undefined;
-  let observer: RuntimeClient | undefined;
-  let failed = false;
   const gate = new Gate();
   let setupGate = '';
-
-  before(async function () {
-    this.timeout(180_000);
-    const tools = requireE2eTools();
-    fake = await startFakeAnthropic({ apiKey: DEMO_API_KEY, models: 'none', responder: worktreeResponder(() => gate), streamDelayMs: 40 });
-    stack = await startStack({ tools, extension: 'install', fake: false, label: 'worktree-setup', env: { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY } });
-    setupGate = path.join(stack.runDir, 'setup-may-finish');
-    // Setup keeps running until the test has looked at the row, then finishes.
-    const command = `echo "installing dependencies into $FORK_AGENTS_WORKTREE"; echo "added 42 packages; dev server port $PORT"; ` +
-      `until [ -f ${setupGate} ]; do sleep 0.1; done; echo "setup finished"`;
-    setUserSettings(stack.codeServer.userDataDir, { 'fork.approvalMode': 'auto-edit', 'fork.worktree.setup': [command] });
-    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !workbench) return;
-    failed = true;
-    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, 'worktree-setup-failed')}`);
-  });
-
-  after(async function () {
-    this.timeout(30_000);
-    gate.release();
-    if (setupGate) fs.writeFileSync(setupGate, '');
-    if (failed && stack) console.log(`      logs: ${stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'worktree-setup')).length} files`);
-    await observer?.close().catch(() => undefined);
-    await workbench?.close();
-    await stack?.stop();
-    await fake?.close();
+  const run = uiRun('worktree-setup', {
+    fake: { models: 'none', responder: worktreeResponder(() => gate), streamDelayMs: 40 },
+    prepare: ({ stack }) => {
+      setupGate = path.join(stack.runDir, 'setup-may-finish');
+      // Setup keeps running until the test has looked at the row, then finishes.
+      const command = `echo "installing dependencies into $FORK_AGENTS_WORKTREE"; echo "added 42 packages; dev server port $PORT"; ` +
+        `until [ -f ${setupGate} ]; do sleep 0.1; done; echo "setup finished"`;
+      setUserSettings(stack.codeServer.userDataDir, { 'fork.approvalMode': 'auto-edit', 'fork.worktree.setup': [command] });
+    },
+    release: () => {
+      gate.release();
+      if (setupGate) fs.writeFileSync(setupGate, '');
+    },
   });
 
   it('streams the setup command\'s output into the fork\'s row, then its exit code; the fork works after it', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await openChat(page);
     await waitForModelInPicker(page, 'claude-sonnet-5-5');
     await sendInChat(page, '@fork hello');
     await forkFromHere(lastResponse(page)).waitFor({ timeout: 60_000 });
     await sendInChat(page, '@fork /fork write NOTES.md');
     await page.locator('.interactive-response', { hasText: 'Started fork' }).waitFor({ timeout: 60_000 });
-    observer = await connectRpc(await connectOrStart({ storeDir: stack!.storeDir, runtimeScript: path.join(stack!.root, 'dist', 'runtime.js') }), 'worktree-setup-e2e');
+    const observer = await run.observer();
     const [fork] = (await sendRequest(observer.endpoint, forkList, {})).forks;
     assert.equal(fork.isolation, 'worktree');
 

@@ -3,11 +3,10 @@
 // session's servers again, so a fork calls them after the runtime restarted (the runtime stores none).
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
-import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
-import { startFakeAnthropic } from '../fakes/anthropicServer';
+import { cliMcpFixture } from './cliMcpFixture';
+import { lastJson, stopStoreRuntime } from './cliRunner';
 import type { FakeAnthropic, ScriptedTurn } from '../fakes/anthropicServer';
 import { isAlive, killRuntime } from './harness';
 import { EVERYTHING, isForkRequest, resultText, toolResults } from './mcpSupport';
@@ -17,30 +16,20 @@ const runtimePidOf = (store: string) => (JSON.parse(fs.readFileSync(runtimeInfoP
 
 describe('cli: MCP servers', function () {
   this.timeout(60_000);
+  const fixture = cliMcpFixture('fa-cli-mcp-', 'k-cli');
+  const { cli } = fixture;
   let fake: FakeAnthropic;
   let store: string;
   let cwd: string;
-  let savedXdg: string | undefined;
-  const cli = cliRunner({ apiKey: 'k-cli', baseUrl: () => fake.url, store: () => store });
 
-  beforeEach(async () => {
-    fake = await startFakeAnthropic({ apiKey: 'k-cli' });
-    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-cli-mcp-'));
-    store = path.join(base, 'store');
-    cwd = path.join(base, 'work');
+  beforeEach(() => {
+    ({ fake, store } = fixture);
+    cwd = path.join(fixture.base, 'work');
     fs.mkdirSync(path.join(cwd, '.vscode'), { recursive: true });
     fs.writeFileSync(path.join(cwd, '.vscode', 'mcp.json'), `{
       // a repository's server
       "servers": { "everything": { "type": "stdio", "command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(EVERYTHING)}, "stdio"] } }
     }`);
-    savedXdg = process.env.XDG_CONFIG_HOME;
-    process.env.XDG_CONFIG_HOME = path.join(base, 'config');
-  });
-  afterEach(async () => {
-    if (savedXdg === undefined) delete process.env.XDG_CONFIG_HOME;
-    else process.env.XDG_CONFIG_HOME = savedXdg;
-    stopStoreRuntime(store);
-    await fake.close();
   });
 
   it('leaves an untrusted repository server out, starts it with --trust-mcp, and lists its state', async () => {

@@ -3,11 +3,8 @@
 // `.vscode/mcp.json` reached through a symbolic link out of the repository is refused.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { cliRunner, stopStoreRuntime } from './cliRunner';
-import { startFakeAnthropic } from '../fakes/anthropicServer';
-import type { FakeAnthropic } from '../fakes/anthropicServer';
+import { cliMcpFixture } from './cliMcpFixture';
 import { EVERYTHING } from './mcpSupport';
 import { say } from './script';
 
@@ -15,42 +12,29 @@ const KEY = 'k-cli-secret';
 
 describe('cli: MCP trust against a hostile repository', function () {
   this.timeout(60_000);
-  let fake: FakeAnthropic;
+  const fixture = cliMcpFixture('fa-mcp-trust-', KEY);
+  const { cli } = fixture;
   let base: string;
-  let store: string;
   let repo: string;
   let marker: string;
-  let savedXdg: string | undefined;
-  const cli = cliRunner({ apiKey: KEY, baseUrl: () => fake.url, store: () => store });
-  const userFile = () => path.join(base, 'config', 'fork-agents', 'mcp.json');
   const writeRepoMcp = (entry: Record<string, unknown>, dir = path.join(repo, '.vscode')) => {
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'mcp.json'), JSON.stringify({ servers: { tools: { type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], ...entry } } }));
   };
   const trust = (...values: string[]) => {
-    fs.mkdirSync(path.dirname(userFile()), { recursive: true });
-    fs.writeFileSync(userFile(), JSON.stringify({ trustedWorkspaceServers: values }));
+    fs.mkdirSync(path.dirname(fixture.userFile), { recursive: true });
+    fs.writeFileSync(fixture.userFile, JSON.stringify({ trustedWorkspaceServers: values }));
   };
-  const startedTools = () => fake.requests.at(-1)!.body.tools.some((t: { name: string }) => t.name.startsWith('mcp__tools__'));
+  const startedTools = () => fixture.fake.requests.at(-1)!.body.tools.some((t: { name: string }) => t.name.startsWith('mcp__tools__'));
 
-  beforeEach(async () => {
-    fake = await startFakeAnthropic({ apiKey: KEY });
-    fake.setResponder(() => say('ok'));
-    base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-mcp-trust-'));
-    store = path.join(base, 'store');
+  beforeEach(() => {
+    fixture.fake.setResponder(() => say('ok'));
+    base = fixture.base;
     repo = path.join(base, 'repo');
     fs.mkdirSync(repo);
     marker = path.join(base, 'ran.json');
     // What the repository's code does when it runs: records that it ran, and the environment it got.
     fs.writeFileSync(path.join(repo, 'evil.js'), `require('fs').writeFileSync(${JSON.stringify(marker)}, JSON.stringify(process.env));`);
-    savedXdg = process.env.XDG_CONFIG_HOME;
-    process.env.XDG_CONFIG_HOME = path.join(base, 'config');
-  });
-  afterEach(async () => {
-    if (savedXdg === undefined) delete process.env.XDG_CONFIG_HOME;
-    else process.env.XDG_CONFIG_HOME = savedXdg;
-    stopStoreRuntime(store);
-    await fake.close();
   });
 
   it('a trusted command line with an env added is not started; trusting the whole entry starts it', async () => {

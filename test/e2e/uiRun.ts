@@ -1,0 +1,139 @@
+// One UI check's surroundings, started before its tests and torn down after them: a scripted fake model
+// (or the stack's demo model), code-server with the extension and the user's settings, and a Chromium window
+// on the workbench. On a failure it saves a screenshot named after the test and copies the run's logs to
+// test-results/logs/<label>; a second runtime client and the CLI are there for checks that look past the UI.
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import type { Page } from 'playwright-core';
+import { openWorkbench } from '../../scripts/e2e/browser';
+import type { Workbench } from '../../scripts/e2e/browser';
+import { DEMO_API_KEY, startStack } from '../../scripts/e2e/stack';
+import type { Stack, StackOptions } from '../../scripts/e2e/stack';
+import { requireE2eTools } from '../../scripts/e2e/tools';
+import type { E2eTools } from '../../scripts/e2e/tools';
+import { connectOrStart } from '../../src/client/launch';
+import { connectRpc } from '../../src/client/rpcClient';
+import type { RuntimeClient } from '../../src/client/rpcClient';
+import { startFakeAnthropic } from '../fakes/anthropicServer';
+import type { FakeAnthropic, FakeAnthropicOptions } from '../fakes/anthropicServer';
+import { RESULTS_DIR, screenshot } from './workbenchUi';
+
+const execFileAsync = promisify(execFile);
+
+export interface UiRunOptions {
+  /** A scripted fake in this process (it takes the demo key). Without it the stack's demo model answers. */
+  fake?: Omit<FakeAnthropicOptions, 'apiKey'>;
+  /** What startStack gets besides tools and label; `extension` defaults to 'install'. */
+  stack?: Partial<Omit<StackOptions, 'tools' | 'label'>>;
+  /** Runs after code-server started and before the window opens (files the window should find, settings). */
+  prepare?: (run: UiRun) => void | Promise<void>;
+  /** The page to open; default the sample workspace's .code-workspace file. */
+  url?: (stack: Stack) => string;
+  /** Runs first when the run ends, e.g. to let a fork that waits for the test finish. */
+  release?: () => void;
+}
+
+export interface UiRun {
+  readonly tools: E2eTools;
+  readonly stack: Stack;
+  /** The scripted fake of `options.fake` (there is none otherwise). */
+  readonly fake: FakeAnthropic;
+  readonly workbench: Workbench;
+  readonly page: Page;
+  /** A second client of the window's runtime (`runtimeScript`: another build's, e.g. the installed .vsix's). */
+  observer(runtimeScript?: string): Promise<RuntimeClient>;
+  /** The headless CLI against the window's store and model, as a user would run it beside the editor. */
+  cli(...args: string[]): Promise<string>;
+}
+
+/**
+ * Registers the suite's before / afterEach / after hooks (call it inside `describe`) and returns the run
+ * they fill in. `options` may be a function when it needs work done at start, not at load.
+ */
+export function uiRun(label: string, options: UiRunOptions | (() => UiRunOptions) = {}): UiRun {
+  let tools: E2eTools | undefined;
+  let fake: FakeAnthropic | undefined;
+  let stack: Stack | undefined;
+  let workbench: Workbench | undefined;
+  let observer: RuntimeClient | undefined;
+  let release: (() => void) | undefined;
+  let failed = false;
+  const started = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`the UI run "${label}" has no ${what} (not started, or it failed to start)`);
+    return value;
+  };
+
+  const run: UiRun = {
+    get tools() {
+      return started(tools, 'e2e tools');
+    },
+    get stack() {
+      return started(stack, 'stack');
+    },
+    get fake() {
+      return started(fake, 'scripted fake');
+    },
+    get workbench() {
+      return started(workbench, 'workbench');
+    },
+    get page() {
+      return started(workbench, 'workbench').page;
+    },
+    async observer(runtimeScript) {
+      const { storeDir, root } = run.stack;
+      observer ??= await connectRpc(await connectOrStart({ storeDir, runtimeScript: runtimeScript ?? path.join(root, 'dist', 'runtime.js') }), `${label}-e2e`);
+      return observer;
+    },
+    async cli(...args) {
+      const { root, storeDir, extensionEnv } = run.stack;
+      const { stdout } = await execFileAsync(process.execPath, [path.join(root, 'dist', 'cli.js'), ...args, '--store', storeDir], {
+        env: { ...process.env, ANTHROPIC_BASE_URL: extensionEnv.ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY: extensionEnv.ANTHROPIC_API_KEY },
+      });
+      return stdout;
+    },
+  };
+
+  before(async function () {
+    this.timeout(240_000);
+    const chosen = typeof options === 'function' ? options() : options;
+    release = chosen.release;
+    tools = requireE2eTools();
+    if (chosen.fake) fake = await startFakeAnthropic({ ...chosen.fake, apiKey: DEMO_API_KEY });
+    const env = fake ? { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: DEMO_API_KEY } : undefined;
+    stack = await startStack({
+      extension: 'install',
+      fake: !fake,
+      ...chosen.stack,
+      env: { ...env, ...chosen.stack?.env },
+      tools,
+      label,
+    });
+    await chosen.prepare?.(run);
+    const url = chosen.url ? chosen.url(stack) : stack.codeServer.workbenchUrl(stack.workspace.workspaceFile);
+    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !workbench) return;
+    failed = true;
+    const name = `${label}-failed-${(this.currentTest.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
+    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, name)}`);
+  });
+
+  after(async function () {
+    this.timeout(30_000);
+    release?.();
+    // A failed start leaves no test to fail in afterEach: its logs are wanted too.
+    if ((failed || !workbench) && stack) {
+      const dest = path.join(RESULTS_DIR, 'logs', label);
+      console.log(`      logs: ${stack.collectLogs(dest).length} files in test-results/logs/${label}`);
+    }
+    await observer?.close().catch(() => undefined);
+    await workbench?.close();
+    await stack?.stop();
+    await fake?.close();
+  });
+
+  return run;
+}
