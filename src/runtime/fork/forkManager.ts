@@ -1,12 +1,10 @@
-// Runs forks and subagents in the background (docs/design.md §4.6): detached start, a queue beyond the
-// concurrency limit, a 200-request cap, cancel, continue, reports to clients and to the parent.
+// Runs forks and subagents in the background (docs/design.md §4.6): detached start, cancel, continue,
+// reports to clients and to the parent. Its parts: the run queue (forkRunQueue.ts), how a run ends
+// (forkEnd.ts), what its events change (forkProgress.ts), start-up and revival (forksAtStartup.ts).
 import type { AgentEvent } from '../../common/agentEvents';
-import { DEFAULT_MAX_CONCURRENT_FORKS } from '../../common/defaults';
 import type { ForkSummary, ForkState, ForkWorktree } from '../../common/forks';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
-import { addUsage } from '../../common/transcript';
-import type { Usage } from '../../common/transcript';
 import type { Budget } from '../../common/budget';
 import { HOW_TO_PRICE, budgetText } from '../../common/budget';
 import type { ModelPrice, PriceOverrides } from '../../common/pricing';
@@ -15,16 +13,15 @@ import { cacheSteps } from '../cache/sessionCache';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import { sandboxNotice } from '../sandbox/notice';
-import { launchPolicy, revivalPolicy, sendPolicy } from '../policy';
+import { launchPolicy, sendPolicy } from '../policy';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
-import { log } from '../log';
 import { discardForkWorktree } from '../git/worktree';
 import { createForkSession, newForkId } from './history/createFork';
 import { PortBlocks } from './workspace/forkPorts';
 import { ForkSpending } from './forkBudget';
 import type { ChatSpend } from './forkBudget';
-import { heldSession, mayContinue, newRun, runFromDisk } from './trackedFork';
+import { heldSession, mayContinue, newRun } from './trackedFork';
 import type { ForkRun } from './trackedFork';
 import { runFork } from './runFork';
 import { placeFork } from './workspace/isolation';
@@ -32,28 +29,28 @@ import { forkStateAt } from '../checkpoint/forkState';
 import { snapshotUpTo } from './history/select';
 import { WorktreeJanitor } from './workspace/worktreeJanitor';
 import { renderForkNotification } from './notification';
-import { claimAnnouncement, markDelivered, recordEnd, undelivered } from './forkReports';
+import { claimAnnouncement, markDelivered, undelivered } from './forkReports';
 import { outputHistory } from './outputHistory';
-import { closeInterruptedCalls } from './revive';
+import { recordProgress } from './forkProgress';
+import { endWithOutcome, failRun, finishRun, releaseSession } from './forkEnd';
+import type { RunEndContext } from './forkEnd';
+import { ForkRunQueue } from './forkRunQueue';
+import { loadForksFromDisk, prepareRevival } from './forksAtStartup';
 import { PrefixWriters } from './stagger';
-import { BudgetError, ForkBusyError, ForkModelError, ForkNotFoundError, forkRequestCap } from './forkContracts';
+import { BudgetError, ForkBusyError, ForkModelError, ForkNotFoundError } from './forkContracts';
 import { inheritedSettingsRefusal } from './forkModelFit';
 import type { ForkLauncher, GroupHooks, ModelAccess, StartSpec } from './forkContracts';
 import type { VerifyResult } from '../../common/tournament';
 
-
 export class ForkManager implements ForkLauncher {
   private readonly forks = new Map<string, ForkRun>();
-  private readonly queue: ForkRun[] = [];
-  private running = 0;
-  private idleListeners: (() => void)[] = [];
+  private readonly queue = new ForkRunQueue(run => this.execute(run).catch(error => failRun(this.ending(), run, error)));
   /** Ids of forks being created (worktree first, then the bootstrap): start-up pruning must spare them. */
   private readonly pending = new Set<string>();
   private readonly ports = new PortBlocks();
   readonly janitor: WorktreeJanitor;
   /** First requests of sibling forks in flight, by shared prefix (the stagger, docs/design.md §4.5). */
   private readonly prefixWriters = new PrefixWriters();
-  maxConcurrent = DEFAULT_MAX_CONCURRENT_FORKS;
   /** fork.prices of the client that configured last (the table covers the rest). */
   prices: PriceOverrides = {};
   private readonly spending: ForkSpending;
@@ -123,7 +120,7 @@ export class ForkManager implements ForkLauncher {
     if (!run) return;
     const waiting = run.summary.state === 'interrupted' || run.summary.state === 'paused-budget';
     if (!isTerminal(run.summary.state) && !waiting) throw new ForkBusyError(`Fork ${forkId} is ${run.summary.state}.`);
-    this.unhold(run);
+    releaseSession(run);
     this.forks.delete(forkId);
   }
 
@@ -163,16 +160,9 @@ export class ForkManager implements ForkLauncher {
   cancel(forkId: string): boolean {
     const run = this.forks.get(forkId);
     if (!run || isTerminal(run.summary.state)) return false;
-    const queued = this.queue.indexOf(run);
-    if (queued >= 0) {
-      this.queue.splice(queued, 1);
-      this.finish(run, 'cancelled');
-    } else if (run.controller) {
-      run.controller.abort();
-    } else {
-      // Interrupted and never revived (no model access yet): nothing runs that could finish it.
-      this.finish(run, 'cancelled');
-    }
+    // Queued, or interrupted and never revived (no model access yet): nothing runs that could finish it.
+    if (this.queue.remove(run) || !run.controller) finishRun(this.ending(), run, 'cancelled');
+    else run.controller.abort();
     return true;
   }
 
@@ -196,7 +186,7 @@ export class ForkManager implements ForkLauncher {
       mayContinue(run, message);
       return this.continueRun(run, message, access && sendPolicy(heldSession(run).bootstrap?.policy, access, loosenApproval), budget);
     } catch (error) {
-      if (run.summary.state !== 'queued') this.unhold(run);
+      if (run.summary.state !== 'queued') releaseSession(run);
       throw error;
     }
   }
@@ -255,64 +245,38 @@ export class ForkManager implements ForkLauncher {
     if (run && !run.delivered) markDelivered(this.store, run);
   }
 
-  /**
-   * Loads every fork on disk; unfinished ones wait for model access (the first configured key). A fork
-   * whose inherited history cannot be read back is listed as failed, with the reason. Returns the problems.
-   */
-  async loadAll(): Promise<string[]> {
-    const problems: string[] = [];
-    for (const id of this.store.ids().filter(id => id.startsWith('f-'))) {
-      if (this.forks.has(id)) continue;
-      let session: Session;
-      try {
-        session = await this.store.get(id);
-      } catch (error) {
-        // One unreadable fork file must not keep the others (or the runtime) from starting.
-        problems.push(`${id}: ${error instanceof Error ? error.message : String(error)}`);
-        continue;
-      }
-      if (!session.bootstrap) continue;
-      const run = runFromDisk(this.store, session);
-      this.forks.set(id, run);
-      if (run.unavailable) {
-        problems.push(`${id}: ${run.unavailable}`);
-        continue;
-      }
-      this.spending.refreshCost(run, session.header.settings.model);
-      if (session.requests().length > 0) run.summary.cacheSteps = this.cacheStepsOf(session);
-      // It runs on revival: its chat's spending must be known for fork.budget.perChat.
-      // Safe to drop: a parent that is gone or unreadable has no spending to count; the fork revives without it.
-      if (run.summary.state === 'interrupted') await this.store.readSpent(run.summary.parentSessionId).catch(() => undefined);
-    }
-    return problems;
+  /** Loads every fork on disk (see loadForksFromDisk); returns the problems. */
+  loadAll(): Promise<string[]> {
+    return loadForksFromDisk({ store: this.store, forks: this.forks, spending: this.spending, cacheStepsOf: session => this.cacheStepsOf(session) });
   }
 
   /** Revives interrupted forks once a client supplies model access. */
   reviveWith(access: ModelAccess): void {
     for (const run of this.forks.values()) {
-      if (run.summary.state !== 'interrupted' || this.queue.includes(run)) continue;
-      if (run.summary.worktree?.discarded) {
-        this.finish(run, 'failed', undefined, `Its worktree ${run.summary.worktree.path} no longer exists.`);
-        continue;
-      }
-      // A fork launched with `ask` still asks when a client configured with `auto` revives it.
-      const session = heldSession(run);
-      const policy = revivalPolicy(session.bootstrap?.policy, launchPolicy(access));
-      run.access = { ...access, approvalMode: policy.approvalMode, restricted: policy.restricted, sandbox: policy.sandbox };
-      closeInterruptedCalls(session);
-      this.enqueue(run);
+      if (run.summary.state !== 'interrupted' || this.queue.isWaiting(run)) continue;
+      const refusal = prepareRevival(run, access);
+      if (refusal) finishRun(this.ending(), run, 'failed', undefined, refusal.refused);
+      else this.enqueue(run);
     }
   }
 
   /** A fork is queued or running. */
   get busy(): boolean {
-    return this.running > 0 || this.queue.length > 0;
+    return this.queue.busy;
   }
 
   /** Resolves when no fork is queued or running. */
   whenIdle(): Promise<void> {
-    if (this.running === 0 && this.queue.length === 0) return Promise.resolve();
-    return new Promise(resolve => this.idleListeners.push(resolve));
+    return this.queue.whenIdle();
+  }
+
+  /** fork.maxConcurrent: forks beyond it wait in the queue. */
+  get maxConcurrent(): number {
+    return this.queue.maxConcurrent;
+  }
+
+  set maxConcurrent(limit: number) {
+    this.queue.maxConcurrent = limit;
   }
 
   private runOf(forkId: string): ForkRun {
@@ -352,41 +316,20 @@ export class ForkManager implements ForkLauncher {
     if (run) run.summary.verify = verify;
   }
 
-  /** Lets an ended or paused fork's session leave memory when idle. */
-  private unhold(run: ForkRun): void {
-    run.lease?.release();
-    run.lease = undefined;
-  }
-
   private enqueue(run: ForkRun): void {
     // On disk too: a runtime that dies from here on finds the fork unfinished and revives it.
     heldSession(run).writeStatus({ state: 'queued', time: new Date().toISOString(), budget: run.summary.budget });
     run.uncommitted.clear();
     this.setState(run, 'queued');
-    this.queue.push(run);
-    this.pump();
-  }
-
-  private pump(): void {
-    while (this.running < this.maxConcurrent && this.queue.length > 0) {
-      const run = this.queue.shift()!;
-      this.running++;
-      // execute() ends the run itself; this catch is for a failure in the bookkeeping around the loop.
-      void this.execute(run).catch(error => this.failRun(run, error)).finally(() => {
-        this.running--;
-        this.pump();
-      });
-    }
-    if (this.running === 0 && this.queue.length === 0) for (const listener of this.idleListeners.splice(0)) listener();
+    this.queue.add(run);
   }
 
   private async execute(run: ForkRun): Promise<void> {
     const access = run.access;
-    if (!access) return this.finish(run, 'failed', undefined, 'No model access: configure an API key.');
+    if (!access) return finishRun(this.ending(), run, 'failed', undefined, 'No model access: configure an API key.');
     const session = heldSession(run);
     const controller = new AbortController();
     run.controller = controller;
-    const signal = controller.signal;
     run.summary.endedProcesses = undefined;
     this.setState(run, 'running');
     const { outcome, setupFailure, verify } = await runFork(run, session, access, {
@@ -398,46 +341,14 @@ export class ForkManager implements ForkLauncher {
       verifyCommand: this.groups?.verifyCommandOf(run.summary),
     });
     if (verify) run.summary.verify = verify;
-    if (setupFailure) return this.finish(run, 'failed', undefined, setupFailure);
-    if (outcome.stopReason === 'cancelled') return this.finish(run, 'cancelled');
-    if (outcome.stopReason === 'budget') return this.pause(run, outcome.budgetReason ?? 'Its budget is reached.');
-    if (outcome.stopReason === 'error') return this.finish(run, 'failed', undefined, outcome.error?.message);
-    if (outcome.stopReason === 'max_turns') {
-      return this.finish(run, 'failed', outcome.text || undefined, `Stopped at the cap of ${forkRequestCap()} model turns.`);
-    }
-    this.finish(run, 'completed', outcome.text);
+    endWithOutcome(this.ending(), run, outcome, setupFailure);
   }
 
   private onEvent(run: ForkRun, event: AgentEvent): void {
-    if (event.type === 'usage') {
-      run.summary.usage = addUsage(run.summary.usage, event.usage);
-      if (!event.billedOnly) {
-        run.summary.modelTurns++;
-        run.summary.firstUsage ??= event.usage;
-        run.summary.context = { tokens: event.contextTokens, window: event.contextWindow };
-        // Only the new request is explained: the steps before it stay as they were.
-        run.summary.cacheSteps = cacheSteps(heldSession(run), id => this.sessionOrUndefined(id), run.summary.cacheSteps);
-      }
-      this.spending.refreshCost(run, heldSession(run).header.settings.model);
-      this.broadcastState(run);
-    } else if (event.type === 'entry' && event.entry.usage) {
-      // The usage event comes before its response is committed: the cost counts the request from here.
-      this.spending.refreshCost(run, heldSession(run).header.settings.model);
-      this.broadcastState(run);
-    }
+    if (recordProgress(run, event, this.spending, id => this.sessionOrUndefined(id))) this.broadcastState(run);
     run.uncommitted.add(event);
     const seq = ++run.eventSeq;
     for (const client of this.clients) client.notify(forkEvent, { forkId: run.id, event, seq });
-  }
-
-  /** Stopped before a request at a budget: not finished, transcript intact; the user continues or stops it. */
-  private pause(run: ForkRun, reason: string): void {
-    run.summary.pausedReason = reason;
-    heldSession(run).writeStatus({ state: 'paused-budget', time: new Date().toISOString(), budget: run.summary.budget, pausedReason: reason });
-    this.unhold(run);
-    this.setState(run, 'paused-budget');
-    for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
-    this.groups?.attemptEnded({ ...run.summary });
   }
 
   /** A session in memory (the explorer compares a fork's first request with its parent's, when loaded). */
@@ -450,32 +361,9 @@ export class ForkManager implements ForkLauncher {
     return cacheSteps(session, id => this.sessionOrUndefined(id));
   }
 
-  private failRun(run: ForkRun, error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
-    log(`fork ${run.id} failed: ${message}`);
-    run.controller = undefined;
-    if (!isTerminal(run.summary.state)) this.finish(run, 'failed', undefined, message);
-  }
-
-  private finish(run: ForkRun, state: ForkState, report?: string, error?: string): void {
-    run.summary.report = report;
-    run.summary.error = error;
-    run.summary.endedAt = new Date().toISOString();
-    run.summary.announced = undefined;
-    run.summary.pausedReason = undefined;
-    try {
-      recordEnd(this.store, run, { state, time: run.summary.endedAt, report, error, budget: run.summary.budget, sandbox: run.summary.sandbox });
-    } catch (writeError) {
-      // A full disk: the clients still learn how the run ended; on disk it stays unfinished and is revived.
-      const message = writeError instanceof Error ? writeError.message : String(writeError);
-      log(`fork ${run.id}: ${message}`);
-      run.summary.error = error ? `${error} ${message}` : message;
-    }
-    run.delivered = undefined;
-    this.unhold(run);
-    this.setState(run, state);
-    for (const resolve of run.waiters.splice(0)) resolve({ ...run.summary });
-    this.groups?.attemptEnded({ ...run.summary });
+  /** What ending a run needs (groups is read at each end: the tournament manager attaches after start-up). */
+  private ending(): RunEndContext {
+    return { store: this.store, setState: (run, state) => this.setState(run, state), groups: this.groups };
   }
 
   private setState(run: ForkRun, state: ForkState): void {

@@ -1,6 +1,6 @@
 // One run of a fork's agent loop (docs/design.md §4.6): its policy and approvals, its workspace (worktree
 // preparation, environment, processes), the sibling stagger, the loop itself, and the workspace's end.
-// The fork manager decides what the outcome means for the fork's state.
+// forkEnd.ts decides what the outcome means for the fork's state.
 import type { AgentEvent } from '../../common/agentEvents';
 import type { ForkState, ForkSummary } from '../../common/forks';
 import type { SessionHeader } from '../../common/transcript';
