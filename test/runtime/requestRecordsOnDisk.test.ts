@@ -1,13 +1,14 @@
 // The cache explorer's request records as they sit in session files: a fork's first record costs the same
 // few bytes whatever its parent's length, a chat's records grow with what each turn adds (not with its
-// history), and the explanations read back from those files after a restart are the ones given before it.
+// history), the explanations read back from those files after a restart are the ones given before it, and a
+// fork continued then (its parent not in memory) still writes a small record explained as extending.
 // Runtime process + real SDK + fake server; sizes are read from the files on disk.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CacheStep } from '../../src/common/cacheExplorer';
 import { sendRequest } from '../../src/common/protocol/endpoint';
-import { forkStart, forkWait } from '../../src/common/protocol/forks';
+import { forkSend, forkStart, forkWait } from '../../src/common/protocol/forks';
 import { sessionCache } from '../../src/common/protocol/runtime';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { killRuntime, startHarness } from './harness';
@@ -83,6 +84,15 @@ describe('runtime: request records on disk', function () {
     assert.deepEqual(await steps(long), chatBefore, 'the chat\'s steps, read back');
     assert.equal(before[1].cause, 'extended', before[1].detail);
     assert.equal(before[1].matchedBlocks, before[0].totalBlocks, 'the fork\'s second request extends its first');
+
+    // Continued in this runtime, its parent still out of memory: the new record extends the last, small again.
+    await sendRequest(h.client.endpoint, forkSend, { forkId: longFork.forkId, message: 'and the rest' });
+    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: longFork.forkId })).state, 'completed');
+    const continued = (await steps(longFork.forkId))[2];
+    assert.equal(continued.cause, 'extended', continued.detail);
+    assert.equal(continued.matchedBlocks, before[1].totalBlocks, 'it extends the fork\'s previous request');
+    const forkLines = requestLineBytes(longFork.forkId);
+    assert.ok(forkLines[2] <= 2048, `the continued request's record: ${forkLines[2]} bytes`);
   });
 
   it('a long chat\'s request records each take what its turn added: the file grows linearly with turns', async () => {

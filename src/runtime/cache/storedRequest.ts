@@ -27,6 +27,21 @@ export function sharedBlocks(a: readonly string[], b: readonly string[]): number
 }
 
 /**
+ * How many leading blocks `current` shares with `previous`, the session's record before it. Leading blocks
+ * of `previous` read as unknown (its base is another session's, not in memory: a fork continued after a
+ * restart) count as shared when the blocks after them match at the same places — the hashes name each
+ * block's message and role, so the layout before them is the same. Counting them as different would call
+ * the continued request a changed tool list and write it in full.
+ */
+export function sharedWithPrevious(previous: readonly string[], current: readonly string[]): number {
+  let unknown = 0;
+  while (unknown < previous.length && previous[unknown] === UNKNOWN_BLOCK) unknown++;
+  if (unknown === 0) return sharedBlocks(previous, current);
+  const after = sharedBlocks(previous.slice(unknown), current.slice(unknown));
+  return after > 0 ? unknown + after : 0;
+}
+
+/**
  * The record `stored` stands for. `baseOf` gives the record a base names, when it is in memory. Resolving
  * reads only that one base (already resolved when it was read), never a chain, so reading a file's records
  * costs their blocks once each: no chain length to cap, no full record needed every so often.

@@ -5,7 +5,7 @@ import type { BilledRequest } from '../../common/pricing';
 import type { ApprovalMode } from '../../common/approval';
 import { addUsage, deepFreeze, zeroUsage } from '../../common/transcript';
 import type { RequestBase, RequestRecord } from './records';
-import { resolveRequest, sharedBlocks, storedRequest } from '../cache/storedRequest';
+import { resolveRequest, sharedWithPrevious, storedRequest, UNKNOWN_BLOCK } from '../cache/storedRequest';
 import { requestViewOf } from '../../common/requestView';
 import type { JsonlWriter } from './jsonl';
 import type { CheckpointRecord, ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, RewoundCode, SessionRecord } from './records';
@@ -228,11 +228,13 @@ export class Session {
   recordRequest(request: RequestRecord): void {
     const previous = this.sent.length - 1;
     const parentBase = request.explained?.baseline;
-    const stored = previous >= 0 ? storedRequest(request, { index: previous }, sharedBlocks(this.sent[previous].blocks, request.blocks))
+    const before = previous >= 0 ? this.sent[previous] : undefined;
+    const stored = before ? storedRequest(request, { index: previous }, sharedWithPrevious(before.blocks, request.blocks))
       : parentBase && parentBase.sessionId !== this.id ? storedRequest(request, parentBase, request.explained?.matchedBlocks ?? 0)
       : request;
     this.write({ type: 'request', request: stored } satisfies SessionRecord);
-    this.sent.push(deepFreeze(request));
+    // Unknown blocks it shares with the previous record are kept unknown in memory too: what a reload reads.
+    this.sent.push(deepFreeze(before?.blocks[0] === UNKNOWN_BLOCK ? resolveRequest(stored, () => before) : request));
   }
 
   /** A fork's bootstrap record: the inherited entries by reference when `history` is given, else in full. */
