@@ -66,6 +66,17 @@ describe('cache: request records stored as differences', () => {
     assert.deepEqual((await new SessionStore(dir).get(ID)).requests(), records.slice(0, 4));
   });
 
+  it('loads a session whose stored record makes no sense (hand-edited), reading it as keeping nothing', async () => {
+    const file = path.join(dir, 'sessions', `${ID}.jsonl`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const { blocks: _blocks, ...rest } = at(['q0'], 0);
+    const lines = [{ type: 'header', header: { ...header(), id: ID } }, { type: 'request', request: { ...rest, extends: { index: 0, keep: -3 }, tail: ['x'] } },
+      { type: 'request', request: { ...rest, extends: { index: 0, keep: 1e300 }, tail: 'y' } }];
+    fs.writeFileSync(file, lines.map(r => JSON.stringify(r)).join('\n') + '\n');
+    const session = await new SessionStore(dir).get(ID);
+    assert.deepEqual(session.requests().map(r => r.blocks), [['x'], []]);
+  });
+
   it('explains a record whose base is not in memory (another session\'s, not loaded) with the counts it had', () => {
     const [parent, first, second] = [at(['q0', 'a0', 'q1'], 0), at(['q0', 'a0', 'q1', 'a1', 'directive'], 1), at(['q0', 'a0', 'q1', 'a1', 'directive', 'a2', 'result'], 2)];
     const storedFirst = storedRequest(first, { sessionId: 's-parent', index: 0 }, explain(first, { record: parent, sessionId: 's-parent', index: 0 }).matchedBlocks);

@@ -49,7 +49,10 @@ export function sharedWithPrevious(previous: readonly string[], current: readonl
 export function resolveRequest(stored: StoredRequest, baseOf: (base: RequestBase) => RequestRecord | undefined): RequestRecord {
   if (!('extends' in stored)) return stored;
   const { extends: base, tail, ...rest } = stored;
-  const known = baseOf(base)?.blocks;
-  const prefix = known && known.length >= base.keep ? known.slice(0, base.keep) : new Array<string>(base.keep).fill(UNKNOWN_BLOCK);
-  return { ...rest, blocks: prefix.concat(tail) };
+  // A hand-edited or foreign line must not stop the session from loading: nonsense reads as nothing kept
+  // (a prompt of 2^24 blocks is far past any model's context).
+  const keep = Number.isSafeInteger(base?.keep) && base.keep > 0 && base.keep <= 2 ** 24 ? base.keep : 0;
+  const known = base ? baseOf(base)?.blocks : undefined;
+  const prefix = known && known.length >= keep ? known.slice(0, keep) : new Array<string>(keep).fill(UNKNOWN_BLOCK);
+  return { ...rest, blocks: prefix.concat(Array.isArray(tail) ? tail : []) };
 }
