@@ -146,7 +146,7 @@ const mochaStage = (name, spec, timeout, extra = []) => ({
   },
 });
 
-const e2eStage = (name, args, summary) => ({
+const e2eStage = (name, args, summary, timeoutMs = 10 * 60_000) => ({
   name,
   async run(out) {
     const problem = await e2eToolsProblem();
@@ -154,7 +154,7 @@ const e2eStage = (name, args, summary) => ({
       out.stderr.write(`\n${name}: ${problem}\n`);
       return { ok: false, detail: 'code-server/chromium missing (run scripts/e2e/setup.sh)' };
     }
-    const result = await run(node, args, { finishedWhen: MOCHA_DONE, graceMs: 60_000, out });
+    const result = await run(node, args, { finishedWhen: MOCHA_DONE, graceMs: 60_000, timeoutMs, out });
     return { ok: result.code === 0, detail: describe(result, summary) };
   },
 });
@@ -228,7 +228,9 @@ const conformance = {
 };
 
 const extensionHost = e2eStage('extension-host tests (code-server)', ['out/scripts/e2e/extensionTests.js'], mochaSummary);
-const ui = e2eStage('UI checks (code-server + chromium)', [mocha, '--forbid-only', '--timeout', '120000', '--require', 'out/test/e2e/sharedWorkbench.js', ...color, 'out/test/e2e/**/*.test.js'], mochaSummary);
+const ui = e2eStage('UI checks (code-server + chromium)', [mocha, '--forbid-only', '--timeout', '120000', '--require', 'out/test/e2e/sharedWorkbench.js', ...color, 'out/test/e2e/**/*.test.js'], mochaSummary,
+  // About 55 checks in one shared chromium, each file with its own code-server: 10–20 minutes on 2 cores.
+  30 * 60_000);
 
 /** Groups run one after another; the stages of a group run side by side. */
 const groups = quick

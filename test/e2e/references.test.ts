@@ -106,7 +106,8 @@ describe('Chat references, the model picker and MCP trust (code-server + chromiu
     const page = run.page;
     await newChat(page);
     // Whichever of our two models the Chat view chose, pick the other one.
-    const shown = await pickedModel(page);
+    // fork.model is listed with a leading star (the picker's default); the model's own name follows it.
+    const shown = (await pickedModel(page)).replace(/^★\s*/, '');
     const before = MODELS.find(m => m.display_name === shown);
     assert.ok(before, `the picker shows one of our models, not "${shown}"`);
     const target = MODELS.find(m => m !== before)!;

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { shadowFor } from '../../src/runtime/checkpoint/shadowRepo';
 import type { ShadowRepo } from '../../src/runtime/checkpoint/shadowRepo';
 import { takeCheckpoint } from '../../src/runtime/checkpoint/takeCheckpoint';
+import { ChangeWatcher } from '../../src/runtime/checkpoint/changeWatcher';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
@@ -73,5 +74,29 @@ describe('checkpoints: the watcher names what changed, and records what a full s
     const last = await same('an ignored folder, and a folder empty at the start');
     assert.equal(await same('nothing changed'), last);
     assert.ok(!git(repo, `--git-dir=${watched.gitDir}`, 'ls-tree', '-r', '--name-only', last).includes('build/'), 'ignored files are not recorded');
+  });
+});
+
+describe('checkpoints: a tree that churns faster than the watcher should follow is scanned instead', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-churn-')));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('names the changed files while the notices stay under the cap, and gives up (scan) past it', async () => {
+    const calm = new ChangeWatcher(dir, new Set(), 1_000);
+    const churned = new ChangeWatcher(dir, new Set(), 20);
+    assert.ok(calm.start() && churned.start());
+    try {
+      for (let i = 0; i < 50; i++) fs.writeFileSync(path.join(dir, `f${i}.txt`), 'x');
+      const named = await calm.take();
+      assert.ok(named && named.has('f0.txt') && named.has('f49.txt'), 'under the cap the files are named');
+      assert.equal(await churned.take(), undefined, 'past the cap the checkpoint scans');
+      assert.equal(churned.healthy, false);
+    } finally {
+      calm.close();
+      churned.close();
+    }
   });
 });

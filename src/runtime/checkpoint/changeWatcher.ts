@@ -8,14 +8,26 @@ import * as path from 'node:path';
 
 /** Folders one work tree may watch; a tree with more (a dependency folder not ignored) is scanned instead. */
 export const MAX_WATCHED_FOLDERS = 5_000;
+/**
+ * Notices between two checkpoints past which the tree counts as churning (a build, a generator, a tool
+ * swapping folders in a loop): every notice costs the runtime's only thread a stat, and a folder that
+ * reappears a re-watch and a read of it, so a flood would starve the agent. The watcher then stops and
+ * every later checkpoint scans, which costs the same whatever churns.
+ */
+export const MAX_NOTICES_BETWEEN_CHECKPOINTS = 20_000;
 
 export class ChangeWatcher {
   private readonly watches = new Map<string, fs.FSWatcher>();
   private changed = new Set<string>();
   private trusted = true;
+  private notices = 0;
 
   /** `skip`: folders (relative, `/`-separated) git ignores: never watched, and nothing under them counts. */
-  constructor(private readonly workTree: string, private readonly skip: ReadonlySet<string>) {}
+  constructor(
+    private readonly workTree: string,
+    private readonly skip: ReadonlySet<string>,
+    private readonly maxNotices = MAX_NOTICES_BETWEEN_CHECKPOINTS,
+  ) {}
 
   /** Watches every folder of the tree but `.git` and the ignored ones; false when it could not. */
   start(): boolean {
@@ -34,6 +46,7 @@ export class ChangeWatcher {
     await new Promise(resolve => setImmediate(resolve));
     await new Promise(resolve => setImmediate(resolve));
     if (!this.trusted) return undefined;
+    this.notices = 0;
     const changed = this.changed;
     this.changed = new Set();
     return changed;
@@ -78,7 +91,7 @@ export class ChangeWatcher {
 
   private notice(dirRel: string, name: string | Buffer | null): void {
     if (!this.trusted) return;
-    if (name === null) return this.distrust();
+    if (name === null || ++this.notices > this.maxNotices) return this.distrust();
     const rel = dirRel === '' ? name.toString() : `${dirRel}/${name.toString()}`;
     if (rel === '.git' || rel.startsWith('.git/') || this.underSkipped(rel)) return;
     this.changed.add(rel);
