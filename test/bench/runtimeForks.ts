@@ -13,7 +13,7 @@ import type { ReceivedRequest } from '../fakes/anthropicServer';
 import { pingRuntime, startRuntimeRun } from './runtimeDriver';
 import type { RuntimeRun } from './runtimeDriver';
 import { kb, mb, ms, quantile, round, summarize, thousands } from './stats';
-import { buildParent } from './transcriptGen';
+import { buildParent, recordLatestRequest } from './transcriptGen';
 import type { Row, Section } from './types';
 import { dirBytes, loadText, mainThreadCpuMs, rssOf } from './processStats';
 
@@ -50,6 +50,7 @@ export const runtimeForksSection: Section = {
         for (const size of sizes) {
           const segmentsBefore = dirBytes(store.segments.dir);
           const built = await buildParent(store, root, { entries: size, seed: size });
+          recordLatestRequest(built.session);
           ctx.log(`  parent of ${thousands(built.entries)} entries: ${mb(built.bytes)} JSONL in ${built.buildSeconds.toFixed(1)} s`);
           parents.push({ size, id: built.session.id, file: store.fileOf(built.session.id), bytes: built.bytes, segmentBytes: dirBytes(store.segments.dir) - segmentsBefore });
           built.session.close();

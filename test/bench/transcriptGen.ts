@@ -4,6 +4,9 @@
 import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { ContentBlock, EntryKind, Message, ToolUseBlock } from '../../src/common/transcript';
+import { buildRequestBody } from '../../src/runtime/agent/request';
+import { fingerprint } from '../../src/runtime/cache/fingerprint';
+import { parentRequestEnd } from '../../src/runtime/fork/history/createFork';
 import { createSession } from '../../src/runtime/session/createSession';
 import type { Session } from '../../src/runtime/session/session';
 import type { SessionStore } from '../../src/runtime/session/sessionStore';
@@ -132,4 +135,16 @@ export async function buildParent(store: SessionStore, root: string, target: Par
     realTurns++;
   }
   return { session, entries, realTurns, bytes: fs.statSync(file).size, buildSeconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * The request record the parent's latest answer left (a chat writes one per answer; the cache explorer
+ * compares a fork's first request with it, and the fork's record is stored as a difference from it).
+ */
+export function recordLatestRequest(session: Session): void {
+  const entries = session.entries();
+  const end = parentRequestEnd(entries);
+  if (end < 0) return;
+  const sent = entries.slice(0, end + 1);
+  session.recordRequest(fingerprint(buildRequestBody(session.header, sent), Date.now(), USAGE, sent[end].id));
 }

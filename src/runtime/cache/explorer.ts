@@ -3,6 +3,7 @@
 // latest — and what that means for the provider's cache (docs/design.md §4.5). Works on request records only.
 import type { CacheStep } from '../../common/cacheExplorer';
 import type { RequestExplanation, RequestRecord } from '../session/records';
+import { sharedBlocks } from './storedRequest';
 
 /** The provider reads a cached prefix ending at most this many blocks back from a breakpoint (itself included). */
 export const LOOKBACK_BLOCKS = 20;
@@ -38,7 +39,7 @@ export function explain(current: RequestRecord, base: Baseline | undefined): Exp
   }
   const previous = base.record;
   const baseline = { sessionId: base.sessionId, index: base.index };
-  const matched = commonPrefix(previous.blocks, current.blocks);
+  const matched = sharedBlocks(previous.blocks, current.blocks);
   const result = (cause: Explained['cause'], detail: string): Explained => ({ cause, detail, matchedBlocks: matched, totalBlocks, baseline });
   if (current.model !== previous.model) return result('model', `It ran ${current.model} after ${previous.model}; each model has its own cache, so this request started a new one.`);
   if (current.thinking !== previous.thinking) return result('thinking', `The thinking setting differs (${previous.thinking} → ${current.thinking}).`);
@@ -77,12 +78,6 @@ export function explain(current: RequestRecord, base: Baseline | undefined): Exp
     return result('unexplained', 'The prompt extends the previous request, yet nothing was read (evicted, or the previous response had not started yet).');
   }
   return result('extended', 'Extends the previous request.');
-}
-
-function commonPrefix(a: readonly string[], b: readonly string[]): number {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  return i;
 }
 
 function minutes(ms: number): string {

@@ -36,6 +36,15 @@ export interface RequestRecord {
   explained?: RequestExplanation;
 }
 
+/** The base a stored request extends: request `index` of `sessionId` (absent: the same session). */
+export interface RequestBase { sessionId?: string; index: number }
+
+/**
+ * A request record on disk (cache/storedRequest.ts): in full (`blocks`; every record older files hold), or
+ * the first `keep` blocks of the request `extends` names followed by `tail`.
+ */
+export type StoredRequest = RequestRecord | (Omit<RequestRecord, 'blocks'> & { extends: RequestBase & { keep: number }; tail: string[] });
+
 /** The cache explorer's verdict on one request (cache/explorer.ts `explain`). */
 export type RequestExplanation = Pick<CacheStep, 'cause' | 'detail' | 'matchedBlocks' | 'totalBlocks' | 'baseline'>;
 
@@ -58,7 +67,7 @@ export type SessionRecord =
   /** Usage the provider billed for attempts that left no entry: cut, failed or cancelled after they started. */
   | { type: 'spend'; usage: Usage; time: string; why: string }
   /** What a request that got a response looked like to the prompt cache (the cache explorer). */
-  | { type: 'request'; request: RequestRecord }
+  | { type: 'request'; request: StoredRequest }
   /** The approval mode a chat's turns run with, written when it changes: a fork started without a mode of its own takes it. */
   | { type: 'approval'; approvalMode: ApprovalMode; time: string }
   /**

@@ -4,7 +4,8 @@ import type { Entry, EntryKind, Message, SessionHeader, Usage } from '../../comm
 import type { BilledRequest } from '../../common/pricing';
 import type { ApprovalMode } from '../../common/approval';
 import { addUsage, deepFreeze, zeroUsage } from '../../common/transcript';
-import type { RequestRecord } from './records';
+import type { RequestBase, RequestRecord } from './records';
+import { resolveRequest, sharedWithPrevious, storedRequest, UNKNOWN_BLOCK } from '../cache/storedRequest';
 import { requestViewOf } from '../../common/requestView';
 import type { JsonlWriter } from './jsonl';
 import type { CheckpointRecord, ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, RewoundCode, SessionRecord } from './records';
@@ -75,6 +76,8 @@ export class Session {
   dropsMismatchedThinking = false;
   /** One record per request that got a response, oldest first. */
   private readonly sent: RequestRecord[] = [];
+  /** Another session's request records when it is in memory: what a fork's first request record extends. */
+  requestsOf?: (sessionId: string) => readonly RequestRecord[] | undefined;
   /** Code checkpoints in record order (checkpoint/codeAt.ts finds an entry's). */
   private readonly codeCheckpoints: CheckpointRecord[] = [];
   private readonly rewinds = new RewindStack<ViewState>();
@@ -160,7 +163,7 @@ export class Session {
     else if (record.type === 'status') this.status = record.status;
     else if (record.type === 'seal' && this.chain) this.view = this.chain.replaySeal(record.hash, record.count, record.segment, this.view, this.damage);
     else if (record.type === 'spend') this.bill(record.usage, record.time);
-    else if (record.type === 'request') this.sent.push(deepFreeze(record.request));
+    else if (record.type === 'request') this.sent.push(deepFreeze(resolveRequest(record.request, base => this.requestBase(base))));
     else if (record.type === 'repair') this.applyRepair(record);
     else if (record.type === 'approval') this.chatApproval = record.approvalMode;
   }
@@ -212,9 +215,26 @@ export class Session {
     this.codeCheckpoints.push(deepFreeze(checkpoint));
   }
 
+  /** The record a stored request extends, when in memory; a same-session base must be the previous record read (a damaged line lost none). */
+  private requestBase(base: RequestBase): RequestRecord | undefined {
+    if (base.sessionId === undefined) return base.index === this.sent.length - 1 ? this.sent[base.index] : undefined;
+    return this.requestsOf?.(base.sessionId)?.[base.index];
+  }
+
+  /**
+   * Written as a difference (cache/storedRequest.ts): from this session's previous request, or for a fork's
+   * first from the parent's request its verdict compared it with (the blocks the verdict found shared).
+   */
   recordRequest(request: RequestRecord): void {
-    this.write({ type: 'request', request } satisfies SessionRecord);
-    this.sent.push(deepFreeze(request));
+    const previous = this.sent.length - 1;
+    const parentBase = request.explained?.baseline;
+    const before = previous >= 0 ? this.sent[previous] : undefined;
+    const stored = before ? storedRequest(request, { index: previous }, sharedWithPrevious(before.blocks, request.blocks))
+      : parentBase && parentBase.sessionId !== this.id ? storedRequest(request, parentBase, request.explained?.matchedBlocks ?? 0)
+      : request;
+    this.write({ type: 'request', request: stored } satisfies SessionRecord);
+    // Unknown blocks it shares with the previous record are kept unknown in memory too: what a reload reads.
+    this.sent.push(deepFreeze(before?.blocks[0] === UNKNOWN_BLOCK ? resolveRequest(stored, () => before) : request));
   }
 
   /** A fork's bootstrap record: the inherited entries by reference when `history` is given, else in full. */
