@@ -1,16 +1,15 @@
 // Issue 11 §8: the CLI's approval prompt, on a real terminal (a pty from script(1)), shows the whole command
 // with its control characters escaped, so a newline or a carriage return cannot hide part of it.
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
-import { stopStoreRuntime } from './cliRunner';
+import { runOnTerminal, stopStoreRuntime } from './cliRunner';
 import { call, say } from './script';
 
-const CLI = path.resolve(__dirname, '../../../dist/cli.js');
 
 describe('runtime: CLI approval prompt (issue 11 §8)', function () {
   this.timeout(60_000);
@@ -39,22 +38,8 @@ describe('runtime: CLI approval prompt (issue 11 §8)', function () {
   it('shows the whole multi-line command, \\r and ANSI escapes escaped, and a "n" denies it', async () => {
     const command = 'echo tests passed\ntouch x\rrm -rf ~/important \x1b[2K\x1b[1Aecho harmless';
     fake.enqueue(call(['bash', { command }]), say('ok'));
-    const line = [process.execPath, CLI, 'chat', '--cwd', work, '--approval', 'ask', 'run the tests'].map(a => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const child = spawn('script', ['-qfec', line, '/dev/null'], {
-      env: { ...process.env, ANTHROPIC_API_KEY: 'k-cli', ANTHROPIC_BASE_URL: fake.url, FORK_AGENTS_HOME: store },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let output = '';
-    let answered = false;
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (text: string) => {
-      output += text;
-      if (!answered && output.includes('[y/N]')) {
-        answered = true;
-        child.stdin.write('n\r');
-      }
-    });
-    const code = await new Promise<number | null>(resolve => child.on('close', resolve));
+    const { code, output, answered } = await runOnTerminal(['chat', '--cwd', work, '--approval', 'ask', 'run the tests'],
+      { ANTHROPIC_API_KEY: 'k-cli', ANTHROPIC_BASE_URL: fake.url, FORK_AGENTS_HOME: store }, 'n');
     assert.ok(answered, `the CLI asked: ${JSON.stringify(output)}`);
     assert.ok(output.includes('command: echo tests passed\\ntouch x\\rrm -rf ~/important \\e[2K\\e[1Aecho harmless'),
       `the whole command, escaped: ${JSON.stringify(output)}`);

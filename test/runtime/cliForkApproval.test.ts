@@ -1,16 +1,15 @@
 // A fork started from the CLI without --approval: it takes its chat's mode (never looser), and `fork --wait`
 // on a terminal (a pty from script(1)) asks its approvals the way chat does. All through the built CLI.
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
-import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
+import { cliRunner, lastJson, runOnTerminal, stopStoreRuntime } from './cliRunner';
 import { call, say } from './script';
 
-const CLI = path.resolve(__dirname, '../../../dist/cli.js');
 const KEY = 'k-cli-fork';
 /** Short, so a call nobody can answer is refused within the test; the refusal names the wait. */
 const APPROVAL_WAIT_MS = '1500';
@@ -73,23 +72,8 @@ describe('runtime: CLI fork approvals', function () {
   it('fork --wait on a terminal asks y/N, as chat does; "y" runs the command', async () => {
     const sessionId = await chat('ask');
     fake.enqueue(call(['bash', { command: 'touch ran-approved' }]), say('done'));
-    const line = [process.execPath, CLI, 'fork', '--session', sessionId, '--isolation', 'shared', '--wait', 'run it']
-      .map(a => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const child = spawn('script', ['-qfec', line, '/dev/null'], {
-      env: { ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, FORK_AGENTS_HOME: store, FORK_AGENTS_APPROVAL_WAIT_MS: APPROVAL_WAIT_MS },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let output = '';
-    let answered = false;
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (text: string) => {
-      output += text;
-      if (!answered && output.includes('[y/N]')) {
-        answered = true;
-        child.stdin.write('y\r');
-      }
-    });
-    const code = await new Promise<number | null>(resolve => child.on('close', resolve));
+    const { code, output, answered } = await runOnTerminal(['fork', '--session', sessionId, '--isolation', 'shared', '--wait', 'run it'],
+      { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, FORK_AGENTS_HOME: store, FORK_AGENTS_APPROVAL_WAIT_MS: APPROVAL_WAIT_MS }, 'y');
     assert.ok(answered, `the terminal was asked: ${JSON.stringify(output)}`);
     assert.match(output, /Allow bash \(runs a command\): .*touch ran-approved/);
     assert.ok(fs.existsSync(path.join(work, 'ran-approved')), `approved at the terminal, it ran: ${toolResultText()}`);

@@ -1,5 +1,5 @@
 // Runs the built CLI (dist/cli.js) as a user would, against a store and a model endpoint.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
@@ -36,4 +36,26 @@ export function stopStoreRuntime(store: string): void {
   } catch {
     // No runtime was started.
   }
+}
+
+export interface TerminalRun { code: number | null; output: string; answered: boolean }
+
+/**
+ * Runs the built CLI on a pseudo-terminal (script(1)), as a user at a terminal would, and answers the first
+ * `[y/N]` question it prints with `answer`.
+ */
+export function runOnTerminal(args: string[], env: NodeJS.ProcessEnv, answer: 'y' | 'n'): Promise<TerminalRun> {
+  const line = [process.execPath, CLI, ...args].map(a => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = spawn('script', ['-qfec', line, '/dev/null'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  let answered = false;
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (text: string) => {
+    output += text;
+    if (!answered && output.includes('[y/N]')) {
+      answered = true;
+      child.stdin.write(`${answer}\r`);
+    }
+  });
+  return new Promise(resolve => child.on('close', code => resolve({ code, output, answered })));
 }

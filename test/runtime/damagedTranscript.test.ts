@@ -13,6 +13,7 @@ import type { Harness } from './harness';
 import { call, say } from './script';
 import { V1_CHAT, copyV1Store } from './v1Store';
 import { segmentFiles, sealLines } from './sealedOnDisk';
+import { damageToolResultsLine } from './damage';
 
 describe('runtime: a damaged transcript line', function () {
   this.timeout(60_000);
@@ -20,15 +21,7 @@ describe('runtime: a damaged transcript line', function () {
   afterEach(() => h?.dispose());
 
   const sessionFile = (id: string) => path.join(h.storeDir, 'sessions', `${id}.jsonl`);
-  /** Cuts the session's tool_results line to 200 characters plus garbage; returns its 1-based number. */
-  const damageToolResults = (id: string): number => {
-    const lines = fs.readFileSync(sessionFile(id), 'utf8').split('\n');
-    const index = lines.findIndex(line => line.includes('"kind":"tool_results"'));
-    assert.ok(index > 0, 'the transcript has a tool_results line');
-    lines[index] = lines[index].slice(0, 200) + '\u0000garbage{{';
-    fs.writeFileSync(sessionFile(id), lines.join('\n'));
-    return index + 1;
-  };
+  const damageToolResults = (id: string): number => damageToolResultsLine(sessionFile(id));
   const readExchange = async (prompt: string) => {
     fs.writeFileSync(path.join(h.root, 'notes.txt'), 'the notes say 42');
     let turn = 0;

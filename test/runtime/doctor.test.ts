@@ -12,6 +12,7 @@ import { V1_CHAT, copyV1Store } from './v1Store';
 import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
+import { damageToolResultsLine } from './damage';
 
 interface Finding { type: 'finding'; check: string; subject: string; status: 'problem' | 'repaired' | 'note'; found: string; did?: string }
 interface Result { type: 'result'; store: string; repair: boolean; liveRuntime: number | null; checked: Record<string, number>; problems: number; repaired: number; notes: number; exitCode: number }
@@ -47,15 +48,7 @@ describe('cli: fork-agents doctor', function () {
     assert.equal(first.stopReason, 'end_turn');
     return first.sessionId;
   };
-  /** Cuts the session's tool_results line to 200 characters plus garbage; returns its 1-based number. */
-  const damageToolResults = (id: string): number => {
-    const lines = fs.readFileSync(sessionFile(id), 'utf8').split('\n');
-    const index = lines.findIndex(line => line.includes('"kind":"tool_results"'));
-    assert.ok(index > 0, 'the transcript has a tool_results line');
-    lines[index] = lines[index].slice(0, 200) + '\u0000garbage{{';
-    fs.writeFileSync(sessionFile(id), lines.join('\n'));
-    return index + 1;
-  };
+  const damageToolResults = (id: string): number => damageToolResultsLine(sessionFile(id));
   const lastToolResults = () => (JSON.parse(h.fake.requests.at(-1)!.rawBody).messages as { content: { type: string; content?: unknown }[] | string }[])
     .flatMap(m => (typeof m.content === 'string' ? [] : m.content)).filter(b => b.type === 'tool_result');
 
