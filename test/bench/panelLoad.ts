@@ -43,18 +43,7 @@ export const panelLoadSection: Section = {
     const storeDir = path.join(base, 'store');
     const root = path.join(base, 'work');
     fs.mkdirSync(root);
-    let client: RuntimeClient | undefined;
-    try {
-      client = await connectRpc(await connectOrStart({ storeDir, runtimeScript: path.join(ctx.distDir, 'runtime.js'), idleExitMs: 30_000 }), 'bench-panel');
-      await sendRequest(client.endpoint, runtimeConfigure, { apiKey: KEY, baseUrl: fake.url, approvalMode: 'auto', maxConcurrentForks: FORKS });
-      const parent = await sendRequest(client.endpoint, sessionSend, { root, prompt: 'Hello, demo model.', turnId: randomUUID() });
-      if (parent.error) throw new Error(`parent turn failed: ${parent.error.message}`);
-      return await measure(ctx, client, parent.sessionId);
-    } finally {
-      await client?.close().catch(() => undefined);
-      stopRuntime(storeDir);
-      fake.child.kill('SIGTERM');
-    }
+    return withParentTurn(ctx, { storeDir, root, fake, label: 'bench-panel', maxConcurrentForks: FORKS }, measure);
   },
 };
 
@@ -202,6 +191,29 @@ export async function startFakeProcess(ctx: BenchContext, streamDelayMs = STREAM
     child.once('exit', code => reject(new Error(`the fake server exited (${code}) before announcing its url`)));
   });
   return { url, child };
+}
+
+/**
+ * Starts a runtime on `storeDir` against the fake process, has one chat turn in `root`, and hands its
+ * session to `measure`; the client, the runtime and the fake are stopped after, whatever happened.
+ */
+export async function withParentTurn<T>(
+  ctx: BenchContext,
+  run: { storeDir: string; root: string; fake: { url: string; child: ChildProcess }; label: string; maxConcurrentForks: number },
+  measure: (ctx: BenchContext, client: RuntimeClient, sessionId: string) => Promise<T>,
+): Promise<T> {
+  let client: RuntimeClient | undefined;
+  try {
+    client = await connectRpc(await connectOrStart({ storeDir: run.storeDir, runtimeScript: path.join(ctx.distDir, 'runtime.js'), idleExitMs: 30_000 }), run.label);
+    await sendRequest(client.endpoint, runtimeConfigure, { apiKey: KEY, baseUrl: run.fake.url, approvalMode: 'auto', maxConcurrentForks: run.maxConcurrentForks });
+    const parent = await sendRequest(client.endpoint, sessionSend, { root: run.root, prompt: 'Hello, demo model.', turnId: randomUUID() });
+    if (parent.error) throw new Error(`parent turn failed: ${parent.error.message}`);
+    return await measure(ctx, client, parent.sessionId);
+  } finally {
+    await client?.close().catch(() => undefined);
+    stopRuntime(run.storeDir);
+    run.fake.child.kill('SIGTERM');
+  }
 }
 
 export function stopRuntime(storeDir: string): void {

@@ -5,25 +5,20 @@
 // tournament/compare request whenever an attempt ends, its answer serialised for the webview too.
 // Target: the host's event-loop delay p99 < 50 ms while the attempts stream.
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { connectOrStart } from '../../src/client/launch';
-import { connectRpc } from '../../src/client/rpcClient';
 import type { RuntimeClient } from '../../src/client/rpcClient';
 import { isTerminal } from '../../src/common/forks';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { tournamentCompare, tournamentStart, tournamentWait } from '../../src/common/protocol/forks';
-import { runtimeConfigure, sessionSend } from '../../src/common/protocol/runtime';
-import { panelConsumer, peakPerSecond, startFakeProcess, stopRuntime } from './panelLoad';
+import { panelConsumer, peakPerSecond, startFakeProcess, withParentTurn } from './panelLoad';
 import type { ForkCounts } from './panelLoad';
 import { round, thousands } from './stats';
 import type { BenchContext, Row, Section } from './types';
 
 const ATTEMPTS = 8;
-const KEY = 'sk-ant-bench-panel';
 const STREAM_DELAY_MS = 8;
 /** The demo model echoes the directive: this long, each attempt streams for a few seconds. */
 const DIRECTIVE_CHARS = 6_000;
@@ -44,18 +39,7 @@ export const tournamentLoadSection: Section = {
     fs.writeFileSync(path.join(root, 'README.md'), 'bench\n');
     git('add', '-A');
     git('-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '-qm', 'initial');
-    let client: RuntimeClient | undefined;
-    try {
-      client = await connectRpc(await connectOrStart({ storeDir, runtimeScript: path.join(ctx.distDir, 'runtime.js'), idleExitMs: 30_000 }), 'bench-tournament');
-      await sendRequest(client.endpoint, runtimeConfigure, { apiKey: KEY, baseUrl: fake.url, approvalMode: 'auto', maxConcurrentForks: ATTEMPTS });
-      const parent = await sendRequest(client.endpoint, sessionSend, { root, prompt: 'Hello, demo model.', turnId: randomUUID() });
-      if (parent.error) throw new Error(`parent turn failed: ${parent.error.message}`);
-      return await measure(ctx, client, parent.sessionId);
-    } finally {
-      await client?.close().catch(() => undefined);
-      stopRuntime(storeDir);
-      fake.child.kill('SIGTERM');
-    }
+    return withParentTurn(ctx, { storeDir, root, fake, label: 'bench-tournament', maxConcurrentForks: ATTEMPTS }, measure);
   },
 };
 
