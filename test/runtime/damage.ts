@@ -2,6 +2,9 @@
 // and `doctor` make of it.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Harness } from './harness';
+import { call, say } from './script';
 
 /** Cuts the transcript's tool_results line to 200 characters plus garbage; returns its 1-based number. */
 export function damageToolResultsLine(file: string): number {
@@ -11,4 +14,31 @@ export function damageToolResultsLine(file: string): number {
   lines[index] = lines[index].slice(0, 200) + '\u0000garbage{{';
   fs.writeFileSync(file, lines.join('\n'));
   return index + 1;
+}
+
+/** A tool_result block as the fake received it. */
+export interface SentToolResult { type: string; content?: unknown }
+
+/**
+ * What the damage tests do to a harness's store: `readExchange` runs one read_file exchange (a transcript
+ * with a tool_results line to damage), `damageToolResults` damages that line of a session's file, and
+ * `lastToolResults` reads the tool_result blocks of the last request the fake received.
+ */
+export function damageTools(harness: () => Harness) {
+  const sessionFile = (id: string) => path.join(harness().storeDir, 'sessions', `${id}.jsonl`);
+  return {
+    sessionFile,
+    damageToolResults: (id: string): number => damageToolResultsLine(sessionFile(id)),
+    readExchange: async (prompt = 'read the notes'): Promise<string> => {
+      const h = harness();
+      fs.writeFileSync(path.join(h.root, 'notes.txt'), 'the notes say 42');
+      let turn = 0;
+      h.fake.setResponder(() => (turn++ === 0 ? call(['read_file', { path: 'notes.txt' }]) : say('read it')));
+      const first = await h.send(prompt);
+      assert.equal(first.stopReason, 'end_turn');
+      return first.sessionId;
+    },
+    lastToolResults: (): SentToolResult[] => (JSON.parse(harness().fake.requests.at(-1)!.rawBody).messages as { content: SentToolResult[] | string }[])
+      .flatMap(m => (typeof m.content === 'string' ? [] : m.content)).filter(b => b.type === 'tool_result'),
+  };
 }

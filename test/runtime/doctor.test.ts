@@ -12,7 +12,7 @@ import { V1_CHAT, copyV1Store } from './v1Store';
 import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
-import { damageToolResultsLine } from './damage';
+import { damageTools } from './damage';
 
 interface Finding { type: 'finding'; check: string; subject: string; status: 'problem' | 'repaired' | 'note'; found: string; did?: string }
 interface Result { type: 'result'; store: string; repair: boolean; liveRuntime: number | null; checked: Record<string, number>; problems: number; repaired: number; notes: number; exitCode: number }
@@ -23,7 +23,7 @@ describe('cli: fork-agents doctor', function () {
   afterEach(() => h?.dispose());
 
   const doctor = cliRunner({ apiKey: 'unused', baseUrl: () => 'http://127.0.0.1:9', store: () => h.storeDir });
-  const sessionFile = (id: string) => path.join(h.storeDir, 'sessions', `${id}.jsonl`);
+  const { sessionFile, readExchange, damageToolResults, lastToolResults } = damageTools(() => h);
   /** The --json lines of a run: the findings, then the result (checked for its shape on every run). */
   const parse = (run: CliRun) => {
     const lines = run.stdout.trim().split('\n').map(line => JSON.parse(line) as Finding | Result);
@@ -40,18 +40,6 @@ describe('cli: fork-agents doctor', function () {
     assert.equal(result.repaired, findings.filter(f => f.status === 'repaired').length);
     return { findings, result };
   };
-  const readExchange = async () => {
-    fs.writeFileSync(path.join(h.root, 'notes.txt'), 'the notes say 42');
-    let turn = 0;
-    h.fake.setResponder(() => (turn++ === 0 ? call(['read_file', { path: 'notes.txt' }]) : say('read it')));
-    const first = await h.send('read the notes');
-    assert.equal(first.stopReason, 'end_turn');
-    return first.sessionId;
-  };
-  const damageToolResults = (id: string): number => damageToolResultsLine(sessionFile(id));
-  const lastToolResults = () => (JSON.parse(h.fake.requests.at(-1)!.rawBody).messages as { content: { type: string; content?: unknown }[] | string }[])
-    .flatMap(m => (typeof m.content === 'string' ? [] : m.content)).filter(b => b.type === 'tool_result');
-
   it('a damaged tool_results line: reported, then repaired by a record after it (append-only); the runtime then needs no mending', async () => {
     h = await startHarness();
     const sessionId = await readExchange();
