@@ -3,6 +3,9 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { sendRequest } from '../../src/common/protocol/endpoint';
+import { forkStart, forkWait } from '../../src/common/protocol/forks';
+import { killRuntime } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
 
@@ -37,6 +40,23 @@ export function damageTools(harness: () => Harness) {
       const first = await h.send(prompt);
       assert.equal(first.stopReason, 'end_turn');
       return first.sessionId;
+    },
+    /**
+     * A chat with one completed fork, the runtime killed, then the fork's launch record (line 2) torn (the
+     * crash came while it was written: nothing after it) or damaged (later lines stay). Returns the file's text.
+     */
+    damageLaunchRecord: async (how: 'torn' | 'damaged'): Promise<{ sessionId: string; forkId: string; text: string }> => {
+      const h = harness();
+      h.fake.setResponder(r => say(r.rawBody.includes('<fork-boilerplate>') ? 'Scope: done.' : 'noted'));
+      const { sessionId } = await h.send('hello');
+      const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, directive: 'report', isolation: 'shared' });
+      assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
+      await killRuntime(h.runtimePid());
+      const lines = fs.readFileSync(sessionFile(fork.id), 'utf8').split('\n');
+      assert.match(lines[1], /"type":"bootstrap"/);
+      const text = how === 'torn' ? `${lines[0]}\n${lines[1].slice(0, lines[1].length / 2)}` : [lines[0], 'x' + lines[1].slice(1), ...lines.slice(2)].join('\n');
+      fs.writeFileSync(sessionFile(fork.id), text);
+      return { sessionId, forkId: fork.id, text };
     },
     lastToolResults: (): SentToolResult[] => (JSON.parse(harness().fake.requests.at(-1)!.rawBody).messages as { content: SentToolResult[] | string }[])
       .flatMap(m => (typeof m.content === 'string' ? [] : m.content)).filter(b => b.type === 'tool_result'),

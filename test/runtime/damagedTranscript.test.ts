@@ -20,7 +20,7 @@ describe('runtime: a damaged transcript line', function () {
   let h: Harness;
   afterEach(() => h?.dispose());
 
-  const { sessionFile, readExchange, damageToolResults, lastToolResults } = damageTools(() => h);
+  const { sessionFile, readExchange, damageToolResults, damageLaunchRecord, lastToolResults } = damageTools(() => h);
   /** After the damage: a new runtime, the next turn; the one tool result its request carries. */
   const askAfterDamage = async (sessionId: string) => {
     await h.reconnect();
@@ -115,24 +115,15 @@ describe('runtime: a damaged transcript line', function () {
   for (const how of ['torn', 'damaged'] as const) {
     it(`a fork whose launch record is ${how} is listed as damaged, with the reason`, async () => {
       h = await startHarness();
-      h.fake.setResponder(r => say(r.rawBody.includes('<fork-boilerplate>') ? 'Scope: done.' : 'noted'));
-      const { sessionId } = await h.send('hello');
-      const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, directive: 'report', isolation: 'shared' });
-      assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
-      await killRuntime(h.runtimePid());
-      const lines = fs.readFileSync(sessionFile(fork.id), 'utf8').split('\n');
-      assert.match(lines[1], /"type":"bootstrap"/);
-      // Torn: the crash came while the launch record was being written (nothing after it). Damaged: later lines stay.
-      const text = how === 'torn' ? `${lines[0]}\n${lines[1].slice(0, lines[1].length / 2)}` : [lines[0], 'x' + lines[1].slice(1), ...lines.slice(2)].join('\n');
-      fs.writeFileSync(sessionFile(fork.id), text);
+      const { sessionId, forkId, text } = await damageLaunchRecord(how);
 
       await h.reconnect();
-      const listed = (await sendRequest(h.client.endpoint, forkList, { parentSessionId: sessionId })).forks.find(f => f.id === fork.id);
+      const listed = (await sendRequest(h.client.endpoint, forkList, { parentSessionId: sessionId })).forks.find(f => f.id === forkId);
       assert.ok(listed, 'the fork is listed');
       assert.equal(listed.state, 'failed');
       assert.match(listed.error ?? '', how === 'torn' ? /launch record \(line 2 of its transcript\) is torn/ : /launch record \(line 2 of its transcript\) is damaged/);
-      assert.equal(fs.readFileSync(sessionFile(fork.id), 'utf8'), text, 'its file was left as it was');
-      assert.match(fs.readFileSync(runtimeLogPath(h.storeDir), 'utf8'), new RegExp(`fork ${fork.id}: its launch record`));
+      assert.equal(fs.readFileSync(sessionFile(forkId), 'utf8'), text, 'its file was left as it was');
+      assert.match(fs.readFileSync(runtimeLogPath(h.storeDir), 'utf8'), new RegExp(`fork ${forkId}: its launch record`));
     });
   }
 });
