@@ -5,7 +5,7 @@
 // Stages that do not depend on each other run side by side (a group), so 2 cores are busy: the builds; the
 // checks (no `.only`, lint, both type-checks, unit); runtime (mocha --parallel) beside conformance; then the
 // real-VS-Code layers. A side-by-side stage's output is printed in one piece when it ends.
-// `--quick` (npm run test:quick): the builds, then unit, runtime and conformance side by side — the daily loop.
+// `--quick` (npm run test:quick): the builds, unit, runtime and conformance only — the daily loop.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -238,9 +238,7 @@ const ui = e2eStage('UI checks (code-server + chromium)', [mocha, '--forbid-only
 
 /** Groups run one after another; the stages of a group run side by side. */
 const groups = quick
-  // The daily loop runs unit beside runtime and conformance: runtime waits on child processes for much of
-  // its time, and unit (tens of seconds, mostly CPU) fills it.
-  ? [[build, buildTests], [noOnly, unit, runtime, conformance]]
+  ? [[build, buildTests], [noOnly, unit], [runtime, conformance]]
   : [[build, buildTests], [noOnly, lint, ...typeChecks, unit], [runtime, conformance], [extensionHost], [ui]];
 const stages = groups.flat();
 
