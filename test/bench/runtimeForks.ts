@@ -74,6 +74,7 @@ export const runtimeForksSection: Section = {
           `start = fork/start round trip (the fork is running when it answers); sent = until the fake received the fork's first request; runtime CPU = its main thread's CPU time (/proc schedstat) from start until the fork finished — the least load-sensitive number here.`,
           `disk = growth of the runtime's store folder once the fork finished; anchor = fs.copyFile of the parent's transcript on the same disk.`,
           `history on disk = the parent's transcript plus what its building added under segments/ (file sizes), over the transcript's bytes; the anchor keeps the transcript alone (1×).`,
+          `first = the first fork of a parent the runtime has not loaded yet (written before it started): its start includes streaming the parent's transcript in (the later forks find it in memory).`,
           `later = median of ${LATER_RUNS} forks after the first. Siblings fork a ${thousands(SIBLING_PARENT)}-entry parent; delay = round trip of an unanswered RPC every ${PING_EVERY_MS} ms; the fake runs on its own thread (bench/fakeApart.ts), and the bench's own loop delay is printed beside, so a delay is the runtime's.`,
         ],
       };
