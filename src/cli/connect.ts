@@ -70,8 +70,12 @@ export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: s
   const storeDir = storeDirOf(args);
   const prices = cliPrices(args, process.env); // a bad file exits 2 before a runtime starts
   const runtimeScript = process.env.FORK_AGENTS_RUNTIME_SCRIPT ?? path.join(__dirname, 'runtime.js');
-  const socket = await connectOrStart({ storeDir, runtimeScript, onNotice: message => process.stderr.write(`fork-agents: ${message}\n`) });
-  const demo = args.switches.has('demo') ? await ensureDemoModel(storeDir) : undefined;
+  // The demo model and the runtime start side by side: neither needs the other until the first request.
+  const demoStarting = args.switches.has('demo') ? ensureDemoModel(storeDir) : undefined;
+  const [socket, demo] = await Promise.all([
+    connectOrStart({ storeDir, runtimeScript, onNotice: message => process.stderr.write(`fork-agents: ${message}\n`) }),
+    demoStarting,
+  ]);
   const client = await connectRpc(socket, 'cli');
   let mcpServers: McpServerConfig[] | undefined;
   const forSession = typeof mcp === 'object' ? mcp.sessionId : undefined;
