@@ -58,6 +58,7 @@ import type { RuntimeContext } from './runtimeContext';
 import { SessionStore } from './session/sessionStore';
 import { lockStore } from './storeLock';
 import { limitFrames } from './frameLimit';
+import { enableCompileCache } from './compileCache';
 import { removeScratchLeftovers } from './git/snapshot';
 import { TurnRegistry } from './turns';
 import { killAllCommands } from './tools/bash';
@@ -105,6 +106,7 @@ async function main(): Promise<void> {
   ensurePrivateDir(options.storeDir);
   // Own the store before reading or cleaning it: a runtime that loses the start race must not touch it.
   if (!lockStore(options.storeDir)) exitBecauseServed();
+  enableCompileCache(options.storeDir);
   // The socket folder stays open for the runtime's life: it listens (and later removes its socket) through that
   // handle, so the folder it checked is the one it serves in (see src/ipc/socketFolder.ts).
   const place = openServingFolder(options.storeDir);
