@@ -65,15 +65,30 @@ const sharedSdk = {
   },
 };
 
+// `import * as fs from 'node:fs'` in each of dozens of files becomes its own copy of the module's every
+// property (esbuild's __toESM), made as the bundle starts. One shared namespace per built-in module instead:
+// the imports of our own sources go through a module that re-exports it once.
+const sharedBuiltins = {
+  name: 'shared-builtins',
+  setup(build) {
+    build.onResolve({ filter: /^node:(fs|path|os|net)$/ }, args => {
+      if (args.namespace === 'builtin-namespace' || !/[\\/]src[\\/]/.test(args.importer) || args.kind !== 'import-statement') return undefined;
+      return { path: args.path, namespace: 'builtin-namespace' };
+    });
+    build.onResolve({ filter: /^node:/, namespace: 'builtin-namespace' }, args => ({ path: args.path, external: true }));
+    build.onLoad({ filter: /.*/, namespace: 'builtin-namespace' }, args => ({ contents: `export * from ${JSON.stringify(args.path)};`, loader: 'js' }));
+  },
+};
+
 const builds = [
   { ...node, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', external: ['vscode'] },
-  { ...node, entryPoints: { runtime: 'src/runtime/server.ts' }, outdir: 'dist', plugins: [splitLazy('')] },
+  { ...node, entryPoints: { runtime: 'src/runtime/server.ts' }, outdir: 'dist', plugins: [splitLazy(''), sharedBuiltins] },
   // Without whitespace and comments: SDK comments hold non-ASCII characters, which would make V8 keep each
   // whole source as a two-byte string (7.5 MB for the model client) for as long as the runtime lives.
   // Names stay, so stack traces still read; the source maps map lines back. The packages' licence comments
   // go beside each bundle (dist/lazy/*.LEGAL.txt), which the package ships.
   { ...node, entryPoints: LAZY, outdir: 'dist', minifyWhitespace: true, legalComments: 'external', plugins: [splitLazy('lazy/'), sharedSdk] },
-  { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' }, plugins: [sharedBuiltins] },
   { ...node, entryPoints: { 'fake-anthropic': 'test/fakes/serve.ts' }, outdir: 'dist' },
 ];
 if (existsSync('webview/main.ts')) {
