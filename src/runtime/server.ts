@@ -212,11 +212,13 @@ async function main(): Promise<void> {
 
   await listenExclusive(server, socketAddress);
   // Only the runtime that won the socket writes the token; a client that read the previous one retries once.
-  writePrivateFile(runtimeTokenPath(options.storeDir), token);
+  // Not flushed to disk (durable: false): they describe this running process, which a power loss ends anyway;
+  // the rename still keeps a reader from seeing half a file. Clients wait for them on a cold start.
+  writePrivateFile(runtimeTokenPath(options.storeDir), token, { durable: false });
   if (process.platform !== 'win32') fs.chmodSync(socketAddress, 0o600);
   writePrivateFile(runtimeInfoPath(options.storeDir), JSON.stringify({
     ...info, socket: socketPath, ...(place.fallbackReason ? { socketFallback: place.fallbackReason } : {}), startedAt: new Date().toISOString(),
-  }));
+  }), { durable: false });
   log(`runtime ${process.pid} serving ${options.storeDir} on ${socketPath}`);
   // Worktrees of forks that no longer exist (docs/design.md §4.8); in the background, so clients connect at once.
   void forks.janitor.pruneAtStartup();
