@@ -2,13 +2,23 @@
 // the CLI, as a user at a terminal would: a worktree fork that changed nothing is announced with Show Report
 // only (nothing to review or apply); its report opens as a read-only document named after the fork, not a
 // dirty "Untitled-1", and closes without a question; a tournament of two attempts raises one notice, once
-// its verdict is in, naming the winner and each attempt, and no notice per attempt.
+// its verdict is in, naming the winner and each attempt, and no notice per attempt. The run's store path is
+// too long for a socket, and where the per-user socket folder goes a symlink waits (as if someone else had
+// made it): the runtime serves from a private folder of its own, and the editor says so.
 // Screenshots: test-results/notices-*.png.
 import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { uiRun } from './uiRun';
 import { screenshot } from './workbenchUi';
+import { stopStoreRuntime } from '../runtime/cliRunner';
 import { say } from '../runtime/script';
+
+const execFileAsync = promisify(execFile);
 
 const READER = 'read the README and say what it covers';
 const TOURNAMENT = 'suggest a name for the project';
@@ -36,8 +46,17 @@ async function watchToasts(page: Page): Promise<string[]> {
 
 describe('Fork notices: what applies, read-only reports, one per tournament (code-server + chromium)', function () {
   this.timeout(240_000);
-  const run = uiRun('notices', {
-    fake: {
+  let base = '';
+  let store = '';
+  const run = uiRun('notices', () => {
+    base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-notices-'));
+    const tmp = path.join(base, 'tmp');
+    fs.mkdirSync(tmp, { mode: 0o700 });
+    // Too long for a socket path (over 100 bytes): the socket goes to <tmp>/fork-agents-<uid>, held here by a symlink.
+    store = path.join(base, `store-${'s'.repeat(100)}`);
+    fs.mkdirSync(store, { mode: 0o700 });
+    fs.symlinkSync(base, path.join(tmp, `fork-agents-${process.getuid!()}`));
+    return { stack: { env: { FORK_AGENTS_STORE: store, TMPDIR: tmp, XDG_RUNTIME_DIR: '' } }, fake: {
       responder: req => {
         if (req.rawBody.includes('You are the judge of a fork tournament')) return say('WINNER: 2\nREASON: its name is shorter');
         const last = JSON.stringify(req.body.messages.at(-1).content);
@@ -45,19 +64,30 @@ describe('Fork notices: what applies, read-only reports, one per tournament (cod
         if (last.includes(READER)) return say('The README covers the sample project; nothing needs changing.');
         return say('Hello.');
       },
-    },
+    } };
   });
   let toasts: string[] = [];
   let sessionId = '';
 
+  /** The CLI on the editor's store, with the editor's environment (its temp folder, the fake model). */
+  async function cli(...args: string[]): Promise<string> {
+    const { stdout } = await execFileAsync(process.execPath, [path.join(run.stack.root, 'dist', 'cli.js'), ...args, '--store', store], { env: { ...process.env, ...run.stack.extensionEnv } });
+    return stdout;
+  }
+
   before(async () => {
     toasts = await watchToasts(run.page);
-    sessionId = JSON.parse(await run.cli('chat', '--cwd', run.stack.workspace.folder, '--json', 'hello').then(out => out.trim().split('\n').at(-1)!)).sessionId;
+    sessionId = JSON.parse((await cli('chat', '--cwd', run.stack.workspace.folder, '--json', 'hello')).trim().split('\n').at(-1)!).sessionId;
+  });
+  // The stack stops the runtimes of its own store; this one's store is elsewhere.
+  after(() => {
+    stopStoreRuntime(store);
+    fs.rmSync(base, { recursive: true, force: true });
   });
 
   it('a worktree fork that changed nothing offers Show Report only; the report is read-only and closes without asking to save', async () => {
     const page = run.page;
-    await run.cli('fork', '--session', sessionId, '--isolation', 'worktree', READER);
+    await cli('fork', '--session', sessionId, '--isolation', 'worktree', READER);
     const toast = page.locator('.notification-toast', { hasText: 'completed.' }).filter({ hasText: 'read the README' });
     const show = toast.getByRole('button', { name: 'Show Report' });
     await show.waitFor({ timeout: 90_000 });
@@ -82,7 +112,7 @@ describe('Fork notices: what applies, read-only reports, one per tournament (cod
 
   it('a tournament of two attempts raises one notice with its verdict and each attempt, none per attempt', async () => {
     const page = run.page;
-    await run.cli('fork', '--session', sessionId, '--attempts', '2', '--verify', '', TOURNAMENT);
+    await cli('fork', '--session', sessionId, '--attempts', '2', '--verify', '', TOURNAMENT);
     const notice = page.locator('.notification-toast', { hasText: 'Tournament “suggest a name for the project” (2 attempts)' });
     await notice.waitFor({ timeout: 120_000 });
     const text = (await notice.locator('.notification-list-item-message').innerText()).trim();
@@ -91,5 +121,17 @@ describe('Fork notices: what applies, read-only reports, one per tournament (cod
     await screenshot(page, 'notices-tournament');
     const aboutIt = toasts.filter(t => t.includes('suggest a name'));
     assert.deepEqual(aboutIt, [text], `one notice for the tournament; all toasts: ${JSON.stringify(toasts)}`);
+  });
+
+  it('says when the runtime serves from a private socket folder of its own, because the predictable one is not this user\'s', async () => {
+    const page = run.page;
+    // Last: the notification centre hides the toasts the other checks look at. The warning has no buttons,
+    // so its toast goes after a few seconds; the centre keeps it.
+    await page.locator('[id="status.notifications"]').click();
+    await page.locator('.notifications-center.visible').waitFor({ timeout: 15_000 });
+    const warning = page.locator('.notifications-center .notification-list-item', { hasText: 'The runtime serves from a private folder of its own instead' });
+    await warning.waitFor({ timeout: 30_000 });
+    assert.match(await warning.innerText(), /Fork Agents: .*fork-agents-\d+ is not a folder \(a symlink or a file\); refusing to use it\./s);
+    await screenshot(page, 'notices-socket-fallback');
   });
 });
