@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { SocketMessageReader, SocketMessageWriter, createMessageConnection } from 'vscode-jsonrpc/node';
+import { SocketMessageReader, createMessageConnection } from 'vscode-jsonrpc/node';
+import { SocketWriter } from './socketWriter';
 import { ResponseError } from 'vscode-jsonrpc/node';
 import { PROTOCOL_VERSION, RuntimeErrorCode, mcpState } from '../common/protocol/runtime';
 import type { RuntimeInfo } from '../common/protocol/runtime';
@@ -163,7 +164,7 @@ async function main(): Promise<void> {
   const server = net.createServer(socket => {
     // First on the socket, so an oversized frame ends the connection before the reader buffers it.
     limitFrames(socket, () => client.admitted, why => log(`closed a connection that sent ${why}`));
-    const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketWriter(socket));
     const client = new ClientConnection(nextId++, rpc);
     client.drop = () => socket.end();
     registerLifecycle(ctx, client);
