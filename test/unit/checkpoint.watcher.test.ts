@@ -77,6 +77,81 @@ describe('checkpoints: the watcher names what changed, and records what a full s
   });
 });
 
+describe('checkpoints: every change the watcher reports is in the checkpoint', function () {
+  this.timeout(30_000);
+  let base: string;
+  let repo: string;
+  let shadow: ShadowRepo;
+
+  beforeEach(async () => {
+    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-reported-')));
+    repo = path.join(base, 'repo');
+    fs.mkdirSync(path.join(repo, 'src', 'deep'), { recursive: true });
+    for (const [rel, content] of Object.entries({ 'src/a.txt': 'a\n', 'src/deep/b.txt': 'b\n', 'swap': 'a file for now\n', 'kept.log': 'tracked, though ignored\n', '.gitignore': '*.log\n' })) {
+      fs.writeFileSync(path.join(repo, rel), content);
+    }
+    git(repo, 'init', '-q');
+    git(repo, 'add', '-A', '-f');
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '-m', 'start');
+    shadow = await shadowFor(path.join(base, 'store'), repo);
+    await takeCheckpoint(shadow);
+  });
+  afterEach(() => {
+    shadow.watcher?.close();
+    fs.rmSync(base, { recursive: true, force: true });
+  });
+
+  /** What git itself records for the folder now: its own index from HEAD, `git add -A`, write-tree (no code of ours). */
+  const gitsOwnTree = () => {
+    const env = { ...process.env, GIT_INDEX_FILE: path.join(base, 'expected-index') };
+    const run = (...args: string[]) => execFileSync('git', args, { cwd: repo, env, encoding: 'utf8' });
+    run('read-tree', 'HEAD');
+    run('add', '-A');
+    return run('write-tree').trim();
+  };
+  /** The paths the watcher reports for the change just made, then the checkpoint that follows them. */
+  const recorded = async (what: string) => {
+    const watcher = shadow.watcher!;
+    const take = watcher.take.bind(watcher);
+    let reported: Set<string> | undefined;
+    watcher.take = async () => (reported = await take());
+    try {
+      const { tree } = await takeCheckpoint(shadow);
+      assert.ok(reported && reported.size > 0, `${what}: the watcher reported it (${reported === undefined ? 'a full scan instead' : 'nothing'})`);
+      assert.equal(tree, gitsOwnTree(), `${what}: the checkpoint has what git itself records (reported: ${[...reported].join(', ')})`);
+    } finally {
+      watcher.take = take;
+    }
+  };
+  const file = (rel: string, content: string) => {
+    fs.mkdirSync(path.dirname(path.join(repo, rel)), { recursive: true });
+    fs.writeFileSync(path.join(repo, rel), content);
+  };
+
+  it('edits, a mode change, a file turned folder and back, a symlink, tracked and untracked ignored files, a touch', async () => {
+    file('src/deep/b.txt', 'b, edited\n');
+    await recorded('an edit of a tracked file');
+    fs.chmodSync(path.join(repo, 'src', 'a.txt'), 0o755);
+    await recorded('a tracked file made executable');
+    fs.rmSync(path.join(repo, 'swap'));
+    file('swap/inside.txt', 'now a folder\n');
+    await recorded('a tracked file replaced by a folder of files');
+    fs.rmSync(path.join(repo, 'swap'), { recursive: true });
+    file('swap', 'a file again\n');
+    await recorded('the folder replaced by a file');
+    fs.symlinkSync('src/a.txt', path.join(repo, 'link'));
+    await recorded('a new symlink');
+    file('kept.log', 'tracked and ignored, edited\n');
+    file('fresh.log', 'untracked and ignored\n');
+    await recorded('a tracked ignored file edited, an untracked ignored one made');
+    fs.rmSync(path.join(repo, 'src', 'deep'), { recursive: true });
+    await recorded('a folder of tracked files removed');
+    const later = new Date(Date.now() + 5_000);
+    fs.utimesSync(path.join(repo, 'src', 'a.txt'), later, later);
+    await recorded('a touch, content unchanged');
+  });
+});
+
 describe('checkpoints: a tree that churns faster than the watcher should follow is scanned instead', () => {
   let dir: string;
   beforeEach(() => {
