@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { shadowFor } from '../../src/runtime/checkpoint/shadowRepo';
+import { serialized, shadowFor } from '../../src/runtime/checkpoint/shadowRepo';
 import type { ShadowRepo } from '../../src/runtime/checkpoint/shadowRepo';
 import { takeCheckpoint } from '../../src/runtime/checkpoint/takeCheckpoint';
 import { ChangeWatcher } from '../../src/runtime/checkpoint/changeWatcher';
@@ -96,8 +96,9 @@ describe('checkpoints: every change the watcher reports is in the checkpoint', f
     shadow = await shadowFor(path.join(base, 'store'), repo);
     await takeCheckpoint(shadow);
   });
-  afterEach(() => {
+  afterEach(async () => {
     shadow.watcher?.close();
+    await serialized(shadow, async () => undefined);
     fs.rmSync(base, { recursive: true, force: true });
   });
 
@@ -149,6 +150,33 @@ describe('checkpoints: every change the watcher reports is in the checkpoint', f
     const later = new Date(Date.now() + 5_000);
     fs.utimesSync(path.join(repo, 'src', 'a.txt'), later, later);
     await recorded('a touch, content unchanged');
+  });
+});
+
+describe('checkpoints: a repository whose own index is split', () => {
+  it('is checkpointed as git records it (the shadow is not seeded from an index it cannot read)', async function () {
+    this.timeout(30_000);
+    const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-split-')));
+    try {
+      const repo = path.join(base, 'repo');
+      fs.mkdirSync(repo);
+      fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+      git(repo, 'init', '-q');
+      git(repo, 'config', 'core.splitIndex', 'true');
+      git(repo, 'add', '-A');
+      git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '-m', 'start');
+      fs.writeFileSync(path.join(repo, 'b.txt'), 'b\n');
+      git(repo, 'add', 'b.txt');
+      assert.ok(fs.readdirSync(path.join(repo, '.git')).some(name => name.startsWith('sharedindex.')), 'the user\'s index is split');
+      const shadow = await shadowFor(path.join(base, 'store'), repo);
+      const { tree } = await takeCheckpoint(shadow);
+      shadow.watcher?.close();
+      // The copy of the first tree's objects, queued behind it, ends before the folder goes.
+      await serialized(shadow, async () => undefined);
+      assert.equal(tree, git(repo, 'write-tree').trim());
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
   });
 });
 
