@@ -92,7 +92,7 @@ const sizeLabel = (files: number) => `${files / 1000}k`;
 /** One row: the repository sizes side by side for one number of changed files and one mode. */
 function row(changed: number, mode: typeof MODES[number], bySize: Map<number, Measured>): Row {
   const at = (files: number) => bySize.get(files)!;
-  const side = (value: (m: Measured) => number | undefined) => SIZES.map(f => value(at(f))).map(v => (v === undefined ? '?' : round(v).toString())).join(' / ');
+  const side = (value: (m: Measured) => number | undefined) => SIZES.map(f => value(at(f))).map(v => (v === undefined ? '?' : v.toFixed(1))).join(' / ');
   const sizes = SIZES.map(sizeLabel).join(' / ');
   const judged = mode === 'watched';
   const median = at(5_000).medianMs;
