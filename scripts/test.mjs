@@ -138,10 +138,10 @@ async function e2eToolsProblem() {
   return 'problem' in found ? `cannot run the real-VS-Code tests: ${found.problem}` : undefined;
 }
 
-const mochaStage = (name, spec, timeout, extra = []) => ({
+const mochaStage = (name, specs, timeout, extra = []) => ({
   name,
   async run(out) {
-    const result = await run(node, [mocha, '--forbid-only', '--timeout', String(timeout), ...extra, ...color, spec], { finishedWhen: MOCHA_DONE, out });
+    const result = await run(node, [mocha, '--forbid-only', '--timeout', String(timeout), ...extra, ...color, ...[specs()].flat()], { finishedWhen: MOCHA_DONE, out });
     return { ok: result.code === 0, detail: describe(result) };
   },
 });
@@ -208,13 +208,17 @@ const typeChecks = [['type-check', 'tsconfig.json'], ['type-check webview', 'web
     },
   }));
 
-const unit = mochaStage('unit tests', 'out/test/unit/**/*.test.js', 10_000);
+const unit = mochaStage('unit tests', () => 'out/test/unit/**/*.test.js', 10_000);
 
 // Each runtime file starts its own runtimes, stores and fake servers in its own temp folders, and restores
 // any process.env it sets, so files run in parallel worker processes. The work is mostly waiting on child
 // processes and sockets, so one more job than cores keeps the cores busy.
 const RUNTIME_JOBS = String(Math.max(2, availableParallelism()) + 1);
-const runtime = mochaStage('runtime tests', 'out/test/runtime/**/*.test.js', 30_000, ['--parallel', '--jobs', RUNTIME_JOBS]);
+// Workers take files in the order given: the biggest (roughly the longest) first, so the run does not end
+// waiting on one long file that started last while the other workers sit idle.
+const biggestFirst = dir => testFiles(join(root, dir)).filter(f => f.endsWith('.test.js'))
+  .map(f => [statSync(f).size, relative(root, f)]).sort((a, b) => b[0] - a[0]).map(([, f]) => f);
+const runtime = mochaStage('runtime tests', () => biggestFirst('out/test/runtime'), 30_000, ['--parallel', '--jobs', RUNTIME_JOBS]);
 
 const conformance = {
   // The peers' own fork tests restated in our terms (test/conformance): same / deliberately different / not expressible.

@@ -8,7 +8,7 @@ import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import { cliMcpFixture } from './cliMcpFixture';
 import { lastJson, stopStoreRuntime } from './cliRunner';
 import type { FakeAnthropic, ScriptedTurn } from '../fakes/anthropicServer';
-import { isAlive, killRuntime } from './harness';
+import { exited, killRuntime } from './harness';
 import { EVERYTHING, isForkRequest, resultText, toolResults } from './mcpSupport';
 import { call, say } from './script';
 
@@ -67,7 +67,7 @@ describe('cli: MCP servers', function () {
 
     const pid = runtimePidOf(store);
     stopStoreRuntime(store);
-    while (isAlive(pid)) await new Promise(resolve => setImmediate(resolve));
+    await exited(pid);
     forkScript.push(call(['mcp__everything__echo', { message: 'from send' }]), say('Scope: echo.\nResult: again.'));
     const sent = await cli('send', '--fork', forkId, '--trust-mcp', '--approval', 'auto', '--wait', '--json', 'echo once more');
     assert.equal(sent.code, 0, sent.stderr);

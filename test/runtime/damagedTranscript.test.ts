@@ -13,38 +13,28 @@ import type { Harness } from './harness';
 import { call, say } from './script';
 import { V1_CHAT, copyV1Store } from './v1Store';
 import { segmentFiles, sealLines } from './sealedOnDisk';
-import { damageToolResultsLine } from './damage';
+import { damageTools } from './damage';
 
 describe('runtime: a damaged transcript line', function () {
   this.timeout(60_000);
   let h: Harness;
   afterEach(() => h?.dispose());
 
-  const sessionFile = (id: string) => path.join(h.storeDir, 'sessions', `${id}.jsonl`);
-  const damageToolResults = (id: string): number => damageToolResultsLine(sessionFile(id));
-  const readExchange = async (prompt: string) => {
-    fs.writeFileSync(path.join(h.root, 'notes.txt'), 'the notes say 42');
-    let turn = 0;
-    h.fake.setResponder(() => (turn++ === 0 ? call(['read_file', { path: 'notes.txt' }]) : say('read it')));
-    const first = await h.send(prompt);
-    assert.equal(first.stopReason, 'end_turn');
-    return first.sessionId;
-  };
+  const { sessionFile, readExchange, damageToolResults, damageLaunchRecord, lastToolResults } = damageTools(() => h);
   /** After the damage: a new runtime, the next turn; the one tool result its request carries. */
   const askAfterDamage = async (sessionId: string) => {
     await h.reconnect();
     h.fake.setResponder(() => say('still here'));
     const next = await h.send('and now?', { sessionId });
     assert.equal(next.stopReason, 'end_turn');
-    const results = lastRequestMessages().flatMap(m => (typeof m.content === 'string' ? [] : m.content)).filter(b => b.type === 'tool_result');
+    const results = lastToolResults();
     assert.equal(results.length, 1);
     return results;
   };
-  const lastRequestMessages = () => JSON.parse(h.fake.requests.at(-1)!.rawBody).messages as { role: string; content: { type: string; content?: unknown; text?: string }[] | string }[];
 
   it('without a segment holding it: the open call is closed, the next request is valid, and chat, transcript and log say which line', async () => {
     h = await startHarness();
-    const sessionId = await readExchange('read the notes');
+    const sessionId = await readExchange();
     await killRuntime(h.runtimePid());
     const line = damageToolResults(sessionId);
 
@@ -54,7 +44,7 @@ describe('runtime: a damaged transcript line', function () {
     const next = await h.send('and now?', { sessionId });
     assert.equal(next.stopReason, 'end_turn', `the next turn works (${JSON.stringify(next)})`);
     assert.equal(h.fake.requests.length, before + 1, 'one request, accepted');
-    const results = lastRequestMessages().flatMap(m => (typeof m.content === 'string' ? [] : m.content)).filter(b => b.type === 'tool_result');
+    const results = lastToolResults();
     assert.equal(results.length, 1);
     assert.match(String(results[0].content), new RegExp(`line ${line}\\) was damaged`));
 
@@ -68,7 +58,7 @@ describe('runtime: a damaged transcript line', function () {
 
   it('sealed as a range of the transcript: nothing holds a copy, so the open call is closed; later history is sealed as a copy', async () => {
     h = await startHarness();
-    const sessionId = await readExchange('read the notes');
+    const sessionId = await readExchange();
     h.fake.setResponder(() => say('noted'));
     await h.send(`keep this in mind: ${'x'.repeat(40_000)}`, { sessionId });
     const seals = sealLines(sessionFile(sessionId));
@@ -125,24 +115,15 @@ describe('runtime: a damaged transcript line', function () {
   for (const how of ['torn', 'damaged'] as const) {
     it(`a fork whose launch record is ${how} is listed as damaged, with the reason`, async () => {
       h = await startHarness();
-      h.fake.setResponder(r => say(r.rawBody.includes('<fork-boilerplate>') ? 'Scope: done.' : 'noted'));
-      const { sessionId } = await h.send('hello');
-      const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, directive: 'report', isolation: 'shared' });
-      assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
-      await killRuntime(h.runtimePid());
-      const lines = fs.readFileSync(sessionFile(fork.id), 'utf8').split('\n');
-      assert.match(lines[1], /"type":"bootstrap"/);
-      // Torn: the crash came while the launch record was being written (nothing after it). Damaged: later lines stay.
-      const text = how === 'torn' ? `${lines[0]}\n${lines[1].slice(0, lines[1].length / 2)}` : [lines[0], 'x' + lines[1].slice(1), ...lines.slice(2)].join('\n');
-      fs.writeFileSync(sessionFile(fork.id), text);
+      const { sessionId, forkId, text } = await damageLaunchRecord(how);
 
       await h.reconnect();
-      const listed = (await sendRequest(h.client.endpoint, forkList, { parentSessionId: sessionId })).forks.find(f => f.id === fork.id);
+      const listed = (await sendRequest(h.client.endpoint, forkList, { parentSessionId: sessionId })).forks.find(f => f.id === forkId);
       assert.ok(listed, 'the fork is listed');
       assert.equal(listed.state, 'failed');
       assert.match(listed.error ?? '', how === 'torn' ? /launch record \(line 2 of its transcript\) is torn/ : /launch record \(line 2 of its transcript\) is damaged/);
-      assert.equal(fs.readFileSync(sessionFile(fork.id), 'utf8'), text, 'its file was left as it was');
-      assert.match(fs.readFileSync(runtimeLogPath(h.storeDir), 'utf8'), new RegExp(`fork ${fork.id}: its launch record`));
+      assert.equal(fs.readFileSync(sessionFile(forkId), 'utf8'), text, 'its file was left as it was');
+      assert.match(fs.readFileSync(runtimeLogPath(h.storeDir), 'utf8'), new RegExp(`fork ${forkId}: its launch record`));
     });
   }
 });

@@ -4,15 +4,13 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { sendRequest } from '../../src/common/protocol/endpoint';
-import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import { cliRunner } from './cliRunner';
 import type { CliRun } from './cliRunner';
 import { V1_CHAT, copyV1Store } from './v1Store';
 import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
-import { damageToolResultsLine } from './damage';
+import { damageTools } from './damage';
 
 interface Finding { type: 'finding'; check: string; subject: string; status: 'problem' | 'repaired' | 'note'; found: string; did?: string }
 interface Result { type: 'result'; store: string; repair: boolean; liveRuntime: number | null; checked: Record<string, number>; problems: number; repaired: number; notes: number; exitCode: number }
@@ -23,7 +21,7 @@ describe('cli: fork-agents doctor', function () {
   afterEach(() => h?.dispose());
 
   const doctor = cliRunner({ apiKey: 'unused', baseUrl: () => 'http://127.0.0.1:9', store: () => h.storeDir });
-  const sessionFile = (id: string) => path.join(h.storeDir, 'sessions', `${id}.jsonl`);
+  const { sessionFile, readExchange, damageToolResults, damageLaunchRecord, lastToolResults } = damageTools(() => h);
   /** The --json lines of a run: the findings, then the result (checked for its shape on every run). */
   const parse = (run: CliRun) => {
     const lines = run.stdout.trim().split('\n').map(line => JSON.parse(line) as Finding | Result);
@@ -40,18 +38,6 @@ describe('cli: fork-agents doctor', function () {
     assert.equal(result.repaired, findings.filter(f => f.status === 'repaired').length);
     return { findings, result };
   };
-  const readExchange = async () => {
-    fs.writeFileSync(path.join(h.root, 'notes.txt'), 'the notes say 42');
-    let turn = 0;
-    h.fake.setResponder(() => (turn++ === 0 ? call(['read_file', { path: 'notes.txt' }]) : say('read it')));
-    const first = await h.send('read the notes');
-    assert.equal(first.stopReason, 'end_turn');
-    return first.sessionId;
-  };
-  const damageToolResults = (id: string): number => damageToolResultsLine(sessionFile(id));
-  const lastToolResults = () => (JSON.parse(h.fake.requests.at(-1)!.rawBody).messages as { content: { type: string; content?: unknown }[] | string }[])
-    .flatMap(m => (typeof m.content === 'string' ? [] : m.content)).filter(b => b.type === 'tool_result');
-
   it('a damaged tool_results line: reported, then repaired by a record after it (append-only); the runtime then needs no mending', async () => {
     h = await startHarness();
     const sessionId = await readExchange();
@@ -118,29 +104,22 @@ describe('cli: fork-agents doctor', function () {
 
   it('a fork whose launch record is torn is listed as a problem no repair mends, its file left as it is', async () => {
     h = await startHarness();
-    h.fake.setResponder(r => say(r.rawBody.includes('<fork-boilerplate>') ? 'Scope: done.' : 'noted'));
-    const { sessionId } = await h.send('hello');
-    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, directive: 'report', isolation: 'shared' });
-    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
-    await killRuntime(h.runtimePid());
-    const lines = fs.readFileSync(sessionFile(fork.id), 'utf8').split('\n');
-    const torn = `${lines[0]}\n${lines[1].slice(0, lines[1].length / 2)}`;
-    fs.writeFileSync(sessionFile(fork.id), torn);
+    const { forkId, text: torn } = await damageLaunchRecord('torn');
 
     for (const args of [['doctor', '--json'], ['doctor', '--repair', '--json']]) {
       const run = await doctor(...args);
       assert.equal(run.code, 3, `${args.join(' ')}: the fork stays a problem`);
       const { findings, result } = parse(run);
-      const listed = findings.find(f => f.subject === fork.id)!;
+      const listed = findings.find(f => f.subject === forkId)!;
       assert.equal(listed.check, 'fork');
       assert.equal(listed.status, 'problem');
       assert.match(listed.found, /launch record \(line 2 of its transcript\) is torn/);
-      assert.match(listed.did!, new RegExp(`fork-agents delete --fork ${fork.id}`));
+      assert.match(listed.did!, new RegExp(`fork-agents delete --fork ${forkId}`));
       assert.equal(result.checked.forks, 1);
-      assert.equal(fs.readFileSync(sessionFile(fork.id), 'utf8'), torn, 'its file is left as it is');
+      assert.equal(fs.readFileSync(sessionFile(forkId), 'utf8'), torn, 'its file is left as it is');
     }
     const text = await doctor('doctor');
-    assert.match(text.stdout, new RegExp(`problem  fork ${fork.id}: its launch record \\(line 2 of its transcript\\) is torn`));
+    assert.match(text.stdout, new RegExp(`problem  fork ${forkId}: its launch record \\(line 2 of its transcript\\) is torn`));
   });
 
   it('wrong store modes and a kill\'s leftovers are reported, then made private and removed', async () => {

@@ -135,7 +135,16 @@ export async function startHarness(options: {
 /** Kills the runtime with SIGKILL and waits until the process is gone. */
 export async function killRuntime(pid: number): Promise<void> {
   process.kill(pid, 'SIGKILL');
-  while (isAlive(pid)) await new Promise(resolve => setImmediate(resolve));
+  await exited(pid);
+}
+
+/**
+ * Resolves once the process is gone. Node has no exit event for a process it did not start, so this looks
+ * every few milliseconds; a loop on setImmediate would keep a core busy, the one the exiting process (or
+ * whoever reaps it) needs on a 2-core machine.
+ */
+export async function exited(pid: number): Promise<void> {
+  while (isAlive(pid)) await new Promise(resolve => setTimeout(resolve, 5));
 }
 
 /** Whether a process with this pid still exists (signal 0 only checks). */

@@ -93,7 +93,8 @@ describe('runtime: MCP servers (server-everything over stdio)', function () {
     for (;;) {
       const listed = (await sendRequest(h.client.endpoint, sessionList, {})).sessions.find(s => s.id === first.sessionId)!;
       if (listed.mcpServers?.[0].state === 'failed') break;
-      await new Promise(resolve => setImmediate(resolve));
+      // A timer, not setImmediate: back-to-back requests would keep the runtime that must notice the exit busy.
+      await new Promise(resolve => setTimeout(resolve, 5));
     }
     parentScript.push(call(['mcp__everything__echo', { message: 'two' }]), call(['mcp__everything__echo', { message: 'three' }]), say('back'));
     const again = await h.send('echo again', { sessionId: first.sessionId });

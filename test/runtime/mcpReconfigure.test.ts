@@ -5,15 +5,11 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { onRequest, sendRequest } from '../../src/common/protocol/endpoint';
 import { permissionRequest, runtimeConfigure, sessionList } from '../../src/common/protocol/runtime';
-import { TEST_KEY, isAlive, startHarness } from './harness';
+import { TEST_KEY, exited, startHarness } from './harness';
 import type { Harness } from './harness';
 import { resultText, serverPid, serverPids, stdioServer, toolResults } from './mcpSupport';
 import { call, say } from './script';
 
-/** Waits until the process has exited (the runtime reaps it at once). */
-async function gone(pid: number): Promise<void> {
-  while (isAlive(pid)) await new Promise(resolve => setImmediate(resolve));
-}
 
 const environOf = (pid: number) => fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
 
@@ -32,7 +28,7 @@ describe('runtime: MCP servers reconfigured', function () {
     const first = serverPid(h.runtimePid());
 
     await h.configure({ mcpServers: [stdioServer({ env: { FORK_TEST_MARK: 'changed' } })] });
-    await gone(first);
+    await exited(first);
     h.fake.enqueue(call(['mcp__everything__echo', { message: 'two' }]), say('ok'));
     await h.send('echo two', { sessionId });
     assert.equal(resultText(toolResults(h.fake.requests.at(-1)!)[0]), 'Echo: two');
@@ -41,7 +37,7 @@ describe('runtime: MCP servers reconfigured', function () {
     assert.ok(environOf(second).includes('FORK_TEST_MARK=changed'), 'started with the changed entry');
 
     await h.configure({ mcpServers: [] });
-    await gone(second);
+    await exited(second);
     assert.deepEqual(serverPids(h.runtimePid()), [], 'no server process is left');
     const listed = (await sendRequest(h.client.endpoint, sessionList, {})).sessions.find(s => s.id === sessionId)!;
     assert.deepEqual(listed.mcpServers, [{ name: 'everything', state: 'unconfigured', error: 'removed from the configuration' }]);
@@ -70,7 +66,7 @@ describe('runtime: MCP servers reconfigured', function () {
       assert.equal(serverPid(h.runtimePid()), pid, 'the same process');
       // Once the other client drops it too, nobody lists it: it stops.
       await sendRequest(other.endpoint, runtimeConfigure, { apiKey: TEST_KEY, mcpServers: [] });
-      await gone(pid);
+      await exited(pid);
     } finally {
       await other.close();
     }

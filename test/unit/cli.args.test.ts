@@ -6,6 +6,7 @@ import { COMMANDS, parseCommandLine, UsageError } from '../../src/cli/args';
 import type { ParsedArgs } from '../../src/cli/args';
 import { chatCommand } from '../../src/cli/commands/chat';
 import { forkCommand } from '../../src/cli/commands/fork';
+import { stopCommand } from '../../src/cli/commands/stop';
 
 function parsed(...argv: string[]): ParsedArgs {
   const line = parseCommandLine(argv);
@@ -70,5 +71,16 @@ describe('cli arguments', () => {
 
   it('chat needs --cwd, before it connects', async () => {
     await assert.rejects(chatCommand(parsed('chat', 'hello')), usageError(/--cwd DIR is required/));
+  });
+
+  it('--help lists stop and stop --help is its usage; stop needs exactly one of --fork or --group, before it connects', async () => {
+    const help = parseCommandLine(['--help']) as { kind: string; text: string };
+    assert.match(help.text, /^ {2}stop +stop a fork, or every attempt of a tournament$/m);
+    const stopHelp = parseCommandLine(['stop', '--help']) as { kind: string; text: string };
+    assert.equal(stopHelp.kind, 'help');
+    assert.match(stopHelp.text, /^usage: fork-agents stop --fork ID \| --group ID/);
+    for (const argv of [['stop', '--json'], ['stop', '--fork', 'f-1', '--group', 'g-1']]) {
+      await assert.rejects(stopCommand(parsed(...argv)), usageError(/stop needs exactly one of --fork ID or --group ID/), argv.join(' '));
+    }
   });
 });

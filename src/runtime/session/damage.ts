@@ -4,7 +4,9 @@
 // tool_use without its tool_result is a 400 for every later request), the way a crash mid-tool is closed.
 import type { ContentBlock, Entry, SessionHeader, ToolResultBlock, ToolUseBlock } from '../../common/transcript';
 import { deepFreeze, zeroUsage } from '../../common/transcript';
-import type { ForkBootstrap } from './records';
+import type { ForkBootstrap, SessionRecord } from './records';
+
+export type RepairRecord = Extract<SessionRecord, { type: 'repair' }>;
 
 /** One damaged line of a session file and what loading did about it. */
 export interface LineDamage {
@@ -22,6 +24,24 @@ export interface LineDamage {
 /** Damage the history still depends on mending in memory at every load (no repair record covers it). */
 export function unrepaired(damage: readonly LineDamage[]): LineDamage[] {
   return damage.filter(d => !d.repaired);
+}
+
+/**
+ * The `repair` record that makes what loading mended in memory permanent, or undefined when nothing is open:
+ * `view` the history now, `replayed` the history the file's records gave. It rewrites from the first lost
+ * record, or from the first entry the closing changed, whichever comes first.
+ */
+export function repairRecord(damage: readonly LineDamage[], view: readonly Entry[], replayed: readonly Entry[]): RepairRecord | undefined {
+  const open = unrepaired(damage);
+  if (open.length === 0) return undefined;
+  let keep = Math.min(view.length, ...open.map(d => d.at));
+  for (let i = 0; i < keep; i++) {
+    if (replayed[i] !== view[i]) {
+      keep = i;
+      break;
+    }
+  }
+  return { type: 'repair', lines: open.map(d => d.line), keep, keepLastId: keep === 0 ? null : view[keep - 1].id, entries: view.slice(keep), time: new Date().toISOString() };
 }
 
 export const LOST_RESULT = (line: number) =>

@@ -3,16 +3,16 @@ import { randomUUID } from 'node:crypto';
 import type { Entry, EntryKind, Message, SessionHeader, Usage } from '../../common/transcript';
 import type { BilledRequest } from '../../common/pricing';
 import type { ApprovalMode } from '../../common/approval';
-import { addUsage, deepFreeze, zeroUsage } from '../../common/transcript';
-import type { RequestBase, RequestRecord } from './records';
-import { resolveRequest, sharedWithPrevious, storedRequest, UNKNOWN_BLOCK } from '../cache/storedRequest';
-import { requestViewOf } from '../../common/requestView';
+import { deepFreeze } from '../../common/transcript';
+import type { RequestRecord } from './records';
+import { SessionLedger } from './sessionLedger';
+import { ActiveHistory } from './activeHistory';
 import type { JsonlWriter } from './jsonl';
 import type { CheckpointRecord, ForkBootstrap, ForkStatus, HistoryPart, HistoryRefs, RewoundCode, SessionRecord } from './records';
 import type { SegmentStore } from './segments';
 import { Picked } from './picked';
-import { closeOpenExchanges, unrepaired } from './damage';
-import type { LineDamage } from './damage';
+import { closeOpenExchanges, repairRecord, unrepaired } from './damage';
+import type { LineDamage, RepairRecord } from './damage';
 import { RewindStack } from './rewindStack';
 import { SealedChain } from './sealedChain';
 import type { SealedState } from './sealedChain';
@@ -41,17 +41,7 @@ export function newEntryId(): string {
 }
 
 export class Session {
-  /**
-   * Everything in the active history, summaries and what they replaced included. Only ever appended to
-   * in place; a rewind or bootstrap assigns a new array (HistorySnapshot relies on it).
-   */
-  private viewList: Entry[] = [];
-  /** A fork created here: its inherited entries as spans of the parent's history, built into `viewList` on first use. */
-  private lazyInherited?: { inherited: Picked; closing: Entry };
-  /** The request view (docs/design.md §3), derived from `view` and cached until it changes. */
-  private requestView?: readonly Entry[];
-  /** Known: the view holds no summary, so the request view is the view itself (no scan). */
-  private noSummary = true;
+  private readonly active = new ActiveHistory();
   /** Forks only: the launch record without its inherited entries (those live in the view, shared). */
   bootstrap?: LoadedBootstrap;
   status?: ForkStatus;
@@ -67,17 +57,11 @@ export class Session {
   private closed = false;
   /** Sealed history (segments.ts), parents only (forks are never forked). */
   private readonly chain?: SealedChain;
-  /** Everything this session was billed for (its own requests, retried and rewound ones included). */
-  private billed: Usage = zeroUsage();
+  /** What it was billed and sent. */
+  readonly ledger: SessionLedger;
   private chatApproval?: ApprovalMode;
-  /** The same, request by request with its time: what prices apply to (a price depends on the day and prompt). */
-  private readonly billList: BilledRequest[] = [];
   /** The API once refused this history's thinking as bound elsewhere: later requests ask it to drop what fails (agent/loop.ts). */
   dropsMismatchedThinking = false;
-  /** One record per request that got a response, oldest first. */
-  private readonly sent: RequestRecord[] = [];
-  /** Another session's request records when it is in memory: what a fork's first request record extends. */
-  requestsOf?: (sessionId: string) => readonly RequestRecord[] | undefined;
   /** Code checkpoints in record order (checkpoint/codeAt.ts finds an entry's). */
   private readonly codeCheckpoints: CheckpointRecord[] = [];
   private readonly rewinds = new RewindStack<ViewState>();
@@ -85,6 +69,7 @@ export class Session {
   /** `segments`: where this session seals its history (parent sessions; forks are never forked). */
   constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter, segments?: SegmentStore) {
     deepFreeze(header);
+    this.ledger = new SessionLedger(header.id);
     if (segments) this.chain = new SealedChain(segments, header.id);
   }
 
@@ -97,10 +82,7 @@ export class Session {
    * the entries after it. Entries are deep-frozen and shared, never copied.
    */
   entries(): readonly Entry[] {
-    if (this.requestView) return this.requestView;
-    this.requestView = this.noSummary ? this.view : requestViewOf(this.view);
-    if (this.requestView === this.viewList) this.noSummary = true;
-    return this.requestView;
+    return this.active.requestEntries();
   }
 
   /** The whole active history, including what summaries replaced (for transcripts shown to people). */
@@ -115,23 +97,11 @@ export class Session {
   }
 
   lastEntry(): Entry | undefined {
-    if (this.lazyInherited) return this.lazyInherited.closing;
-    return this.view[this.view.length - 1];
+    return this.active.last();
   }
 
   private get view(): Entry[] {
-    if (this.lazyInherited) {
-      const { inherited, closing } = this.lazyInherited;
-      this.lazyInherited = undefined;
-      // One exactly sized array for the (possibly very long) list: what a fork's first request reads.
-      this.viewList = inherited.toArray(closing);
-    }
-    return this.viewList;
-  }
-
-  private set view(entries: Entry[]) {
-    this.lazyInherited = undefined;
-    this.viewList = entries;
+    return this.active.entries;
   }
 
   /** Appends a record to this session's file (committed when it returns), keeping track of where it ended. */
@@ -161,9 +131,9 @@ export class Session {
     else if (record.type === 'checkpoint') this.codeCheckpoints.push(deepFreeze(record.checkpoint));
     else if (record.type === 'bootstrap') this.applyBootstrap(record.bootstrap, record.bootstrap.inherited ?? []);
     else if (record.type === 'status') this.status = record.status;
-    else if (record.type === 'seal' && this.chain) this.view = this.chain.replaySeal(record.hash, record.count, record.segment, this.view, this.damage);
-    else if (record.type === 'spend') this.bill(record.usage, record.time);
-    else if (record.type === 'request') this.sent.push(deepFreeze(resolveRequest(record.request, base => this.requestBase(base))));
+    else if (record.type === 'seal' && this.chain) this.active.replace(this.chain.replaySeal(record.hash, record.count, record.segment, this.view, this.damage));
+    else if (record.type === 'spend') this.ledger.bill(record.usage, record.time);
+    else if (record.type === 'request') this.ledger.replayRequest(record.request);
     else if (record.type === 'repair') this.applyRepair(record);
     else if (record.type === 'approval') this.chatApproval = record.approvalMode;
   }
@@ -182,28 +152,23 @@ export class Session {
 
   /** Usage billed to this session: its own entries' usage plus attempts that left none. */
   get spent(): Usage {
-    return this.billed;
+    return this.ledger.spent;
   }
 
   /** Every request billed to this session, oldest first (the parts of `spent`). */
   get bills(): readonly BilledRequest[] {
-    return this.billList;
-  }
-
-  private bill(usage: Usage, time: string): void {
-    this.billed = addUsage(this.billed, usage);
-    this.billList.push({ usage, time });
+    return this.ledger.bills;
   }
 
   /** The requests this session sent that got a response, for the cache explorer. */
   requests(): readonly RequestRecord[] {
-    return this.sent;
+    return this.ledger.requests();
   }
 
   recordSpend(usage: Usage, why: string): void {
     const time = new Date().toISOString();
     this.write({ type: 'spend', usage, time, why } satisfies SessionRecord);
-    this.bill(usage, time);
+    this.ledger.bill(usage, time);
   }
 
   checkpoints(): readonly CheckpointRecord[] {
@@ -215,26 +180,8 @@ export class Session {
     this.codeCheckpoints.push(deepFreeze(checkpoint));
   }
 
-  /** The record a stored request extends, when in memory; a same-session base must be the previous record read (a damaged line lost none). */
-  private requestBase(base: RequestBase): RequestRecord | undefined {
-    if (base.sessionId === undefined) return base.index === this.sent.length - 1 ? this.sent[base.index] : undefined;
-    return this.requestsOf?.(base.sessionId)?.[base.index];
-  }
-
-  /**
-   * Written as a difference (cache/storedRequest.ts): from this session's previous request, or for a fork's
-   * first from the parent's request its verdict compared it with (the blocks the verdict found shared).
-   */
   recordRequest(request: RequestRecord): void {
-    const previous = this.sent.length - 1;
-    const parentBase = request.explained?.baseline;
-    const before = previous >= 0 ? this.sent[previous] : undefined;
-    const stored = before ? storedRequest(request, { index: previous }, sharedWithPrevious(before.blocks, request.blocks))
-      : parentBase && parentBase.sessionId !== this.id ? storedRequest(request, parentBase, request.explained?.matchedBlocks ?? 0)
-      : request;
-    this.write({ type: 'request', request: stored } satisfies SessionRecord);
-    // Unknown blocks it shares with the previous record are kept unknown in memory too: what a reload reads.
-    this.sent.push(deepFreeze(before?.blocks[0] === UNKNOWN_BLOCK ? resolveRequest(stored, () => before) : request));
+    this.ledger.recordRequest(request, stored => this.write({ type: 'request', request: stored } satisfies SessionRecord));
   }
 
   /** A fork's bootstrap record: the inherited entries by reference when `history` is given, else in full. */
@@ -277,7 +224,7 @@ export class Session {
 
   /** Entries this session committed itself (for forks: after the bootstrap). */
   ownEntries(): readonly Entry[] {
-    if (this.lazyInherited) return [];
+    if (this.active.unbuilt) return [];
     return this.bootstrap ? this.view.slice(this.bootstrap.inheritedCount + 1) : this.view;
   }
 
@@ -305,8 +252,7 @@ export class Session {
     if (!closed) return;
     // The history in memory no longer matches the file's lines: what is unsealed is sealed as a copy.
     if (this.chain) this.chain.tail.plain = false;
-    this.view = closed.view;
-    this.requestView = undefined;
+    this.active.replace(closed.view);
     for (const d of open) d.closed = closed.closed;
   }
 
@@ -315,32 +261,20 @@ export class Session {
    * record, so later loads need neither the segment nor the closing. Returns the lines it covered.
    */
   repairDamage(): number[] {
-    const open = unrepaired(this.damage);
-    if (open.length === 0) return [];
     const view = this.view;
-    // From the first lost record, or from the first entry the closing changed, whichever comes first.
-    let keep = Math.min(view.length, ...open.map(d => d.at));
-    const replayed = this.replayedView ?? view;
-    for (let i = 0; i < keep; i++) {
-      if (replayed[i] !== view[i]) {
-        keep = i;
-        break;
-      }
-    }
-    const record = { type: 'repair', lines: open.map(d => d.line), keep, keepLastId: keep === 0 ? null : view[keep - 1].id, entries: view.slice(keep), time: new Date().toISOString() } satisfies SessionRecord;
+    const record = repairRecord(this.damage, view, this.replayedView ?? view);
+    if (!record) return [];
     this.write(record);
     // In memory the history is already what the record says; only the bookkeeping follows it.
     this.applyRepair(record);
     return record.lines;
   }
 
-  private applyRepair(record: Extract<SessionRecord, { type: 'repair' }>): void {
+  private applyRepair(record: RepairRecord): void {
     const view = this.view;
     if (record.keep > view.length || (record.keep > 0 ? view[record.keep - 1].id : null) !== record.keepLastId) return;
     const entries = record.entries.map(entry => (Object.isFrozen(entry) ? entry : deepFreeze(entry)));
-    this.view = view.slice(0, record.keep).concat(entries);
-    this.requestView = undefined;
-    if (entries.some(e => e.kind === 'summary')) this.noSummary = false;
+    this.active.replace(view.slice(0, record.keep).concat(entries), entries.some(e => e.kind === 'summary'));
     // The record is what this history is now: seals written after it follow it again.
     this.chain?.repaired(this.view, record.keep);
     for (const d of this.damage) if (record.lines.includes(d.line)) d.repaired = record.time;
@@ -394,18 +328,15 @@ export class Session {
   private applyUndo(): void {
     const state = this.rewinds.pop()?.state;
     if (!state) return;
-    this.view = state.view;
+    this.active.replace(state.view);
     if (state.sealed) this.chain?.restore(state.sealed, this.view);
-    this.requestView = undefined;
   }
 
   private push(entry: Entry): void {
     this.rewinds.committed();
-    this.view.push(entry);
-    this.requestView = undefined;
-    if (entry.kind === 'summary') this.noSummary = false;
+    this.active.push(entry);
     if (entry.kind === 'response') this.ownResponses++;
-    if (entry.usage) this.bill(entry.usage, entry.time);
+    if (entry.usage) this.ledger.bill(entry.usage, entry.time);
   }
 
   /**
@@ -416,17 +347,11 @@ export class Session {
     const { inherited: _full, history: _refs, ...rest } = bootstrap;
     this.bootstrap = deepFreeze({ ...rest, inheritedCount: inherited.length });
     const closing = deepFreeze(bootstrap.closing);
-    this.requestView = undefined;
-    this.noSummary = false;
-    if (inherited instanceof Picked) {
-      this.viewList = [];
-      this.lazyInherited = { inherited, closing };
-      return;
-    }
+    if (inherited instanceof Picked) return this.active.inherit(inherited, closing);
     // concat allocates exactly its length (a push after a copy would grow the backing store by half).
     const view = inherited.concat(closing);
     for (const entry of view) if (!Object.isFrozen(entry)) deepFreeze(entry);
-    this.view = view;
+    this.active.replace(view, true);
   }
 
   private applyRewind(toEntryId: string | null, code?: RewoundCode): void {
@@ -434,8 +359,7 @@ export class Session {
     if (toEntryId !== null && index < 0) return;
     const before = this.view.length;
     this.rewinds.pushed({ state: { view: this.view, sealed: this.chain?.state() }, code }, this.view.slice(index + 1));
-    this.view = this.view.slice(0, index + 1);
-    this.requestView = undefined;
+    this.active.replace(this.view.slice(0, index + 1));
     this.chain?.cut(this.view, before);
   }
 
@@ -453,6 +377,6 @@ export class Session {
   internInherited(intern: (entry: Entry) => Entry): void {
     if (!this.bootstrap) return;
     for (let i = 0; i < this.bootstrap.inheritedCount; i++) this.view[i] = intern(this.view[i]);
-    this.requestView = undefined;
+    this.active.changed();
   }
 }

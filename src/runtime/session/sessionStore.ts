@@ -215,7 +215,7 @@ export class SessionStore {
         if (record.type !== 'header') throw new Error(`session file ${file} has no header`);
         // The writer opens after the torn tail is cut; until then replays write nothing.
         session = new Session(this.internHeader(record.header), lazyWriter(writerOf), record.header.parent ? undefined : this.segments);
-        session.requestsOf = other => this.open.get(other)?.requests();
+        session.ledger.requestsOf = other => this.open.get(other)?.requests();
         session.fileBytes(end);
         return undefined;
       }
