@@ -17,6 +17,7 @@ import { connectRpc } from '../../src/client/rpcClient';
 import type { RuntimeClient } from '../../src/client/rpcClient';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic, FakeAnthropicOptions } from '../fakes/anthropicServer';
+import { describeFailure, onScreen } from './uiDiagnostics';
 import { RESULTS_DIR, screenshot } from './workbenchUi';
 
 const execFileAsync = promisify(execFile);
@@ -94,8 +95,12 @@ export function uiRun(label: string, options: UiRunOptions | (() => UiRunOptions
     },
   };
 
+  const clock = { start: 0, stack: 0, window: 0, tests: 0 };
+  const seconds = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)} s`;
+
   before(async function () {
     this.timeout(240_000);
+    clock.start = Date.now();
     const chosen = typeof options === 'function' ? options() : options;
     release = chosen.release;
     tools = requireE2eTools();
@@ -109,20 +114,30 @@ export function uiRun(label: string, options: UiRunOptions | (() => UiRunOptions
       tools,
       label,
     });
+    clock.stack = Date.now();
     await chosen.prepare?.(run);
     const url = chosen.url ? chosen.url(stack) : stack.codeServer.workbenchUrl(stack.workspace.workspaceFile);
     workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url });
+    clock.window = Date.now();
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !workbench) return;
+    const test = this.currentTest;
+    if (test?.state !== 'failed' || !workbench) return;
     failed = true;
-    const name = `${label}-failed-${(this.currentTest.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
-    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, name)}`);
+    const page = workbench.page;
+    const name = `${label}-failed-${(test.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
+    const shot = await screenshot(page, name).catch(() => '(no screenshot: the page did not answer)');
+    console.log(`      screenshot of the failure: ${shot}`);
+    // mocha prints the error again at the end of the run, where a CI log's tail has it.
+    describeFailure(test.err, await onScreen(page), shot);
+    // What the failed step left open (a palette, a menu) must not fail the next test too.
+    for (let i = 0; i < 2 && !page.isClosed(); i++) await page.keyboard.press('Escape').catch(() => undefined);
   });
 
   after(async function () {
     this.timeout(30_000);
+    clock.tests = Date.now();
     release?.();
     // A failed start leaves no test to fail in afterEach: its logs are wanted too.
     if ((failed || !workbench) && stack) {
@@ -133,6 +148,9 @@ export function uiRun(label: string, options: UiRunOptions | (() => UiRunOptions
     await workbench?.close();
     await stack?.stop();
     await fake?.close();
+    // Where a file's time goes: code-server's start (with the extension copied in), the window until the
+    // workbench shows, the tests (the extension's activation and the model's first answer included), teardown.
+    if (clock.window) console.log(`      time: code-server ${seconds(clock.start, clock.stack)}, window ${seconds(clock.stack, clock.window)}, tests ${seconds(clock.window, clock.tests)}, teardown ${seconds(clock.tests, Date.now())}`);
   });
 
   return run;
