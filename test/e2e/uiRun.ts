@@ -31,7 +31,7 @@ export interface UiRunOptions {
   prepare?: (run: UiRun) => void | Promise<void>;
   /** The page to open; default the sample workspace's .code-workspace file. */
   url?: (stack: Stack) => string;
-  /** Runs first when the run ends, e.g. to let a fork that waits for the test finish. */
+  /** Runs first when the run ends, and after a failed test (its forks must not hold up the next), e.g. to let a fork that waits for the test finish. */
   release?: () => void;
 }
 
@@ -131,7 +131,8 @@ export function uiRun(label: string, options: UiRunOptions | (() => UiRunOptions
     console.log(`      screenshot of the failure: ${shot}`);
     // mocha prints the error again at the end of the run, where a CI log's tail has it.
     describeFailure(test.err, await onScreen(page), shot);
-    // What the failed step left open (a palette, a menu) must not fail the next test too.
+    // What the failed step left open (a palette, a menu, a fork waiting for the test) must not fail the next test too.
+    release?.();
     for (let i = 0; i < 2 && !page.isClosed(); i++) await page.keyboard.press('Escape').catch(() => undefined);
   });
 
