@@ -66,7 +66,7 @@ export function briefError(error: unknown): string {
   const reasons: string[] = [];
   for (const raw of log.split('\n')) {
     const line = raw.trim().replace(/^- /, '');
-    if (!line || noise.test(line) || line.startsWith('waiting for locator')) continue;
+    if (!line || noise.test(line) || line.startsWith('waiting for locator') || line.startsWith('locator resolved to')) continue;
     const seen = reasons.indexOf(line);
     if (seen >= 0) reasons.splice(seen, 1);
     reasons.push(line);
@@ -109,8 +109,10 @@ function testFrames(...stacks: (string | undefined)[]): string {
   return '    at (no stack)';
 }
 
+/** Inside the repository, from its top (test-results/…); elsewhere as it is. */
 function relative(file: string): string {
-  return path.relative(repoRoot(), file) || file;
+  const inside = path.relative(repoRoot(), file);
+  return inside && !inside.startsWith('..') && !path.isAbsolute(inside) ? inside : file;
 }
 
 function firstLine(error: unknown): string {
