@@ -60,7 +60,8 @@ export async function onScreen(page: Page): Promise<string> {
 
 /** Playwright's message without its call log, plus the last distinct reasons the log gives for retrying. */
 export function briefError(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+  // Playwright colours its call log on a terminal.
+  const text = (error instanceof Error ? error.message : String(error)).replace(/\u001b\[[0-9;]*m/g, '');
   const [head, log = ''] = text.split(/\n\s*Call log:\s*\n/);
   const noise = /^(waiting \d+ms|retrying \w+ action.*|attempting \w+ action|waiting for element to be visible, enabled and stable|\d+ × .*waiting for element.*|scrolling into view if needed|done scrolling)$/;
   const reasons: string[] = [];

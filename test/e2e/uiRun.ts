@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { openWorkbench } from '../../scripts/e2e/browser';
+import { tearDownInBackground } from '../../scripts/e2e/shared';
 import type { Workbench } from '../../scripts/e2e/browser';
 import { DEMO_API_KEY, startStack } from '../../scripts/e2e/stack';
 import type { Stack, StackOptions } from '../../scripts/e2e/stack';
@@ -145,12 +146,15 @@ export function uiRun(label: string, options: UiRunOptions | (() => UiRunOptions
       const dest = path.join(RESULTS_DIR, 'logs', label);
       console.log(`      logs: ${stack.collectLogs(dest).length} files in test-results/logs/${label}`);
     }
-    await observer?.close().catch(() => undefined);
-    await workbench?.close();
-    await stack?.stop();
-    await fake?.close();
+    await tearDownInBackground(async () => {
+      await observer?.close().catch(() => undefined);
+      await workbench?.close();
+      await stack?.stop();
+      await fake?.close();
+    });
     // Where a file's time goes: code-server's start (with the extension copied in), the window until the
-    // workbench shows, the tests (the extension's activation and the model's first answer included), teardown.
+    // workbench shows, the tests (the extension's activation and the model's first answer included), and
+    // what is left of the teardown here (with a shared chromium it goes on while the next file starts).
     if (clock.window) console.log(`      time: code-server ${seconds(clock.start, clock.stack)}, window ${seconds(clock.stack, clock.window)}, tests ${seconds(clock.window, clock.tests)}, teardown ${seconds(clock.tests, Date.now())}`);
   });
 

@@ -42,7 +42,7 @@ export async function runCommand(page: Page, title: string, options: PaletteOpti
     try {
       await page.keyboard.press('F1');
       await input.waitFor({ state: 'visible', timeout: 15_000 });
-      await input.fill(`>${title}`);
+      await input.fill(`>${title}`, { timeout: 8_000 });
       await row.first().click({ timeout: last ? 15_000 : 8_000 });
     } catch (error) {
       if (last) throw await uiStepError(page, `${what}: its row was not clicked (${attempt} tries)`, error);

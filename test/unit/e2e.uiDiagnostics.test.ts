@@ -37,6 +37,9 @@ describe('UI step failures in a few lines', () => {
   it('keeps Playwright\'s first line and the last distinct reasons of its call log', () => {
     assert.equal(briefError(new Error(CLICK_TIMEOUT)), 'locator.click: Timeout 15000ms exceeded. (last seen: element is not stable; element is not visible)');
     assert.equal(briefError(new Error('the chat input shows "x"')), 'the chat input shows "x"');
+    // On a terminal the call log comes in colour.
+    assert.equal(briefError(new Error('locator.fill: Timeout 8000ms exceeded.\nCall log:\n\u001b[2m  - element is not visible\u001b[22m\n\u001b[2m     - retrying fill action\u001b[22m\n\u001b[2m       - waiting 500ms\u001b[22m')),
+      'locator.fill: Timeout 8000ms exceeded. (last seen: element is not visible)');
     assert.equal(briefError('not an error'), 'not an error');
   });
 
