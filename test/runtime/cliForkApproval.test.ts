@@ -1,5 +1,6 @@
 // A fork started from the CLI without --approval: it takes its chat's mode (never looser), and `fork --wait`
-// on a terminal (a pty from script(1)) asks its approvals the way chat does. All through the built CLI.
+// on a terminal (a pty from script(1)) asks its approvals the way chat does, a tournament's attempts' too.
+// All through the built CLI.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -8,6 +9,7 @@ import * as path from 'node:path';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { cliRunner, lastJson, runOnTerminal, stopStoreRuntime } from './cliRunner';
+import { initRepo } from './gitRepo';
 import { call, say } from './script';
 
 const KEY = 'k-cli-fork';
@@ -77,6 +79,29 @@ describe('runtime: CLI fork approvals', function () {
     assert.ok(answered, `the terminal was asked: ${JSON.stringify(output)}`);
     assert.match(output, /Allow bash \(runs a command\): .*touch ran-approved/);
     assert.ok(fs.existsSync(path.join(work, 'ran-approved')), `approved at the terminal, it ran: ${toolResultText()}`);
+    assert.equal(code, 0, output);
+  });
+
+  it('a tournament\'s fork --attempts 2 --wait on a terminal asks each attempt\'s approval y/N, one at a time, naming the attempt', async () => {
+    initRepo(work, { 'README.md': 'a project\n' });
+    const sessionId = await chat('ask');
+    // Each attempt calls bash once, then reports; both complete, so the judge is asked and picks attempt 1.
+    fake.setResponder(req => {
+      if (req.rawBody.includes('You are the judge of a fork tournament')) return say('WINNER: 1\nREASON: both ran it; the first is as good');
+      return JSON.stringify(req.body.messages.at(-1).content).includes('tool_result') ? say('ran it') : call(['bash', { command: 'touch ran-approved' }]);
+    });
+    const { code, output, questions } = await runOnTerminal(['fork', '--session', sessionId, '--attempts', '2', '--verify', '', '--wait', '--json', 'run it'],
+      { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, FORK_AGENTS_HOME: store, FORK_AGENTS_APPROVAL_WAIT_MS: APPROVAL_WAIT_MS }, 'y');
+    assert.equal(questions, 2, `two questions at the terminal: ${JSON.stringify(output)}`);
+    assert.match(output, /attempt 1 of 2: Allow bash \(runs a command\): .*touch ran-approved/);
+    assert.match(output, /attempt 2 of 2: Allow bash \(runs a command\): .*touch ran-approved/);
+    const lines = output.split(/\r?\n/).filter(line => line.startsWith('{')).map(line => JSON.parse(line));
+    const attempts = lines.filter(line => line.type === 'attempt');
+    assert.equal(attempts.length, 2, output);
+    for (const attempt of attempts) {
+      assert.equal(attempt.state, 'completed', JSON.stringify(attempt));
+      assert.deepEqual(attempt.files.map((f: { path: string }) => f.path), ['ran-approved'], `approved at the terminal, attempt ${attempt.attempt} ran it`);
+    }
     assert.equal(code, 0, output);
   });
 

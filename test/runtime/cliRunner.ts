@@ -38,24 +38,21 @@ export function stopStoreRuntime(store: string): void {
   }
 }
 
-export interface TerminalRun { code: number | null; output: string; answered: boolean }
+export interface TerminalRun { code: number | null; output: string; answered: boolean; questions: number }
 
 /**
- * Runs the built CLI on a pseudo-terminal (script(1)), as a user at a terminal would, and answers the first
+ * Runs the built CLI on a pseudo-terminal (script(1)), as a user at a terminal would, and answers each
  * `[y/N]` question it prints with `answer`.
  */
 export function runOnTerminal(args: string[], env: NodeJS.ProcessEnv, answer: 'y' | 'n'): Promise<TerminalRun> {
   const line = [process.execPath, CLI, ...args].map(a => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const child = spawn('script', ['-qfec', line, '/dev/null'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
-  let answered = false;
+  let questions = 0;
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (text: string) => {
     output += text;
-    if (!answered && output.includes('[y/N]')) {
-      answered = true;
-      child.stdin.write(`${answer}\r`);
-    }
+    for (; output.split('[y/N]').length - 1 > questions; questions++) child.stdin.write(`${answer}\r`);
   });
-  return new Promise(resolve => child.on('close', code => resolve({ code, output, answered })));
+  return new Promise(resolve => child.on('close', code => resolve({ code, output, answered: questions > 0, questions })));
 }

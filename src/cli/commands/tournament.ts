@@ -1,6 +1,7 @@
 // fork-agents fork --attempts N / compare --group / apply --group: tournaments from the command line.
 // `fork --attempts N --wait --json` prints one JSON line per attempt, then the group's result line.
-import { sendRequest } from '../../common/protocol/endpoint';
+import { onRequest, sendRequest } from '../../common/protocol/endpoint';
+import { permissionRequest } from '../../common/protocol/runtime';
 import { tournamentApply, tournamentCompare, tournamentStart, tournamentWait } from '../../common/protocol/forks';
 import type { AttemptComparison, HunkChoice, TournamentCompareResult } from '../../common/protocol/forks';
 import { MAX_ATTEMPTS } from '../../common/tournament';
@@ -9,6 +10,7 @@ import { UsageError } from '../args';
 import type { ParsedArgs } from '../args';
 import { connectCli } from '../connect';
 import { CliFailure, printJson } from '../output';
+import { askOnTerminal, oneAtATime, terminalCanAsk } from './terminalApproval';
 
 export function isTournament(args: ParsedArgs): boolean {
   return args.flags.has('attempts') || args.flags.has('models');
@@ -35,7 +37,14 @@ export async function tournamentCommand(args: ParsedArgs, sessionId: string, dir
       return;
     }
     if (!json) process.stderr.write(`tournament ${group.id}: ${attempts} attempts${group.verify ? `, verify: ${group.verify}` : ', no verify command'}; waiting…\n`);
-    const result = await sendRequest(client.endpoint, tournamentWait, { groupId: group.id });
+    // On a terminal the attempts' approvals are asked here, one at a time and naming the attempt, as
+    // `fork --wait` asks a fork's; without one a connected editor answers, else they are refused after a while.
+    const answerApprovals = terminalCanAsk();
+    if (answerApprovals) {
+      const attemptOf = new Map(started.attempts.map(a => [a.id, a.tournament?.attempt]));
+      onRequest(client.endpoint, permissionRequest, oneAtATime(params => askOnTerminal(params, `attempt ${attemptOf.get(params.sessionId) ?? '?'} of ${attempts}`)));
+    }
+    const result = await sendRequest(client.endpoint, tournamentWait, { groupId: group.id, ...(answerApprovals ? { answerApprovals } : {}) });
     if (json) {
       for (const attempt of result.attempts) printJson({ type: 'attempt', ...attemptLine(attempt) });
       printJson(resultLine(result));

@@ -204,8 +204,11 @@ export interface TournamentCompareParams { groupId: string }
 export interface TournamentCompareResult { group: TournamentSummary; attempts: AttemptComparison[]; judgeUsage?: Usage }
 export const tournamentCompare = request<TournamentCompareParams, TournamentCompareResult>('tournament/compare');
 
-/** Resolves once the group has a verdict, or every attempt ended or paused at the budget. */
-export interface TournamentWaitParams { groupId: string }
+/**
+ * Resolves once the group has a verdict, or every attempt ended or paused at the budget. `answerApprovals`:
+ * this client answers its attempts' permission requests while it waits, as fork/wait's does.
+ */
+export interface TournamentWaitParams { groupId: string; answerApprovals?: boolean }
 export const tournamentWait = request<TournamentWaitParams, TournamentCompareResult>('tournament/wait');
 
 export interface TournamentListParams { parentSessionId?: string }

@@ -2,8 +2,11 @@
 // chat): a tool call of a turn that asks writes its title (the tool and its target), the call's input, and
 // Allow / Deny buttons into that turn's answer, and the turn waits for a click. No modal: the question is
 // where the user is already looking, and the chat goes on rendering. VS Code's stable chat API has no
-// confirmation part (`stream.confirmation` is proposed API only), so the buttons run a command that
-// answers the waiting call. Stopping the answer answers nothing: the call is not run, and the model hears
+// confirmation part: `ChatResponseStream.confirmation(title, message, data, buttons?)` and
+// `ChatResponseConfirmationPart` are declared only in the proposed API (microsoft/vscode,
+// src/vscode-dts/vscode.proposed.chatParticipantAdditions.d.ts at d9bc5b09ea14b6ff9d95445ce87de052d0ad9165,
+// read 2026-12-02), and the stable `vscode.d.ts` we build against (@types/vscode 1.104, `ChatResponseStream`)
+// has no such method. So the buttons run a command that answers the waiting call. Stopping the answer answers nothing: the call is not run, and the model hears
 // that nobody answered rather than that the user said no.
 import * as vscode from 'vscode';
 import type { PermissionParams, PermissionResult } from '../../common/protocol/runtime';

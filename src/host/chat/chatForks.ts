@@ -3,7 +3,11 @@
 // its forks: a chat answer still in progress holds back the user's next message (VS Code sends a message
 // typed meanwhile as a "steering" one only after the answer ends), so the item says what the fork was doing
 // when the answer ended and where its live state is (the Forks view); its report arrives in a later
-// answer. Links, not buttons: VS Code greys out a restored answer's buttons after a reload ("Button not
+// answer. Sources for the queue, read 2026-12-02: https://github.com/microsoft/vscode/pull/294575 (message
+// queuing / steering, on by default since 1.109: a message sent while a request runs is held as queued or
+// steering), https://github.com/microsoft/vscode/issues/294267 (a message sent beside a pending approval is
+// enqueued as steering and the approval stays pending); seen so in code-server 1.139, where our participant
+// gets the steering message as a new request only after the running one returned. Links, not buttons: VS Code greys out a restored answer's buttons after a reload ("Button not
 // available in restored chat"), while a trusted markdown link still runs its command. The model's tool
 // results (fork ids, worktree paths) stay for the model: the user reads sentences from the fork's summary.
 import * as vscode from 'vscode';

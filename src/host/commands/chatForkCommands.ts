@@ -6,12 +6,12 @@ import { isTerminal } from '../../common/forks';
 import type { ForkSummary } from '../../common/forks';
 import { forkCancel, forkList } from '../../common/protocol/forks';
 import { CHAT_FORK_COMMANDS } from '../chat/chatForks';
-import { showReport } from '../forks/forkNotifier';
+import type { ShowReport } from '../forks/reportDocs';
 import type { OpenReadOnly } from '../panel/readOnlyDocs';
 import type { PanelDeps } from './panelDeps';
 import { errorText } from './panelDeps';
 
-export function registerChatForkCommands(context: vscode.ExtensionContext, deps: PanelDeps, openDoc: OpenReadOnly): void {
+export function registerChatForkCommands(context: vscode.ExtensionContext, deps: PanelDeps, openDoc: OpenReadOnly, showReport: ShowReport): void {
   const find = async (forkId: unknown): Promise<ForkSummary | undefined> => {
     if (typeof forkId !== 'string') return undefined;
     const fork = deps.model.fork(forkId) ?? (await deps.runtime.request(forkList, {})).forks.find(f => f.id === forkId);

@@ -1,17 +1,21 @@
 // Forks show in a status bar item (it opens the Forks panel) and in notifications: one when a fork
-// finishes, with its report opened on request as a plain text document (model output is untrusted).
+// finishes, with its report opened on request as a read-only document (reportDocs.ts), and one per
+// tournament once its verdict is in (tournamentNotice.ts) instead of one per attempt.
 import * as vscode from 'vscode';
 import { isTerminal } from '../../common/forks';
 import type { ForkSummary } from '../../common/forks';
-import { forkAnnounce, forkCancel, forkList, forkSend, forkState } from '../../common/protocol/forks';
+import { forkAnnounce, forkCancel, forkList, forkReview, forkSend, forkState } from '../../common/protocol/forks';
 import { BUDGET_FORMS, budgetText, parseBudget } from '../../common/budget';
 import type { Budget } from '../../common/budget';
 import { spendingText } from '../../common/forkDisplay';
 import type { RuntimeApi } from '../runtimeApi';
 import type { ForkEndsShown } from './forkEndsShown';
+import type { ShowReport } from './reportDocs';
+import { TournamentNotices } from './tournamentNotice';
 import { WORKTREE_COMMANDS } from '../worktrees/rootPlan';
 
-export function registerForkNotifier(context: vscode.ExtensionContext, runtime: RuntimeApi, endsShown: ForkEndsShown): void {
+export function registerForkNotifier(context: vscode.ExtensionContext, runtime: RuntimeApi, endsShown: ForkEndsShown, showReport: ShowReport): void {
+  const tournaments = new TournamentNotices(runtime, showReport);
   const forks = new Map<string, ForkSummary>();
   const status = vscode.window.createStatusBarItem('forkAgents.running', vscode.StatusBarAlignment.Left, 50);
   status.name = 'Fork Agents: running forks';
@@ -32,10 +36,12 @@ export function registerForkNotifier(context: vscode.ExtensionContext, runtime: 
   const announceOnce = (fork: ForkSummary) => {
     const key = `${fork.id}@${fork.endedAt ?? ''}`;
     if (fork.announced || claiming.has(key)) return;
+    // An attempt is announced with its tournament, once the verdict is in.
+    if (fork.tournament) return tournaments.attemptEnded(fork);
     claiming.add(key);
     runtime.request(forkAnnounce, { forkId: fork.id }).then(
       // A chat answer that showed this end (its item, with the same actions) is the announcement.
-      ({ first }) => (first && !endsShown.has(fork.id) ? announce(fork) : undefined),
+      ({ first }) => (first && !endsShown.has(fork.id) ? announce(runtime, fork, showReport) : undefined),
       () => claiming.delete(key),
     // Safe to drop: a claim that failed (runtime gone) is tried again with the next fork/state; no notification is lost.
     ).catch(() => undefined);
@@ -80,19 +86,26 @@ function suggestedBudget(budget: Budget): string {
   return 'usd' in budget ? String(Math.round(budget.usd * 200) / 100) : `${budget.tokens * 2}tokens`;
 }
 
-async function announce(fork: ForkSummary): Promise<void> {
+/**
+ * The fork-finished notice offers what applies: its report, and for a worktree fork that changed files,
+ * Review (and Apply once it completed). A fork that changed nothing has nothing to review or apply.
+ */
+async function announce(runtime: RuntimeApi, fork: ForkSummary, showReport: ShowReport): Promise<void> {
   const text = fork.state === 'completed' ? `Fork "${fork.name}" completed.` : `Fork "${fork.name}" ${fork.state}${fork.error ? `: ${fork.error}` : '.'}`;
   const show = fork.report ? 'Show Report' : undefined;
-  // A worktree fork's changes wait in its worktree: review them, or apply those of a completed fork.
-  const worktree = fork.worktree && !fork.worktree.discarded;
-  const actions = [show, worktree ? 'Review' : undefined, worktree && fork.state === 'completed' ? 'Apply' : undefined].filter((a): a is string => !!a);
+  const changed = fork.worktree && !fork.worktree.discarded ? await changesOf(runtime, fork.id) : false;
+  const actions = [show, changed ? 'Review' : undefined, changed && fork.state === 'completed' ? 'Apply' : undefined].filter((a): a is string => !!a);
   const choice = await (fork.state === 'completed' ? vscode.window.showInformationMessage(text, ...actions) : vscode.window.showWarningMessage(text, ...actions));
   if (choice === show && fork.report) await showReport(fork);
   else if (choice === 'Review') await vscode.commands.executeCommand(WORKTREE_COMMANDS.review, { forkId: fork.id });
   else if (choice === 'Apply') await vscode.commands.executeCommand(WORKTREE_COMMANDS.apply, { forkId: fork.id });
 }
 
-export async function showReport(fork: ForkSummary): Promise<void> {
-  const doc = await vscode.workspace.openTextDocument({ content: `# Fork: ${fork.name}\n\n${fork.report ?? fork.error ?? ''}\n`, language: 'markdown' });
-  await vscode.window.showTextDocument(doc, { preview: true });
+/** Whether the fork's worktree differs from its base; when the runtime cannot say, offer Review (it says at the click). */
+async function changesOf(runtime: RuntimeApi, forkId: string): Promise<boolean> {
+  try {
+    return (await runtime.request(forkReview, { forkId })).files.length > 0;
+  } catch {
+    return true;
+  }
 }

@@ -19,9 +19,13 @@ export async function availableModels(settings: HostSettings, runtime: RuntimeAp
 
 /**
  * The name the Chat view's picker shows. The picker sorts every model by name and takes the first unless a
- * provider declares a default, which the stable API cannot (`isDefault` is in the proposed `chatProvider`
- * API only; VS Code 1.139's picker: models sorted by `name.localeCompare`, then declared default, then the
- * first). So `fork.model` leads with a star, which sorts before letters and reads as "the default".
+ * provider declares a default, which the stable API cannot: `LanguageModelChatInformation.isDefault` is
+ * declared only in the proposed `chatProvider` API, marked "NOT BEING FINALIZED" (microsoft/vscode,
+ * src/vscode-dts/vscode.proposed.chatProvider.d.ts at 005065046a4106f48890fb9d46b2ce6f36815e88, read
+ * 2026-12-02), and the stable `LanguageModelChatInformation` (@types/vscode 1.104) has no such field.
+ * VS Code 1.139's picker, as seen in code-server: models sorted by `name.localeCompare`, then a declared
+ * default, then the first. So `fork.model` leads with a star, which sorts before letters and reads as
+ * "the default".
  */
 export const DEFAULT_MARK = '★';
 

@@ -22,6 +22,7 @@ import {
 import { tournamentApply, tournamentCompare, tournamentDiff } from '../../common/protocol/forks';
 import { registerPanelCommands } from '../commands/forkPanelCommands';
 import { registerChatForkCommands } from '../commands/chatForkCommands';
+import type { ShowReport } from '../forks/reportDocs';
 import { forkFromMessage } from '../commands/forkFromMessage';
 import type { ForkApprovalRoute } from '../approvals';
 import type { RuntimeApi } from '../runtimeApi';
@@ -61,7 +62,7 @@ export interface ForksPanel {
   refreshSession(): void;
 }
 
-export function registerForksPanel(context: vscode.ExtensionContext, runtime: RuntimeApi, settings: HostSettings, log: vscode.LogOutputChannel): ForksPanel {
+export function registerForksPanel(context: vscode.ExtensionContext, runtime: RuntimeApi, settings: HostSettings, log: vscode.LogOutputChannel, showReport: ShowReport): ForksPanel {
   const chatSession = new CurrentChatSession(context.workspaceState);
   let provider: ForksViewProvider | undefined;
   const model = new PanelModel({ post: message => provider?.post(message), renderMarkdown: renderReport });
@@ -188,7 +189,7 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
     chatSession.onDidChange(() => void refreshSession()),
   );
   registerPanelCommands(context, deps);
-  registerChatForkCommands(context, deps, openDoc);
+  registerChatForkCommands(context, deps, openDoc, showReport);
   function refreshStore(): void {
     runtime.request(storeInfo, {}).then(({ bytes, sessions, segments }) => model.setStore({ bytes, sessions, segments }), () => undefined);
   }
