@@ -92,9 +92,9 @@ export async function openChat(page: Page): Promise<void> {
 }
 
 /** The model picker lists a provider's model a moment after activation; typing earlier starts a sign-in flow. */
-export async function waitForModelInPicker(page: Page, modelName: string): Promise<void> {
+export async function waitForModelInPicker(page: Page, modelName: string, timeoutMs = 60_000): Promise<void> {
   await uiStep(page, `the model picker showing ${modelName}`, () =>
-    page.locator('.interactive-input-part', { hasText: modelName }).first().waitFor({ state: 'visible', timeout: 60_000 }));
+    page.locator('.interactive-input-part', { hasText: modelName }).first().waitFor({ state: 'visible', timeout: timeoutMs }));
 }
 
 /**
