@@ -1,7 +1,7 @@
 // Bundles the extension, the runtime process, the CLI, the webview (script, CSS, codicons) and the demo's fake model server.
 // Flags: --watch (rebuild on change), --production (minify, no source maps).
 import { context } from 'esbuild';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -22,31 +22,73 @@ const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', ali
 // packages: a split copy of a package the main bundle also holds would break instanceof checks.
 // The model client (the Anthropic and cloud SDKs) loads on the first model request: ModelError, the one
 // class both sides check, matches across copies (model/modelClient.ts).
+// The cloud SDKs (Bedrock, Vertex and their auth libraries) load on the first request to a cloud, apart from
+// the model client: a runtime that talks to the Anthropic API reads and compiles a third of the code.
 const LAZY = {
   'lazy/undici': 'undici',
   'lazy/mcp-sdk': 'src/runtime/mcp/mcpSdk.ts',
   'lazy/model': 'src/runtime/model/anthropicClient.ts',
+  'lazy/cloud': 'src/runtime/model/cloudSdks.ts',
 };
-const lazyImports = { undici: 'lazy/undici', './mcpSdk': 'lazy/mcp-sdk', './anthropicClient': 'lazy/model' };
+const lazyImports = { undici: 'lazy/undici', './mcpSdk': 'lazy/mcp-sdk', './anthropicClient': 'lazy/model', './cloudSdks': 'lazy/cloud' };
+/** Loaded with a plain require at first use (model/lazyClient.ts, model/providers.ts); the others with import(). */
+const requiredLazily = new Set(['./anthropicClient', './cloudSdks']);
 /** Resolves the lazy imports to their files, relative to a bundle in `from` ('' for dist/, 'lazy/' for dist/lazy/). */
 const splitLazy = from => ({
   name: 'split-lazy',
   setup(build) {
-    build.onResolve({ filter: /^(undici|\.\/mcpSdk|\.\/anthropicClient)$/ }, args => {
+    build.onResolve({ filter: /^(undici|\.\/mcpSdk|\.\/anthropicClient|\.\/cloudSdks)$/ }, args => {
       const out = lazyImports[args.path];
-      // The model client is loaded with a plain require at its first use (model/lazyClient.ts), the others with import().
-      const lazyKind = args.path === './anthropicClient' ? 'require-call' : 'dynamic-import';
+      const lazyKind = requiredLazily.has(args.path) ? 'require-call' : 'dynamic-import';
       if (args.kind !== lazyKind || !out) return undefined;
       return { path: `./${from ? out.slice(from.length) : out}.js`, external: true };
     });
   },
 });
+// The cloud SDKs extend the Anthropic SDK's client and throw its errors: in dist/lazy/cloud.js each of their
+// imports of it is the module dist/lazy/model.js holds (model/sdkModules.ts), never a second copy, so
+// instanceof keeps working across the two files. An import missing from sdkModules.ts fails the build.
+const SHARED_SDK_PATHS = [...readFileSync('src/runtime/model/sdkModules.ts', 'utf8').matchAll(/^import \* as \w+ from '([^']+)';$/gm)].map(m => m[1]);
+const sharedSdk = {
+  name: 'shared-sdk',
+  setup(build) {
+    build.onResolve({ filter: /^@anthropic-ai\/sdk(\/|$)/ }, args => {
+      if (!/node_modules[\\/]@anthropic-ai[\\/](bedrock|vertex)-sdk[\\/]/.test(args.importer)) return undefined;
+      if (!SHARED_SDK_PATHS.includes(args.path)) return { errors: [{ text: `${args.path} (imported by ${args.importer}) is missing from src/runtime/model/sdkModules.ts` }] };
+      return { path: args.path, namespace: 'shared-sdk' };
+    });
+    build.onResolve({ filter: /^\.\/model\.js$/, namespace: 'shared-sdk' }, () => ({ path: './model.js', external: true }));
+    build.onLoad({ filter: /.*/, namespace: 'shared-sdk' }, args => ({
+      contents: `module.exports = require('./model.js').sdkModules[${JSON.stringify(args.path)}];`,
+      loader: 'js',
+    }));
+  },
+};
+
+// `import * as fs from 'node:fs'` in each of dozens of files becomes its own copy of the module's every
+// property (esbuild's __toESM), made as the bundle starts. One shared namespace per built-in module instead:
+// the imports of our own sources go through a module that re-exports it once.
+const sharedBuiltins = {
+  name: 'shared-builtins',
+  setup(build) {
+    build.onResolve({ filter: /^node:(fs|path|os|net)$/ }, args => {
+      if (args.namespace === 'builtin-namespace' || !/[\\/]src[\\/]/.test(args.importer) || args.kind !== 'import-statement') return undefined;
+      return { path: args.path, namespace: 'builtin-namespace' };
+    });
+    build.onResolve({ filter: /^node:/, namespace: 'builtin-namespace' }, args => ({ path: args.path, external: true }));
+    build.onLoad({ filter: /.*/, namespace: 'builtin-namespace' }, args => ({ contents: `export * from ${JSON.stringify(args.path)};`, loader: 'js' }));
+  },
+};
 
 const builds = [
   { ...node, entryPoints: { extension: 'src/extension.ts' }, outdir: 'dist', external: ['vscode'] },
-  { ...node, entryPoints: { runtime: 'src/runtime/server.ts' }, outdir: 'dist', plugins: [splitLazy('')] },
-  { ...node, entryPoints: LAZY, outdir: 'dist', plugins: [splitLazy('lazy/')] },
-  { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  { ...node, entryPoints: { runtime: 'src/runtime/server.ts' }, outdir: 'dist', plugins: [splitLazy(''), sharedBuiltins] },
+  // Without whitespace and comments: SDK comments hold non-ASCII characters, which would make V8 keep each
+  // whole source as a two-byte string (7.5 MB for the model client) for as long as the runtime lives.
+  // Names stay, so stack traces still read; the source maps map lines back. The packages' licence comments
+  // go beside each bundle (dist/lazy/*.LEGAL.txt), which the package ships.
+  { ...node, entryPoints: LAZY, outdir: 'dist', minifyWhitespace: true, legalComments: 'external', plugins: [splitLazy('lazy/'), sharedSdk] },
+  { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' }, plugins: [sharedBuiltins] },
   { ...node, entryPoints: { 'fake-anthropic': 'test/fakes/serve.ts' }, outdir: 'dist' },
 ];
 if (existsSync('webview/main.ts')) {
@@ -60,10 +102,23 @@ if (existsSync('test/bench/main.ts')) {
   builds.push({ ...node, entryPoints: { bench: 'test/bench/main.ts' }, outdir: 'dist' });
 }
 
+/**
+ * V8 keeps a script's whole source for as long as it runs, as a two-byte string once it holds one non-ASCII
+ * character. esbuild escapes them in code but copies comments as written: in the runtime's and the CLI's
+ * bundles a non-ASCII character in a comment line becomes '?', so V8 keeps half the bytes.
+ */
+function asciiComments(file) {
+  if (!existsSync(file)) return;
+  const text = readFileSync(file, 'utf8');
+  const ascii = text.replace(/^[ \t]*(\/\/|\/\*|\*).*$/gm, line => line.replace(/[^\x00-\x7f]/gu, '?'));
+  if (ascii !== text) writeFileSync(file, ascii);
+}
+
 const contexts = await Promise.all(builds.filter(b => b.entryPoints === LAZY || Object.values(b.entryPoints).every(existsSync)).map(b => context(b)));
 if (watch) {
   await Promise.all(contexts.map(c => c.watch()));
 } else {
   await Promise.all(contexts.map(c => c.rebuild()));
   await Promise.all(contexts.map(c => c.dispose()));
+  for (const bundle of ['dist/runtime.js', 'dist/cli.js']) asciiComments(bundle);
 }

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { connectOrStart } from '../client/launch';
 import { connectRpc } from '../client/rpcClient';
+import { ensurePrivateDir } from '../ipc/privateFs';
 import type { RuntimeClient } from '../client/rpcClient';
 import { isApprovalMode } from '../common/approval';
 import type { ApprovalMode } from '../common/approval';
@@ -70,9 +71,15 @@ export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: s
   const storeDir = storeDirOf(args);
   const prices = cliPrices(args, process.env); // a bad file exits 2 before a runtime starts
   const runtimeScript = process.env.FORK_AGENTS_RUNTIME_SCRIPT ?? path.join(__dirname, 'runtime.js');
+  // The demo model and the runtime start side by side, and the handshake overlaps the demo model's start:
+  // only `runtime/configure` needs its address.
+  ensurePrivateDir(storeDir); // checked before the demo model writes its files there
+  const demoStarting = args.switches.has('demo') ? ensureDemoModel(storeDir) : undefined;
+  // Safe to drop: awaited below; this only keeps a failure while the runtime starts from going unobserved.
+  demoStarting?.catch(() => undefined);
   const socket = await connectOrStart({ storeDir, runtimeScript, onNotice: message => process.stderr.write(`fork-agents: ${message}\n`) });
-  const demo = args.switches.has('demo') ? await ensureDemoModel(storeDir) : undefined;
   const client = await connectRpc(socket, 'cli');
+  const demo = await demoStarting;
   let mcpServers: McpServerConfig[] | undefined;
   const forSession = typeof mcp === 'object' ? mcp.sessionId : undefined;
   const mcpRoot = typeof mcp === 'string' ? mcp : forSession ? cwdOf(args, false) ?? await chatRootOf(client, forSession) : undefined;

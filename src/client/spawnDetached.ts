@@ -27,7 +27,10 @@ export class DetachedStartError extends Error {
   }
 }
 
-const FIRST_PAUSE_MS = 20;
+// A ready check is a stat or a connect (well under a millisecond), while every pause is added to a cold
+// start: short pauses while a healthy start would finish, growing ones after.
+const SHORT_PAUSE_MS = 10;
+const SHORT_PAUSES_FOR_MS = 2_000;
 const LONGEST_PAUSE_MS = 250;
 
 export async function spawnDetached<T>(options: DetachedStart<T>): Promise<{ value: T; pid?: number }> {
@@ -41,8 +44,9 @@ export async function spawnDetached<T>(options: DetachedStart<T>): Promise<{ val
     exited.catch(() => undefined);
   }
   try {
-    const deadline = Date.now() + options.timeoutMs;
-    for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, LONGEST_PAUSE_MS)) {
+    const started = Date.now();
+    const deadline = started + options.timeoutMs;
+    for (let pause = SHORT_PAUSE_MS; ; pause = Date.now() - started < SHORT_PAUSES_FOR_MS ? SHORT_PAUSE_MS : Math.min(pause * 2, LONGEST_PAUSE_MS)) {
       const value = await options.ready();
       if (value !== undefined) return { value, pid: child.pid };
       if (Date.now() >= deadline) throw new DetachedStartError(undefined, `not ready within ${options.timeoutMs / 1000}s`);

@@ -154,7 +154,7 @@ export function shortText(text: string, max = 48): string {
   const space = cut.lastIndexOf(' ');
   // One long word (a path, say) is cut where it must be.
   const head = space >= max / 2 ? cut.slice(0, space) : cut;
-  return `${head.replace(/[\s,;:.–—-]+$/, '')}…`;
+  return `${head.replace(/[\s,;:.\u2013\u2014-]+$/, '')}…`;
 }
 
 /**

@@ -35,14 +35,17 @@ export function openPrivateFile(file: string, flags: 'a' | 'w' | 'wx'): number {
   return fd;
 }
 
-/** Replaces `file` atomically with `data`, mode 0600: readers see the old content or the new, never a part. */
-export function writePrivateFile(file: string, data: string): void {
+/**
+ * Replaces `file` atomically with `data`, mode 0600: readers see the old content or the new, never a part.
+ * Flushed to disk before the rename unless `durable: false` (a file that outlives no power loss by meaning).
+ */
+export function writePrivateFile(file: string, data: string, options: { durable?: boolean } = {}): void {
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
   fs.rmSync(temp, { force: true });
   const fd = openPrivateFile(temp, 'wx');
   try {
     fs.writeFileSync(fd, data);
-    fs.fsyncSync(fd);
+    if (options.durable !== false) fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }

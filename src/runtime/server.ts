@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { SocketMessageReader, SocketMessageWriter, createMessageConnection } from 'vscode-jsonrpc/node';
+import { SocketMessageReader, createMessageConnection } from 'vscode-jsonrpc/node';
+import { SocketWriter } from './socketWriter';
 import { ResponseError } from 'vscode-jsonrpc/node';
 import { PROTOCOL_VERSION, RuntimeErrorCode, mcpState } from '../common/protocol/runtime';
 import type { RuntimeInfo } from '../common/protocol/runtime';
@@ -58,6 +59,7 @@ import type { RuntimeContext } from './runtimeContext';
 import { SessionStore } from './session/sessionStore';
 import { lockStore } from './storeLock';
 import { limitFrames } from './frameLimit';
+import { enableCompileCache } from './compileCache';
 import { removeScratchLeftovers } from './git/snapshot';
 import { TurnRegistry } from './turns';
 import { killAllCommands } from './tools/bash';
@@ -105,6 +107,7 @@ async function main(): Promise<void> {
   ensurePrivateDir(options.storeDir);
   // Own the store before reading or cleaning it: a runtime that loses the start race must not touch it.
   if (!lockStore(options.storeDir)) exitBecauseServed();
+  enableCompileCache(options.storeDir);
   // The socket folder stays open for the runtime's life: it listens (and later removes its socket) through that
   // handle, so the folder it checked is the one it serves in (see src/ipc/socketFolder.ts).
   const place = openServingFolder(options.storeDir);
@@ -161,7 +164,7 @@ async function main(): Promise<void> {
   const server = net.createServer(socket => {
     // First on the socket, so an oversized frame ends the connection before the reader buffers it.
     limitFrames(socket, () => client.admitted, why => log(`closed a connection that sent ${why}`));
-    const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    const rpc = createMessageConnection(new SocketMessageReader(socket), new SocketWriter(socket));
     const client = new ClientConnection(nextId++, rpc);
     client.drop = () => socket.end();
     registerLifecycle(ctx, client);
@@ -210,11 +213,13 @@ async function main(): Promise<void> {
 
   await listenExclusive(server, socketAddress);
   // Only the runtime that won the socket writes the token; a client that read the previous one retries once.
-  writePrivateFile(runtimeTokenPath(options.storeDir), token);
+  // Not flushed to disk (durable: false): they describe this running process, which a power loss ends anyway;
+  // the rename still keeps a reader from seeing half a file. Clients wait for them on a cold start.
+  writePrivateFile(runtimeTokenPath(options.storeDir), token, { durable: false });
   if (process.platform !== 'win32') fs.chmodSync(socketAddress, 0o600);
   writePrivateFile(runtimeInfoPath(options.storeDir), JSON.stringify({
     ...info, socket: socketPath, ...(place.fallbackReason ? { socketFallback: place.fallbackReason } : {}), startedAt: new Date().toISOString(),
-  }));
+  }), { durable: false });
   log(`runtime ${process.pid} serving ${options.storeDir} on ${socketPath}`);
   // Worktrees of forks that no longer exist (docs/design.md §4.8); in the background, so clients connect at once.
   void forks.janitor.pruneAtStartup();

@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { collectConditions } from './conditions';
+import { runFakeWorkerIfAsked } from './fakeApart';
 import { renderReport, writeJson } from './report';
 import type { SectionOutcome } from './report';
 import { SECTIONS } from './sections';
@@ -77,8 +78,11 @@ async function main(): Promise<void> {
   process.stdout.write(`Wrote ${path.relative(process.cwd(), json) || json}\n`);
 }
 
-main().catch(error => {
-  // Only a broken harness gets here (sections report their own errors).
-  process.stderr.write(`bench: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exitCode = 1;
-});
+// The same bundle runs the fake's thread (fakeApart.ts).
+if (!runFakeWorkerIfAsked()) {
+  main().catch(error => {
+    // Only a broken harness gets here (sections report their own errors).
+    process.stderr.write(`bench: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exitCode = 1;
+  });
+}

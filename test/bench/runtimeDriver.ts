@@ -8,7 +8,7 @@ import { connectOrStart } from '../../src/client/launch';
 import { connectRpc } from '../../src/client/rpcClient';
 import type { RuntimeClient } from '../../src/client/rpcClient';
 import type { ForkSummary } from '../../src/common/forks';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { request } from '../../src/common/protocol/descriptor';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
@@ -18,16 +18,21 @@ import type { SendResult } from '../../src/common/protocol/runtime';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic, FakeAnthropicOptions, Responder } from '../fakes/anthropicServer';
+import { startFakeApart } from './fakeApart';
+import type { FakeApart, FakeApartOptions } from './fakeApart';
 import type { BenchContext } from './types';
 
 const KEY = 'sk-ant-bench-key';
 
-export interface RuntimeRun {
+/** The fake as the runtime run needs it: in this process (FakeAnthropic) or on its own thread (FakeApart). */
+interface FakeHandle { url: string; close(): Promise<void> }
+
+export interface RuntimeRun<F extends FakeHandle = FakeAnthropic> {
   root: string;
   storeDir: string;
   /** The runtime process's pid (from its store's runtime.json). */
   pid(): number;
-  fake: FakeAnthropic;
+  fake: F;
   client: RuntimeClient;
   send(prompt: string, sessionId?: string): Promise<SendResult>;
   startFork(params: ForkStartParams): Promise<ForkSummary>;
@@ -47,6 +52,15 @@ export interface RunOptions {
 }
 
 export async function startRuntimeRun(ctx: BenchContext, responder: Responder, fakeOptions: Omit<FakeAnthropicOptions, 'apiKey' | 'responder'> = {}, options: RunOptions = {}): Promise<RuntimeRun> {
+  return runtimeAgainst(ctx, () => startFakeAnthropic({ ...fakeOptions, apiKey: KEY, responder }), options);
+}
+
+/** As startRuntimeRun, with the fake on its own thread: for sections that time fork/start and pings from this process. */
+export async function startRuntimeRunApart(ctx: BenchContext, fakeOptions: Omit<FakeApartOptions, 'apiKey'>, options: RunOptions = {}): Promise<RuntimeRun<FakeApart>> {
+  return runtimeAgainst(ctx, () => startFakeApart({ ...fakeOptions, apiKey: KEY }), options);
+}
+
+async function runtimeAgainst<F extends FakeHandle>(ctx: BenchContext, startFake: () => Promise<F>, options: RunOptions): Promise<RuntimeRun<F>> {
   const runtimeScript = path.join(ctx.distDir, 'runtime.js');
   if (!fs.existsSync(runtimeScript)) throw new Error(`${runtimeScript} is missing: run \`npm run bench\` (it builds dist/ first).`);
   const base = ctx.tempDir('cache-share-');
@@ -54,7 +68,7 @@ export async function startRuntimeRun(ctx: BenchContext, responder: Responder, f
   const root = path.join(base, 'work');
   fs.mkdirSync(root);
   await options.prepare?.(storeDir, root);
-  const fake = await startFakeAnthropic({ ...fakeOptions, apiKey: KEY, responder });
+  const fake = await startFake();
   let client: RuntimeClient | undefined;
   // Only the runtime this run started: its pid is in its own store's runtime.json.
   const pid = () => (JSON.parse(fs.readFileSync(runtimeInfoPath(storeDir), 'utf8')) as { pid: number }).pid;
@@ -92,9 +106,14 @@ export async function startRuntimeRun(ctx: BenchContext, responder: Responder, f
 /** An unknown method: the runtime answers MethodNotFound at once, so its round trip is the event loop's delay (plus the socket's). */
 const ping = request<Record<string, never>, void>('bench/ping');
 
-/** Pings the runtime every `everyMs` until `stop()`, which resolves to the round trips measured. */
-export function pingRuntime(run: RuntimeRun, everyMs: number): { stop(): Promise<number[]> } {
+/**
+ * Pings the runtime every `everyMs` until `stop()`, which resolves to the round trips measured.
+ * `clientP99Ms` is this process's own event-loop delay meanwhile: a round trip is the runtime's only when that stays small.
+ */
+export function pingRuntime(run: Pick<RuntimeRun<FakeHandle>, 'client'>, everyMs: number): { stop(): Promise<number[]>; clientP99Ms(): number } {
   const delays: number[] = [];
+  const own = monitorEventLoopDelay({ resolution: 5 });
+  own.enable();
   let pinging = true;
   const pinger = (async () => {
     while (pinging) {
@@ -108,7 +127,9 @@ export function pingRuntime(run: RuntimeRun, everyMs: number): { stop(): Promise
     async stop() {
       pinging = false;
       await pinger;
+      own.disable();
       return delays;
     },
+    clientP99Ms: () => own.percentile(99) / 1e6,
   };
 }

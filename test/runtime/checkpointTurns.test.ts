@@ -6,52 +6,31 @@ import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { sessionCheckpointFile, sessionDiffSince, sessionRewind, sessionTurnFiles } from '../../src/common/protocol/checkpoints';
 import { forkSend, forkStart, forkWait } from '../../src/common/protocol/forks';
-import type { ScriptedTurn } from '../fakes/anthropicServer';
-import { gitSync, initRepo, isForkRequest, read, scriptForks, write } from './gitRepo';
-import { startHarness } from './harness';
-import type { Harness } from './harness';
-import { call, say } from './script';
-
-const writeFile = (file: string, content: string): ScriptedTurn => call(['write_file', { path: file, content }]);
-const bash = (command: string): ScriptedTurn => call(['bash', { command }]);
+import { gitSync, read, scriptForks, write } from './gitRepo';
+import { say } from './script';
+import { bash, checkpointFixture, writeFile } from './checkpointFixture';
 
 describe('runtime: what each turn changed, from its checkpoints', function () {
   this.timeout(60_000);
-  let h: Harness;
-  let root: string;
-  let turns: ScriptedTurn[];
-
-  const start = async (files: Record<string, string>) => {
-    h = await startHarness();
-    root = fs.realpathSync(h.root);
-    initRepo(root, files);
-    turns = [];
-    h.fake.setResponder(request => (isForkRequest(request) ? say('Scope: checked.\nResult: done.') : turns.shift() ?? say('ok')));
-  };
-  afterEach(() => h?.dispose());
-
-  const turn = async (sessionId: string | undefined, prompt: string, ...script: ScriptedTurn[]) => {
-    turns.push(...script, say(`done: ${prompt}`));
-    const result = await h.send(prompt, sessionId ? { sessionId } : {});
-    assert.equal(result.stopReason, 'end_turn', JSON.stringify(result.error));
-    return result;
-  };
+  const fx = checkpointFixture();
+  const turn = fx.turn.bind(fx);
+  const start = (files: Record<string, string>) => fx.start(true, files);
 
   it('lists each turn\'s added, modified, deleted and renamed files with line counts; Diff since here compares the turn\'s start with the files now', async () => {
     await start({ 'a.txt': 'one\ntwo\nthree\n', 'old-name.txt': 'a file that moves\nwith two lines\n', 'gone.txt': 'bye\n' });
-    fs.writeFileSync(path.join(root, 'pic.bin'), Buffer.from([0, 1, 2, 3]));
-    gitSync(root, 'add', 'pic.bin');
-    gitSync(root, 'commit', '-q', '-m', 'binary');
+    fs.writeFileSync(path.join(fx.root, 'pic.bin'), Buffer.from([0, 1, 2, 3]));
+    gitSync(fx.root, 'add', 'pic.bin');
+    gitSync(fx.root, 'commit', '-q', '-m', 'binary');
     const one = await turn(undefined, 'edit things',
       writeFile('a.txt', 'one\nTWO\nthree\nfour\n'),
       bash("rm gone.txt && mv old-name.txt new-name.txt; printf '\\000\\377' > pic.bin; echo hi > fresh.txt"));
     const sessionId = one.sessionId;
     // Between turns, outside the agent: not any turn's change, but part of what changed since.
-    write(root, 'user.txt', 'by hand\n');
+    write(fx.root, 'user.txt', 'by hand\n');
     const two = await turn(sessionId, 'only one file', writeFile('fresh.txt', 'hi\nthere\n'));
     await turn(sessionId, 'nothing');
 
-    const { turns: listed } = await sendRequest(h.client.endpoint, sessionTurnFiles, { sessionId });
+    const { turns: listed } = await sendRequest(fx.h.client.endpoint, sessionTurnFiles, { sessionId });
     assert.equal(listed.length, 3);
     assert.equal(listed[0].startEntryId, one.promptEntryId);
     assert.equal(listed[0].endEntryId, one.lastEntryId);
@@ -68,67 +47,67 @@ describe('runtime: what each turn changed, from its checkpoints', function () {
     assert.deepEqual(listed[2].files, []);
 
     // Since turn two's start: its own change and the user's edit after it... and one made just now.
-    write(root, 'a.txt', 'rewritten by hand\n');
-    const since = await sendRequest(h.client.endpoint, sessionDiffSince, { sessionId, startEntryId: two.promptEntryId });
-    assert.equal(since.workTree, root);
+    write(fx.root, 'a.txt', 'rewritten by hand\n');
+    const since = await sendRequest(fx.h.client.endpoint, sessionDiffSince, { sessionId, startEntryId: two.promptEntryId });
+    assert.equal(since.workTree, fx.root);
     assert.deepEqual(since.files.map(f => [f.path, f.status]).sort(), [['a.txt', 'modified'], ['fresh.txt', 'modified']]);
-    const left = await sendRequest(h.client.endpoint, sessionCheckpointFile, { sessionId, tree: since.tree, path: 'a.txt' });
+    const left = await sendRequest(fx.h.client.endpoint, sessionCheckpointFile, { sessionId, tree: since.tree, path: 'a.txt' });
     assert.deepEqual(left, { exists: true, content: 'one\nTWO\nthree\nfour\n' });
-    assert.deepEqual(await sendRequest(h.client.endpoint, sessionCheckpointFile, { sessionId, tree: since.tree, path: 'fresh.txt' }), { exists: true, content: 'hi\n' });
+    assert.deepEqual(await sendRequest(fx.h.client.endpoint, sessionCheckpointFile, { sessionId, tree: since.tree, path: 'fresh.txt' }), { exists: true, content: 'hi\n' });
 
-    const sinceOne = await sendRequest(h.client.endpoint, sessionDiffSince, { sessionId, startEntryId: one.promptEntryId });
+    const sinceOne = await sendRequest(fx.h.client.endpoint, sessionDiffSince, { sessionId, startEntryId: one.promptEntryId });
     assert.deepEqual(sinceOne.files.map(f => f.path).sort(), ['a.txt', 'fresh.txt', 'gone.txt', 'new-name.txt', 'pic.bin', 'user.txt']);
-    assert.deepEqual(await sendRequest(h.client.endpoint, sessionCheckpointFile, { sessionId, tree: sinceOne.tree, path: 'fresh.txt' }), { exists: false });
-    assert.deepEqual(await sendRequest(h.client.endpoint, sessionCheckpointFile, { sessionId, tree: sinceOne.tree, path: 'pic.bin' }), { exists: true, binary: true });
-    assert.equal(read(root, 'a.txt'), 'rewritten by hand\n', 'looking changes nothing');
+    assert.deepEqual(await sendRequest(fx.h.client.endpoint, sessionCheckpointFile, { sessionId, tree: sinceOne.tree, path: 'fresh.txt' }), { exists: false });
+    assert.deepEqual(await sendRequest(fx.h.client.endpoint, sessionCheckpointFile, { sessionId, tree: sinceOne.tree, path: 'pic.bin' }), { exists: true, binary: true });
+    assert.equal(read(fx.root, 'a.txt'), 'rewritten by hand\n', 'looking changes nothing');
   });
 
   it('refuses what is not the session\'s: other trees, paths out of the tree, unknown turns', async () => {
     await start({ 'a.txt': 'a\n' });
     const one = await turn(undefined, 'edit', writeFile('a.txt', 'b\n'));
     // A tree of the user's repository no checkpoint of this session recorded.
-    write(root, 'other.txt', 'other\n');
-    gitSync(root, 'add', 'other.txt');
-    const head = gitSync(root, 'write-tree').trim();
-    await assert.rejects(sendRequest(h.client.endpoint, sessionCheckpointFile, { sessionId: one.sessionId, tree: head, path: 'a.txt' }), /not a checkpoint of session/);
-    const { turns: listed } = await sendRequest(h.client.endpoint, sessionTurnFiles, { sessionId: one.sessionId });
-    const tree = (await sendRequest(h.client.endpoint, sessionDiffSince, { sessionId: one.sessionId, startEntryId: listed[0].startEntryId })).tree;
-    await assert.rejects(sendRequest(h.client.endpoint, sessionCheckpointFile, { sessionId: one.sessionId, tree, path: '../etc/passwd' }), /Not a path inside/);
-    await assert.rejects(sendRequest(h.client.endpoint, sessionDiffSince, { sessionId: one.sessionId, startEntryId: 'e-nope' }), /No turn of session/);
-    await assert.rejects(sendRequest(h.client.endpoint, sessionTurnFiles, { sessionId: 's-nope' }), /s-nope/);
+    write(fx.root, 'other.txt', 'other\n');
+    gitSync(fx.root, 'add', 'other.txt');
+    const head = gitSync(fx.root, 'write-tree').trim();
+    await assert.rejects(sendRequest(fx.h.client.endpoint, sessionCheckpointFile, { sessionId: one.sessionId, tree: head, path: 'a.txt' }), /not a checkpoint of session/);
+    const { turns: listed } = await sendRequest(fx.h.client.endpoint, sessionTurnFiles, { sessionId: one.sessionId });
+    const tree = (await sendRequest(fx.h.client.endpoint, sessionDiffSince, { sessionId: one.sessionId, startEntryId: listed[0].startEntryId })).tree;
+    await assert.rejects(sendRequest(fx.h.client.endpoint, sessionCheckpointFile, { sessionId: one.sessionId, tree, path: '../etc/passwd' }), /Not a path inside/);
+    await assert.rejects(sendRequest(fx.h.client.endpoint, sessionDiffSince, { sessionId: one.sessionId, startEntryId: 'e-nope' }), /No turn of session/);
+    await assert.rejects(sendRequest(fx.h.client.endpoint, sessionTurnFiles, { sessionId: 's-nope' }), /s-nope/);
   });
   it("a fork checkpoints its own runs in its worktree: rewind and Fork from here on the fork's earlier message bring that code back", async () => {
     await start({ 'README.md': 'readme\n' });
-    const scripts = scriptForks(h);
+    const scripts = scriptForks(fx.h);
     scripts.set('keep notes', [writeFile('notes.txt', 'version-one\n'), say('Scope: notes.\nResult: wrote version-one.'), writeFile('notes.txt', 'version-two\n'), say('Scope: notes.\nResult: wrote version-two.')]);
-    const chat = await h.send('hello');
-    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId: chat.sessionId, directive: 'keep notes', isolation: 'worktree' });
-    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
+    const chat = await fx.h.send('hello');
+    const fork = await sendRequest(fx.h.client.endpoint, forkStart, { sessionId: chat.sessionId, directive: 'keep notes', isolation: 'worktree' });
+    assert.equal((await sendRequest(fx.h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
     const worktree = fork.worktree!.path;
     assert.equal(read(worktree, 'notes.txt'), 'version-one\n');
-    const runOneEnd = (await h.transcript(fork.id)).entries.at(-1)!.id;
-    await sendRequest(h.client.endpoint, forkSend, { forkId: fork.id, message: 'now write version two' });
-    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
+    const runOneEnd = (await fx.h.transcript(fork.id)).entries.at(-1)!.id;
+    await sendRequest(fx.h.client.endpoint, forkSend, { forkId: fork.id, message: 'now write version two' });
+    assert.equal((await sendRequest(fx.h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
     assert.equal(read(worktree, 'notes.txt'), 'version-two\n');
 
     // Each run is a turn of the fork's transcript, with the files it changed.
-    const { turns: runs } = await sendRequest(h.client.endpoint, sessionTurnFiles, { sessionId: fork.id });
+    const { turns: runs } = await sendRequest(fx.h.client.endpoint, sessionTurnFiles, { sessionId: fork.id });
     assert.deepEqual(runs.map(run => run.files.map(f => [f.path, f.status])), [[['notes.txt', 'added']], [['notes.txt', 'modified']]]);
     assert.equal(runs[0].endEntryId, runOneEnd);
 
     // Fork from here on the fork's first run: the new worktree starts at version-one.
-    const grandchild = await sendRequest(h.client.endpoint, forkStart, { sessionId: fork.id, atEntryId: runOneEnd, directive: 'look again', isolation: 'worktree' });
+    const grandchild = await sendRequest(fx.h.client.endpoint, forkStart, { sessionId: fork.id, atEntryId: runOneEnd, directive: 'look again', isolation: 'worktree' });
     assert.equal(read(grandchild.worktree!.path, 'notes.txt'), 'version-one\n', "it starts at the code of the fork's earlier message");
-    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: grandchild.id })).state, 'completed');
+    assert.equal((await sendRequest(fx.h.client.endpoint, forkWait, { forkId: grandchild.id })).state, 'completed');
 
     // Rewind the fork to its first run: its worktree gets version-one back, the main folder is untouched.
-    const back = await sendRequest(h.client.endpoint, sessionRewind, { sessionId: fork.id, atEntryId: runOneEnd });
+    const back = await sendRequest(fx.h.client.endpoint, sessionRewind, { sessionId: fork.id, atEntryId: runOneEnd });
     assert.equal(back.done, true, JSON.stringify(back));
     assert.deepEqual(back.files, [{ path: 'notes.txt', status: 'modified' }]);
     assert.equal(read(worktree, 'notes.txt'), 'version-one\n');
     assert.equal(back.lastEntryId, runOneEnd);
-    assert.ok(!fs.existsSync(path.join(root, 'notes.txt')), 'the main folder is not the fork\'s');
-    await sendRequest(h.client.endpoint, sessionRewind, { sessionId: fork.id, undo: true });
+    assert.ok(!fs.existsSync(path.join(fx.root, 'notes.txt')), 'the main folder is not the fork\'s');
+    await sendRequest(fx.h.client.endpoint, sessionRewind, { sessionId: fork.id, undo: true });
     assert.equal(read(worktree, 'notes.txt'), 'version-two\n');
   });
 });

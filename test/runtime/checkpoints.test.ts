@@ -8,71 +8,49 @@ import { sendRequest } from '../../src/common/protocol/endpoint';
 import { sessionRewind } from '../../src/common/protocol/checkpoints';
 import type { RewindParams } from '../../src/common/protocol/checkpoints';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
-import type { ScriptedTurn } from '../fakes/anthropicServer';
-import { gitSync, initRepo, isForkRequest, read, write } from './gitRepo';
-import { startHarness, TEST_KEY } from './harness';
-import type { Harness } from './harness';
-import { call, say } from './script';
+import { gitSync, isForkRequest, read, write } from './gitRepo';
+import { TEST_KEY } from './harness';
+import { say } from './script';
 import { cliRunner, lastJson } from './cliRunner';
-
-const writeFile = (file: string, content: string): ScriptedTurn => call(['write_file', { path: file, content }]);
-const bash = (command: string): ScriptedTurn => call(['bash', { command }]);
+import { bash, checkpointFixture, writeFile } from './checkpointFixture';
 
 describe('runtime: code checkpoints', function () {
   this.timeout(60_000);
-  let h: Harness;
-  let root: string;
-  let turns: ScriptedTurn[];
-
-  const start = async (repo: boolean, files: Record<string, string> = { 'README.md': 'readme\n' }) => {
-    h = await startHarness();
-    root = fs.realpathSync(h.root);
-    if (repo) initRepo(root, files);
-    else for (const [name, content] of Object.entries(files)) write(root, name, content);
-    turns = [];
-    h.fake.setResponder(request => (isForkRequest(request) ? say('Scope: checked.\nResult: done.') : turns.shift() ?? say('ok')));
-  };
-  afterEach(() => h?.dispose());
-
-  /** One chat turn: the prompt, then the scripted model turns (tool calls, then an answer). */
-  const turn = async (sessionId: string | undefined, prompt: string, ...script: ScriptedTurn[]) => {
-    turns.push(...script, say(`done: ${prompt}`));
-    const result = await h.send(prompt, sessionId ? { sessionId } : {});
-    assert.equal(result.stopReason, 'end_turn', JSON.stringify(result.error));
-    return result;
-  };
-  const rewind = (params: RewindParams) => sendRequest(h.client.endpoint, sessionRewind, params);
-  const lastRequestText = () => JSON.stringify(h.fake.requests.filter(r => !isForkRequest(r)).at(-1)!.body.messages);
+  const fx = checkpointFixture();
+  const turn = fx.turn.bind(fx);
+  const start = fx.start.bind(fx);
+  const rewind = (params: RewindParams) => sendRequest(fx.h.client.endpoint, sessionRewind, params);
+  const lastRequestText = () => JSON.stringify(fx.h.fake.requests.filter(r => !isForkRequest(r)).at(-1)!.body.messages);
 
   it('notes.txt: Fork from here on turn one has version-one; rewind restores it, the next request lacks turn two; the rewind can be undone', async () => {
     await start(true);
     const one = await turn(undefined, 'write version one', writeFile('notes.txt', 'version-one\n'));
     const sessionId = one.sessionId;
     await turn(sessionId, 'write version two', writeFile('notes.txt', 'version-two\n'));
-    assert.equal(read(root, 'notes.txt'), 'version-two\n');
+    assert.equal(read(fx.root, 'notes.txt'), 'version-two\n');
 
-    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, atEntryId: one.lastEntryId, directive: 'check the notes' });
+    const fork = await sendRequest(fx.h.client.endpoint, forkStart, { sessionId, atEntryId: one.lastEntryId, directive: 'check the notes' });
     assert.equal(fork.isolation, 'worktree');
     assert.equal(read(fork.worktree!.path, 'notes.txt'), 'version-one\n', 'the fork starts at the code of the message it forks from');
     assert.equal(fork.worktree!.carried, 1);
-    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
-    assert.equal(read(root, 'notes.txt'), 'version-two\n', 'the main tree is untouched by the fork');
-    assert.equal(gitSync(root, 'status', '--porcelain'), '?? notes.txt\n', "the user's index is untouched");
-    assert.equal(gitSync(root, 'stash', 'list'), '');
-    assert.deepEqual(gitSync(root, 'for-each-ref', '--format=%(refname)').split('\n').filter(r => !r.startsWith('refs/heads/fork/') && r), ['refs/heads/main']);
+    assert.equal((await sendRequest(fx.h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
+    assert.equal(read(fx.root, 'notes.txt'), 'version-two\n', 'the main tree is untouched by the fork');
+    assert.equal(gitSync(fx.root, 'status', '--porcelain'), '?? notes.txt\n', "the user's index is untouched");
+    assert.equal(gitSync(fx.root, 'stash', 'list'), '');
+    assert.deepEqual(gitSync(fx.root, 'for-each-ref', '--format=%(refname)').split('\n').filter(r => !r.startsWith('refs/heads/fork/') && r), ['refs/heads/main']);
 
     const rewound = await rewind({ sessionId, atEntryId: one.lastEntryId });
     assert.equal(rewound.done, true);
     assert.deepEqual(rewound.files, [{ path: 'notes.txt', status: 'modified' }]);
     assert.equal(rewound.lastEntryId, one.lastEntryId);
-    assert.equal(read(root, 'notes.txt'), 'version-one\n');
-    const records = fs.readFileSync(path.join(h.storeDir, 'sessions', `${sessionId}.jsonl`), 'utf8').split('\n').filter(Boolean).map(line => JSON.parse(line));
+    assert.equal(read(fx.root, 'notes.txt'), 'version-one\n');
+    const records = fs.readFileSync(path.join(fx.h.storeDir, 'sessions', `${sessionId}.jsonl`), 'utf8').split('\n').filter(Boolean).map(line => JSON.parse(line));
     assert.ok(records.some(r => r.type === 'rewind' && r.toEntryId === one.lastEntryId && r.code?.paths.includes('notes.txt')), 'an append-only rewind record');
     assert.equal(records.filter(r => r.type === 'checkpoint').length, 4, 'a start and an end checkpoint per turn');
 
     const undone = await rewind({ sessionId, undo: true });
     assert.equal(undone.done, true);
-    assert.equal(read(root, 'notes.txt'), 'version-two\n', 'undo puts the files back');
+    assert.equal(read(fx.root, 'notes.txt'), 'version-two\n', 'undo puts the files back');
     assert.notEqual(undone.lastEntryId, one.lastEntryId, 'and the conversation');
 
     await rewind({ sessionId, atEntryId: one.lastEntryId });
@@ -85,11 +63,11 @@ describe('runtime: code checkpoints', function () {
 
   it('untracked files, deletions, renames, binary files and touched ignored files come back; other ignored files are left alone', async () => {
     await start(true, { 'a.txt': 'alpha\n', 'b.txt': 'bee\n', '.gitignore': '*.log\n' });
-    fs.writeFileSync(path.join(root, 'c.bin'), Buffer.from([0, 1, 2, 255, 0, 10]));
-    gitSync(root, 'add', 'c.bin');
-    gitSync(root, 'commit', '-q', '-m', 'binary');
-    write(root, 'scratch.txt', 'untracked before\n');
-    write(root, 'keep.log', 'ignored, never touched\n');
+    fs.writeFileSync(path.join(fx.root, 'c.bin'), Buffer.from([0, 1, 2, 255, 0, 10]));
+    gitSync(fx.root, 'add', 'c.bin');
+    gitSync(fx.root, 'commit', '-q', '-m', 'binary');
+    write(fx.root, 'scratch.txt', 'untracked before\n');
+    write(fx.root, 'keep.log', 'ignored, never touched\n');
     const zero = await turn(undefined, 'look around');
     const sessionId = zero.sessionId;
     await turn(sessionId, 'shuffle files',
@@ -99,34 +77,34 @@ describe('runtime: code checkpoints', function () {
 
     const back = await rewind({ sessionId, atEntryId: zero.lastEntryId });
     assert.equal(back.done, true, JSON.stringify(back));
-    assert.equal(read(root, 'a.txt'), 'alpha\n');
-    assert.equal(read(root, 'b.txt'), 'bee\n');
-    assert.ok(!fs.existsSync(path.join(root, 'moved.txt')), 'the rename is undone');
-    assert.deepEqual([...fs.readFileSync(path.join(root, 'c.bin'))], [0, 1, 2, 255, 0, 10]);
-    assert.equal(read(root, 'scratch.txt'), 'untracked before\n');
-    assert.ok(!fs.existsSync(path.join(root, 'brand-new.txt')));
-    assert.ok(!fs.existsSync(path.join(root, 'deep')), 'emptied folders go too');
-    assert.equal(read(root, 'keep.log'), 'changed\n', 'an ignored file no tool touched is not recorded, so not rewound');
-    assert.equal(read(root, 'tool.log'), 'rewritten\n', 'nor deleted: it was not recorded at that point');
+    assert.equal(read(fx.root, 'a.txt'), 'alpha\n');
+    assert.equal(read(fx.root, 'b.txt'), 'bee\n');
+    assert.ok(!fs.existsSync(path.join(fx.root, 'moved.txt')), 'the rename is undone');
+    assert.deepEqual([...fs.readFileSync(path.join(fx.root, 'c.bin'))], [0, 1, 2, 255, 0, 10]);
+    assert.equal(read(fx.root, 'scratch.txt'), 'untracked before\n');
+    assert.ok(!fs.existsSync(path.join(fx.root, 'brand-new.txt')));
+    assert.ok(!fs.existsSync(path.join(fx.root, 'deep')), 'emptied folders go too');
+    assert.equal(read(fx.root, 'keep.log'), 'changed\n', 'an ignored file no tool touched is not recorded, so not rewound');
+    assert.equal(read(fx.root, 'tool.log'), 'rewritten\n', 'nor deleted: it was not recorded at that point');
     assert.ok(back.leftAlone.includes('tool.log'));
 
     const undo = await rewind({ sessionId, undo: true });
     assert.equal(undo.done, true);
-    assert.equal(read(root, 'moved.txt'), 'bee\n');
-    assert.ok(!fs.existsSync(path.join(root, 'a.txt')));
+    assert.equal(read(fx.root, 'moved.txt'), 'bee\n');
+    assert.ok(!fs.existsSync(path.join(fx.root, 'a.txt')));
 
     // Back to the turn that wrote tool.log first: the tool's file was recorded from then on.
-    const entries = (await h.transcript(sessionId)).entries;
+    const entries = (await fx.h.transcript(sessionId)).entries;
     const shuffleEnd = entries.find(e => JSON.stringify(e.message).includes('done: shuffle files'))!.id;
     await rewind({ sessionId, atEntryId: shuffleEnd });
-    assert.equal(read(root, 'tool.log'), 'written by a tool\n');
+    assert.equal(read(fx.root, 'tool.log'), 'written by a tool\n');
   });
 
   it('asks before replacing a file that changed outside the agent between turns, and lists it', async () => {
     await start(true, { 'user.txt': 'user original\n' });
     const one = await turn(undefined, 'write one', writeFile('notes.txt', 'version-one\n'));
     const sessionId = one.sessionId;
-    write(root, 'user.txt', 'edited by the user between turns\n');
+    write(fx.root, 'user.txt', 'edited by the user between turns\n');
     await turn(sessionId, 'write two', writeFile('notes.txt', 'version-two\n'));
 
     const asked = await rewind({ sessionId, atEntryId: one.lastEntryId });
@@ -134,19 +112,19 @@ describe('runtime: code checkpoints', function () {
     assert.equal(asked.needsConfirmation, true);
     assert.deepEqual(asked.outside, ['user.txt']);
     assert.deepEqual(asked.files.map(f => f.path).sort(), ['notes.txt', 'user.txt']);
-    assert.equal(read(root, 'notes.txt'), 'version-two\n', 'nothing changed before the answer');
-    assert.equal(read(root, 'user.txt'), 'edited by the user between turns\n');
-    assert.notEqual((await h.transcript(sessionId)).entries.at(-1)!.id, one.lastEntryId, 'nor the conversation');
+    assert.equal(read(fx.root, 'notes.txt'), 'version-two\n', 'nothing changed before the answer');
+    assert.equal(read(fx.root, 'user.txt'), 'edited by the user between turns\n');
+    assert.notEqual((await fx.h.transcript(sessionId)).entries.at(-1)!.id, one.lastEntryId, 'nor the conversation');
 
     // An edit after the last turn counts as outside too.
-    write(root, 'notes.txt', 'the user finished it\n');
+    write(fx.root, 'notes.txt', 'the user finished it\n');
     const again = await rewind({ sessionId, atEntryId: one.lastEntryId });
     assert.deepEqual(again.outside.sort(), ['notes.txt', 'user.txt']);
 
     const confirmed = await rewind({ sessionId, atEntryId: one.lastEntryId, confirm: true });
     assert.equal(confirmed.done, true);
-    assert.equal(read(root, 'notes.txt'), 'version-one\n');
-    assert.equal(read(root, 'user.txt'), 'user original\n');
+    assert.equal(read(fx.root, 'notes.txt'), 'version-one\n');
+    assert.equal(read(fx.root, 'user.txt'), 'user original\n');
   });
 
   it('--code and --conversation rewind one side only', async () => {
@@ -155,13 +133,13 @@ describe('runtime: code checkpoints', function () {
     const sessionId = one.sessionId;
     const two = await turn(sessionId, 'write two', writeFile('notes.txt', 'version-two\n'));
     const codeOnly = await rewind({ sessionId, atEntryId: one.lastEntryId, code: true });
-    assert.equal(read(root, 'notes.txt'), 'version-one\n');
+    assert.equal(read(fx.root, 'notes.txt'), 'version-one\n');
     assert.equal(codeOnly.lastEntryId, two.lastEntryId, 'the conversation is kept');
     await rewind({ sessionId, undo: true });
-    assert.equal(read(root, 'notes.txt'), 'version-two\n');
+    assert.equal(read(fx.root, 'notes.txt'), 'version-two\n');
     const talkOnly = await rewind({ sessionId, atEntryId: one.lastEntryId, conversation: true });
     assert.equal(talkOnly.lastEntryId, one.lastEntryId);
-    assert.equal(read(root, 'notes.txt'), 'version-two\n', 'the files are kept');
+    assert.equal(read(fx.root, 'notes.txt'), 'version-two\n', 'the files are kept');
   });
 
   it('works the same in a folder that is not a git repository', async () => {
@@ -171,10 +149,10 @@ describe('runtime: code checkpoints', function () {
     await turn(sessionId, 'write two', writeFile('notes.txt', 'version-two\n'), bash('rm plain.txt && echo more > extra.txt'));
     const back = await rewind({ sessionId, atEntryId: one.lastEntryId });
     assert.equal(back.done, true);
-    assert.equal(read(root, 'notes.txt'), 'version-one\n');
-    assert.equal(read(root, 'plain.txt'), 'plain\n');
-    assert.ok(!fs.existsSync(path.join(root, 'extra.txt')));
-    assert.ok(!fs.existsSync(path.join(root, '.git')), 'no repository is made in the folder');
+    assert.equal(read(fx.root, 'notes.txt'), 'version-one\n');
+    assert.equal(read(fx.root, 'plain.txt'), 'plain\n');
+    assert.ok(!fs.existsSync(path.join(fx.root, 'extra.txt')));
+    assert.ok(!fs.existsSync(path.join(fx.root, '.git')), 'no repository is made in the folder');
   });
 
   it("a chat's next message after a rewind continues from it, though the Chat view still names the rewound turn", async () => {
@@ -183,8 +161,8 @@ describe('runtime: code checkpoints', function () {
     const sessionId = one.sessionId;
     const two = await turn(sessionId, 'write version two', writeFile('notes.txt', 'version-two\n'));
     await rewind({ sessionId, atEntryId: one.lastEntryId });
-    turns.push(say('continued'));
-    const next = await h.send('carry on', { sessionId, afterEntryId: two.lastEntryId });
+    fx.queue(say('continued'));
+    const next = await fx.h.send('carry on', { sessionId, afterEntryId: two.lastEntryId });
     assert.equal(next.stopReason, 'end_turn');
     const sent = lastRequestText();
     assert.ok(sent.includes('write version one') && !sent.includes('write version two'), sent);
@@ -195,20 +173,20 @@ describe('runtime: code checkpoints', function () {
     const one = await turn(undefined, 'write version one', writeFile('notes.txt', 'version-one\n'));
     const sessionId = one.sessionId;
     await turn(sessionId, 'write version two', writeFile('notes.txt', 'version-two\n'));
-    write(root, 'notes.txt', 'finished by hand\n');
-    const cli = cliRunner({ apiKey: TEST_KEY, baseUrl: () => h.fake.url, store: () => h.storeDir });
+    write(fx.root, 'notes.txt', 'finished by hand\n');
+    const cli = cliRunner({ apiKey: TEST_KEY, baseUrl: () => fx.h.fake.url, store: () => fx.h.storeDir });
     const asked = await cli('rewind', '--session', sessionId, '--at', one.lastEntryId!);
     assert.equal(asked.code, 1, asked.stderr);
     assert.match(asked.stderr, /changed outside the agent[\s\S]*  notes\.txt\n[\s\S]*--yes/);
-    assert.equal(read(root, 'notes.txt'), 'finished by hand\n');
+    assert.equal(read(fx.root, 'notes.txt'), 'finished by hand\n');
     const done = await cli('rewind', '--session', sessionId, '--at', one.lastEntryId!, '--yes');
     assert.equal(done.code, 0, done.stderr);
     assert.match(done.stdout, /^restored notes\.txt$/m);
-    assert.equal(read(root, 'notes.txt'), 'version-one\n');
+    assert.equal(read(fx.root, 'notes.txt'), 'version-one\n');
     const undone = await cli('rewind', '--session', sessionId, '--undo', '--yes', '--json');
     assert.equal(undone.code, 0, undone.stderr);
     assert.equal(lastJson(undone).type, 'rewind-undone');
-    assert.equal(read(root, 'notes.txt'), 'finished by hand\n', 'the undo puts back what the rewind replaced');
+    assert.equal(read(fx.root, 'notes.txt'), 'finished by hand\n', 'the undo puts back what the rewind replaced');
     const both = await cli('rewind', '--session', sessionId, '--at', one.lastEntryId!, '--code', '--conversation');
     assert.equal(both.code, 2);
     assert.match(both.stderr, /at most one of --code or --conversation/);
@@ -224,34 +202,34 @@ describe('runtime: code checkpoints', function () {
     assert.equal(back.done, true);
     assert.deepEqual(back.files, [{ path: 'small.txt', status: 'deleted' }]);
     assert.deepEqual(back.leftAlone, ['big.bin']);
-    assert.equal(fs.statSync(path.join(root, 'big.bin')).size, 40 * 1024 * 1024);
-    assert.ok(!fs.existsSync(path.join(root, 'small.txt')));
-    const records = fs.readFileSync(path.join(h.storeDir, 'sessions', `${sessionId}.jsonl`), 'utf8').split('\n').filter(Boolean).map(line => JSON.parse(line));
+    assert.equal(fs.statSync(path.join(fx.root, 'big.bin')).size, 40 * 1024 * 1024);
+    assert.ok(!fs.existsSync(path.join(fx.root, 'small.txt')));
+    const records = fs.readFileSync(path.join(fx.h.storeDir, 'sessions', `${sessionId}.jsonl`), 'utf8').split('\n').filter(Boolean).map(line => JSON.parse(line));
     const ends = records.filter(r => r.type === 'checkpoint' && r.checkpoint.kind === 'turn-end');
     assert.deepEqual(ends.at(-1).checkpoint.large.map((ref: { path: string; size: number }) => [ref.path, ref.size]), [['big.bin', 40 * 1024 * 1024]]);
   });
 
   it("survives the user's git gc after a rewrite: a blob only an old checkpoint still needs is kept, the rewind restores it", async () => {
     await start(true, { 'notes.txt': 'as first committed\n' });
-    const blob = gitSync(root, 'rev-parse', 'HEAD:notes.txt').trim();
+    const blob = gitSync(fx.root, 'rev-parse', 'HEAD:notes.txt').trim();
     const one = await turn(undefined, 'look around');
     const sessionId = one.sessionId;
     await turn(sessionId, 'write two', writeFile('notes.txt', 'version-two\n'));
     // History rewritten so no ref, reflog or index names the old blob any more; then the user's gc.
-    write(root, 'notes.txt', 'amended\n');
-    gitSync(root, 'commit', '-q', '-a', '--amend', '-m', 'rewritten');
-    gitSync(root, 'reflog', 'expire', '--expire=now', '--all');
-    gitSync(root, 'gc', '-q', '--prune=now');
-    assert.throws(() => gitSync(root, 'cat-file', '-e', blob), /Command failed/, 'the user\'s repository no longer has the blob');
-    write(root, 'notes.txt', 'version-two\n');
+    write(fx.root, 'notes.txt', 'amended\n');
+    gitSync(fx.root, 'commit', '-q', '-a', '--amend', '-m', 'rewritten');
+    gitSync(fx.root, 'reflog', 'expire', '--expire=now', '--all');
+    gitSync(fx.root, 'gc', '-q', '--prune=now');
+    assert.throws(() => gitSync(fx.root, 'cat-file', '-e', blob), /Command failed/, 'the user\'s repository no longer has the blob');
+    write(fx.root, 'notes.txt', 'version-two\n');
 
     const back = await rewind({ sessionId, atEntryId: one.lastEntryId, confirm: true });
     assert.equal(back.done, true, JSON.stringify(back));
-    assert.equal(read(root, 'notes.txt'), 'as first committed\n');
+    assert.equal(read(fx.root, 'notes.txt'), 'as first committed\n');
     await rewind({ sessionId, undo: true, confirm: true });
-    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, atEntryId: one.lastEntryId, directive: 'check the notes' });
+    const fork = await sendRequest(fx.h.client.endpoint, forkStart, { sessionId, atEntryId: one.lastEntryId, directive: 'check the notes' });
     assert.equal(read(fork.worktree!.path, 'notes.txt'), 'as first committed\n', 'Fork from here at that message has it too');
-    assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
+    assert.equal((await sendRequest(fx.h.client.endpoint, forkWait, { forkId: fork.id })).state, 'completed');
   });
 
   it('refuses bad input with a clear error and changes nothing', async () => {
@@ -261,6 +239,6 @@ describe('runtime: code checkpoints', function () {
     await assert.rejects(rewind({ sessionId: one.sessionId }), /needs atEntryId/);
     await assert.rejects(rewind({ sessionId: one.sessionId, undo: true }), /no rewind to undo/);
     await assert.rejects(rewind({ sessionId: one.sessionId, atEntryId: one.lastEntryId, code: false, conversation: false }), /Nothing to rewind/);
-    assert.equal(read(root, 'notes.txt'), 'version-one\n');
+    assert.equal(read(fx.root, 'notes.txt'), 'version-one\n');
   });
 });

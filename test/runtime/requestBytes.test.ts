@@ -67,4 +67,40 @@ describe('runtime: request bytes encoded by the runtime are the SDK\'s bytes', f
     assert.ok(sdkRead > 0, 'the fork\'s first request read the parent\'s cache');
     assert.ok(oursRead >= sdkRead, `cache read ${oursRead} ≥ ${sdkRead}`);
   });
+
+  // The first request of an `all` fork is its parent's latest request with the messages since appended (the
+  // answer to it, and the directive): the bytes of the parent's request up to the end of its messages are
+  // repeated exactly, and so is everything after the messages (thinking, stream). Compared with what the
+  // fake received, not with a body rebuilt here.
+  it('the first request of an `all` fork is the parent\'s latest request byte for byte, plus its answer and the directive', async () => {
+    const h = await startHarness({});
+    harnesses.push(h);
+    const received: ReceivedRequest[] = [];
+    h.fake.onRequest(r => received.push(r));
+    const answer = 'The notes are read: «fertig» ✓.';
+    h.fake.setResponder(r => say(isForkRequest(r) ? 'Scope: notes.\nResult: one line.' : answer));
+    const first = await h.send('Read the notes, please — «bitte».', { root });
+    await h.send('A second question about them.', { root, sessionId: first.sessionId });
+    const directive = 'Summarise the notes in one line (byte check).';
+    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId: first.sessionId, directive, forkTurns: 'all', isolation: 'shared', name: 'prefix' });
+    const done = await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    assert.equal(done.state, 'completed', done.error);
+    const forkAt = received.findIndex(isForkRequest);
+    assert.ok(forkAt >= 2, 'the parent sent two requests before the fork\'s');
+    const parentLast = received[forkAt - 1].rawBody;
+    const forkFirst = received[forkAt].rawBody;
+    let common = 0;
+    while (common < parentLast.length && parentLast[common] === forkFirst[common]) common++;
+    // Where they part, the parent's messages array closes and the fork's goes on with more messages.
+    assert.equal(parentLast[common], ']', `the parent's request goes on differently at ${common}: ${parentLast.slice(common, common + 80)}`);
+    assert.equal(forkFirst[common], ',', `the fork's request goes on differently at ${common}: ${forkFirst.slice(common, common + 80)}`);
+    const afterMessages = parentLast.slice(common + 1);
+    assert.ok(afterMessages.startsWith(',"') || afterMessages === '}', `after the messages: ${afterMessages.slice(0, 80)}`);
+    assert.ok(forkFirst.endsWith(`]${afterMessages}`), 'what follows the messages is the same bytes');
+    const added = JSON.parse(`[${forkFirst.slice(common + 1, forkFirst.length - afterMessages.length - 1)}]`) as { role: string; content: { type: string; text?: string }[] }[];
+    assert.deepEqual(added.map(m => m.role), ['assistant', 'user'], 'the parent\'s answer, then the directive');
+    assert.equal(added[0].content.filter(b => b.type === 'text').map(b => b.text).join(''), answer);
+    assert.ok(added[1].content.some(b => b.type === 'text' && b.text!.includes(`DIRECTIVE: ${directive}`)), 'the directive closes the request');
+    assert.equal(JSON.parse(parentLast).messages.length + 2, JSON.parse(forkFirst).messages.length);
+  });
 });

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { shadowFor } from '../../src/runtime/checkpoint/shadowRepo';
+import { serialized, shadowFor } from '../../src/runtime/checkpoint/shadowRepo';
 import type { ShadowRepo } from '../../src/runtime/checkpoint/shadowRepo';
 import { takeCheckpoint } from '../../src/runtime/checkpoint/takeCheckpoint';
 import { ChangeWatcher } from '../../src/runtime/checkpoint/changeWatcher';
@@ -74,6 +74,109 @@ describe('checkpoints: the watcher names what changed, and records what a full s
     const last = await same('an ignored folder, and a folder empty at the start');
     assert.equal(await same('nothing changed'), last);
     assert.ok(!git(repo, `--git-dir=${watched.gitDir}`, 'ls-tree', '-r', '--name-only', last).includes('build/'), 'ignored files are not recorded');
+  });
+});
+
+describe('checkpoints: every change the watcher reports is in the checkpoint', function () {
+  this.timeout(30_000);
+  let base: string;
+  let repo: string;
+  let shadow: ShadowRepo;
+
+  beforeEach(async () => {
+    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-reported-')));
+    repo = path.join(base, 'repo');
+    fs.mkdirSync(path.join(repo, 'src', 'deep'), { recursive: true });
+    for (const [rel, content] of Object.entries({ 'src/a.txt': 'a\n', 'src/deep/b.txt': 'b\n', 'swap': 'a file for now\n', 'kept.log': 'tracked, though ignored\n', '.gitignore': '*.log\n' })) {
+      fs.writeFileSync(path.join(repo, rel), content);
+    }
+    git(repo, 'init', '-q');
+    git(repo, 'add', '-A', '-f');
+    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '-m', 'start');
+    shadow = await shadowFor(path.join(base, 'store'), repo);
+    await takeCheckpoint(shadow);
+  });
+  afterEach(async () => {
+    shadow.watcher?.close();
+    await serialized(shadow, async () => undefined);
+    fs.rmSync(base, { recursive: true, force: true });
+  });
+
+  /** What git itself records for the folder now: its own index from HEAD, `git add -A`, write-tree (no code of ours). */
+  const gitsOwnTree = () => {
+    const env = { ...process.env, GIT_INDEX_FILE: path.join(base, 'expected-index') };
+    const run = (...args: string[]) => execFileSync('git', args, { cwd: repo, env, encoding: 'utf8' });
+    run('read-tree', 'HEAD');
+    run('add', '-A');
+    return run('write-tree').trim();
+  };
+  /** The paths the watcher reports for the change just made, then the checkpoint that follows them. */
+  const recorded = async (what: string) => {
+    const watcher = shadow.watcher!;
+    const take = watcher.take.bind(watcher);
+    let reported: Set<string> | undefined;
+    watcher.take = async () => (reported = await take());
+    try {
+      const { tree } = await takeCheckpoint(shadow);
+      assert.ok(reported && reported.size > 0, `${what}: the watcher reported it (${reported === undefined ? 'a full scan instead' : 'nothing'})`);
+      assert.equal(tree, gitsOwnTree(), `${what}: the checkpoint has what git itself records (reported: ${[...reported].join(', ')})`);
+    } finally {
+      watcher.take = take;
+    }
+  };
+  const file = (rel: string, content: string) => {
+    fs.mkdirSync(path.dirname(path.join(repo, rel)), { recursive: true });
+    fs.writeFileSync(path.join(repo, rel), content);
+  };
+
+  it('edits, a mode change, a file turned folder and back, a symlink, tracked and untracked ignored files, a touch', async () => {
+    file('src/deep/b.txt', 'b, edited\n');
+    await recorded('an edit of a tracked file');
+    fs.chmodSync(path.join(repo, 'src', 'a.txt'), 0o755);
+    await recorded('a tracked file made executable');
+    fs.rmSync(path.join(repo, 'swap'));
+    file('swap/inside.txt', 'now a folder\n');
+    await recorded('a tracked file replaced by a folder of files');
+    fs.rmSync(path.join(repo, 'swap'), { recursive: true });
+    file('swap', 'a file again\n');
+    await recorded('the folder replaced by a file');
+    fs.symlinkSync('src/a.txt', path.join(repo, 'link'));
+    await recorded('a new symlink');
+    file('kept.log', 'tracked and ignored, edited\n');
+    file('fresh.log', 'untracked and ignored\n');
+    await recorded('a tracked ignored file edited, an untracked ignored one made');
+    fs.rmSync(path.join(repo, 'src', 'deep'), { recursive: true });
+    await recorded('a folder of tracked files removed');
+    const later = new Date(Date.now() + 5_000);
+    fs.utimesSync(path.join(repo, 'src', 'a.txt'), later, later);
+    await recorded('a touch, content unchanged');
+  });
+});
+
+describe('checkpoints: a repository whose own index is split', () => {
+  it('is checkpointed as git records it (the shadow is not seeded from an index it cannot read)', async function () {
+    this.timeout(30_000);
+    const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-split-')));
+    try {
+      const repo = path.join(base, 'repo');
+      fs.mkdirSync(repo);
+      fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+      git(repo, 'init', '-q');
+      git(repo, 'config', 'core.splitIndex', 'true');
+      git(repo, 'add', '-A');
+      git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '-m', 'start');
+      fs.writeFileSync(path.join(repo, 'b.txt'), 'b\n');
+      git(repo, 'add', 'b.txt');
+      assert.ok(fs.readdirSync(path.join(repo, '.git')).some(name => name.startsWith('sharedindex.')), 'the user\'s index is split');
+      const shadow = await shadowFor(path.join(base, 'store'), repo);
+      const { tree } = await takeCheckpoint(shadow);
+      shadow.watcher?.close();
+      // The copy of the first tree's objects, queued behind it, ends before the folder goes.
+      await serialized(shadow, async () => undefined);
+      assert.equal(tree, git(repo, 'write-tree').trim());
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
   });
 });
 

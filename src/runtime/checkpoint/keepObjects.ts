@@ -9,6 +9,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { shadowGit, shadowGitOk } from './shadowRepo';
 import type { ShadowRepo } from './shadowRepo';
+import type { GitOptions } from '../git/run';
 
 const KEPT_NAME = 'fork-agents-kept';
 const KEEP_TIMEOUT_MS = 10 * 60_000;
@@ -29,7 +30,9 @@ async function keptTree(shadow: ShadowRepo): Promise<string | undefined> {
 export async function keepObjects(shadow: ShadowRepo, tree: string): Promise<'kept' | 'whole-tree-needed'> {
   const kept = await keptTree(shadow);
   if (kept === tree) return 'kept';
-  const usable = kept !== undefined && (await shadowGit(shadow, ['cat-file', '-e', `${kept}^{tree}`])).code === 0;
+  // One this runtime kept itself is there (a sweep keeps recent trees, a removed shadow is forgotten);
+  // one read from the file may have been swept.
+  const usable = kept !== undefined && (kept === shadow.keptTree || (await objectGit(shadow, ['cat-file', '-e', `${kept}^{tree}`])).code === 0);
   if (!usable) return 'whole-tree-needed';
   await pack(shadow, tree, await newSince(shadow, kept, tree));
   return 'kept';
@@ -57,10 +60,25 @@ async function pack(shadow: ShadowRepo, tree: string, ids: Set<string>): Promise
   }));
   if (toPack.length > 0) {
     // Into the shadow's own pack folder, whatever the alternates already have.
-    await shadowGitOk(shadow, ['pack-objects', '-q', path.join(shadow.gitDir, 'objects', 'pack', 'pack')], { input: toPack.join('\n') + '\n', timeoutMs: KEEP_TIMEOUT_MS });
+    await objectGitOk(shadow, ['pack-objects', '-q', path.join(shadow.gitDir, 'objects', 'pack', 'pack')], { input: toPack.join('\n') + '\n', timeoutMs: KEEP_TIMEOUT_MS });
   }
   await fs.writeFile(path.join(shadow.gitDir, KEPT_NAME), `${tree}\n`, { mode: 0o600 });
   shadow.keptTree = tree;
+}
+
+/**
+ * git over the shadow's objects alone. diff-tree reads the index when there is one (for attributes), which
+ * costs a parse of every entry; a path that does not exist is an empty index.
+ */
+function noIndex(shadow: ShadowRepo): Record<string, string> {
+  // A name nothing writes (only these read-only calls name it).
+  return { GIT_INDEX_FILE: path.join(shadow.gitDir, 'no-index') };
+}
+function objectGit(shadow: ShadowRepo, args: string[]): ReturnType<typeof shadowGit> {
+  return shadowGit(shadow, args, { env: noIndex(shadow) });
+}
+function objectGitOk(shadow: ShadowRepo, args: string[], options: GitOptions = {}): Promise<string> {
+  return shadowGitOk(shadow, args, { ...options, env: noIndex(shadow) });
 }
 
 async function isOwnLoose(shadow: ShadowRepo, id: string): Promise<boolean> {
@@ -70,7 +88,7 @@ async function isOwnLoose(shadow: ShadowRepo, id: string): Promise<boolean> {
 
 /** Blobs and trees on the new side of what differs from `from` to `to` (submodule commits are not ours). */
 async function newSince(shadow: ShadowRepo, from: string, to: string): Promise<Set<string>> {
-  const raw = await shadowGitOk(shadow, ['diff-tree', '-r', '-t', '-z', '--no-renames', from, to], { timeoutMs: KEEP_TIMEOUT_MS });
+  const raw = await objectGitOk(shadow, ['diff-tree', '-r', '-t', '-z', '--no-renames', from, to], { timeoutMs: KEEP_TIMEOUT_MS });
   const ids = new Set<string>();
   const fields = raw.split('\0');
   for (let i = 0; i + 1 < fields.length; i += 2) {
@@ -82,7 +100,7 @@ async function newSince(shadow: ShadowRepo, from: string, to: string): Promise<S
 }
 
 async function allOf(shadow: ShadowRepo, tree: string): Promise<Set<string>> {
-  const listing = await shadowGitOk(shadow, ['ls-tree', '-r', '-t', '-z', tree], { timeoutMs: KEEP_TIMEOUT_MS });
+  const listing = await objectGitOk(shadow, ['ls-tree', '-r', '-t', '-z', tree], { timeoutMs: KEEP_TIMEOUT_MS });
   const ids = new Set<string>();
   for (const line of listing.split('\0')) {
     const [, type, id] = line.split('\t')[0].split(' ');

@@ -86,7 +86,7 @@ async function openShadow(storeDir: string, root: string): Promise<ShadowRepo> {
     // Seeded from the user's index: its tracked files (ignored or not) are in from the start, and its
     // stat cache means the first checkpoint hashes only what differs from it.
     // Safe to drop: without the user's index the first checkpoint only hashes more; the result is the same.
-    await fs.copyFile(repo.indexFile, path.join(staging, 'index')).catch(() => undefined);
+    await copyIndex(repo.indexFile, staging).catch(() => undefined);
   }
   await makePrivate(staging);
   await fs.rename(staging, gitDir).catch(async (error: NodeJS.ErrnoException) => {
@@ -95,6 +95,22 @@ async function openShadow(storeDir: string, root: string): Promise<ShadowRepo> {
     if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
   });
   return shadow;
+}
+
+/**
+ * The user's index into the shadow. A split one (the user's core.splitIndex) names its shared part by id
+ * in a `link` extension, a file git looks for beside the index: that file comes too, else no git call
+ * could read the shadow's index.
+ */
+async function copyIndex(indexFile: string, gitDir: string): Promise<void> {
+  const bytes = await fs.readFile(indexFile);
+  // "link", a 4-byte size, then the shared index's id; a path that happens to hold "link" names no file.
+  for (let at = bytes.indexOf('link'); at >= 0; at = bytes.indexOf('link', at + 1)) {
+    const name = `sharedindex.${bytes.subarray(at + 8, at + 28).toString('hex')}`;
+    const copied = await fs.copyFile(path.join(path.dirname(indexFile), name), path.join(gitDir, name)).then(() => true, () => false);
+    if (copied) break;
+  }
+  await fs.writeFile(path.join(gitDir, 'index'), bytes);
 }
 
 /** What `git init` and the writes above made: folders 0700, files 0600, whatever the umask. */

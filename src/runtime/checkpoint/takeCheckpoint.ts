@@ -1,10 +1,12 @@
 // One checkpoint: the work tree's state — tracked files, untracked files that are not ignored, and every
 // file a tool touched (ignored or not) — as a tree in the shadow repository. The shadow's index persists
-// between checkpoints, so git hashes only the files that changed since the last one (`ls-files -m -o -d`
-// lists them; only those go to `update-index`). Which paths to ask about comes from the shadow's watcher
-// (changeWatcher.ts): with it, git stats only the paths that changed, not every file, and a checkpoint
-// with nothing changed runs no git at all — the cost follows the changed files, not the repository's
-// size (`npm run bench`, section checkpoints). Without a trusted watcher every checkpoint scans all.
+// between checkpoints, so git hashes only the files whose stat data changed since the last one. Which
+// paths to ask about comes from the shadow's watcher (changeWatcher.ts): git then looks at those paths
+// only — `ls-files -c -o` over them, never `-m`/`-d`, which stat every file of the index whatever the
+// pathspec — and a checkpoint with nothing changed runs no git at all. The index is written in split
+// mode (only the changed entries each time), so the cost follows the changed files, not the repository's
+// size (`npm run bench`, section checkpoints; docs/benchmarks.md). Without a trusted watcher every
+// checkpoint scans all.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CheckpointRecord, LargeFileRef } from '../session/records';
@@ -20,7 +22,7 @@ import type { ShadowRepo } from './shadowRepo';
  * a rewind leaves them as they are and says so.
  */
 export const LARGE_FILE_BYTES = 32 * 1024 * 1024;
-/** A folder with more new content than this to record (a home folder opened by mistake) gets no checkpoint. */
+/** A folder with more untracked content than this to record (a home folder opened by mistake) gets no checkpoint. */
 export const MAX_NEW_BYTES = 1024 * 1024 * 1024;
 export const MAX_NEW_FILES = 100_000;
 const CHECKPOINT_TIMEOUT_MS = 5 * 60_000;
@@ -39,11 +41,9 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     // Only what changed since the last checkpoint is asked about when the watcher knows it; the same
     // question of git either way, so ignored, deleted and untracked files are treated alike.
     const scope = known === undefined || known.size > MAX_PATHSPECS ? undefined : [...known];
-    const listed = scope?.length === 0 ? '' : await shadowGitOk(shadow, [
-      ...(scope ? ['--literal-pathspecs'] : []), 'ls-files', '-z', '-m', '-o', '-d', '--exclude-standard', ...(scope ? ['--', ...scope] : []),
-    ], { timeoutMs: CHECKPOINT_TIMEOUT_MS });
+    const listed = scope === undefined ? await scanAll(shadow) : await scanPaths(shadow, scope);
     // Nested repositories show as `dir/`: their own history is theirs, not a file of ours.
-    const candidates = [...new Set([...listed.split('\0'), ...touched])].filter(p => p !== '' && !p.endsWith('/') && isInside(p));
+    const candidates = [...new Set([...listed.paths, ...touched])].filter(p => p !== '' && !p.endsWith('/') && isInside(p));
     // Only checkpoints write the shadow's index (restores use a scratch one), so an empty list means the
     // same tree: one git call, not two.
     const previous = shadow.lastTree;
@@ -67,18 +67,27 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
         drop.push(rel);
         return;
       }
-      if (stat?.isDirectory()) return;
-      newBytes += stat?.size ?? 0;
+      if (stat?.isDirectory()) {
+        // A tracked file now a folder: its entry goes first (the folder's files come as paths of their
+        // own). A nested repository (a gitlink) is its own history, left as it was.
+        if (listed.tracked.has(rel) && !(await exists(path.join(shadow.workTree, rel, '.git')))) drop.push(rel);
+        return;
+      }
+      // The limit is on untracked content; a tracked file's content is the user's repository's already
+      // (and the watcher names whole folders of unchanged tracked files).
+      if (!listed.tracked.has(rel)) newBytes += stat?.size ?? 0;
       update.push(rel);
     }));
     if (update.length > MAX_NEW_FILES || newBytes > MAX_NEW_BYTES) {
       throw new CheckpointSkipped(`${update.length} files (${Math.round(newBytes / 1048576)} MiB) to record: over the checkpoint limit of ${MAX_NEW_FILES} files / ${MAX_NEW_BYTES / 1048576} MiB.`);
     }
+    if (drop.length > 0) await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--force-remove', '-z', '--stdin'], { input: drop.join('\0') + '\0' });
     if (update.length > 0) {
-      await shadowGitOk(shadow, ['update-index', '--add', '--remove', '-z', '--stdin'], { input: update.join('\0') + '\0', timeoutMs: CHECKPOINT_TIMEOUT_MS });
+      // update-index stats each path and hashes only those whose stat data differs from the index;
+      // --replace: a file where a folder was (or the reverse) takes the place of the old entries.
+      await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: update.join('\0') + '\0', timeoutMs: CHECKPOINT_TIMEOUT_MS });
     }
-    if (drop.length > 0) await shadowGitOk(shadow, ['update-index', '--force-remove', '-z', '--stdin'], { input: drop.join('\0') + '\0' });
-    const tree = (await shadowGitOk(shadow, ['write-tree'])).trim();
+    const tree = (await shadowGitOk(shadow, [...SPLIT_INDEX, 'write-tree'])).trim();
     shadow.lastTree = tree;
     // What the tree borrows from the user's objects is copied, so their gc cannot take it (keepObjects.ts).
     // The whole first tree can take seconds in a big repository: it is queued behind this checkpoint, not
@@ -98,8 +107,55 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
   });
 }
 
-/** More changed paths than this are not passed as pathspecs: one scan of everything is as quick. */
-const MAX_PATHSPECS = 2_000;
+/**
+ * More changed paths than this are not passed as pathspecs: git matches every index entry against every
+ * pathspec, so past this one scan of everything is as quick.
+ */
+const MAX_PATHSPECS = 1_000;
+
+/**
+ * The writes of the shadow's own index (update-index, write-tree — each writes the index back) go in
+ * split mode: the bulk stays in a `sharedindex.*` file beside it and each write is only the entries
+ * changed since, instead of the whole index (git-update-index(1), "SPLIT INDEX"). On the command line,
+ * not in the shadow's config, so restores' scratch indexes stay whole files and leave no shared ones.
+ * Shared files a rewrite replaced are deleted after a day (git's default keeps them two weeks).
+ */
+const SPLIT_INDEX = ['-c', 'core.splitIndex=true', '-c', 'splitIndex.sharedIndexExpire=1.day.ago'];
+
+interface Listed {
+  /** Paths git should look at: changed, deleted, new — or, for a scoped look, every tracked one in scope. */
+  paths: string[];
+  /** Those of `paths` the index already has. */
+  tracked: ReadonlySet<string>;
+}
+
+/** Every file whose stat data differs from the index, deleted, or untracked and not ignored: a stat of every file. */
+async function scanAll(shadow: ShadowRepo): Promise<Listed> {
+  return tagged(await shadowGitOk(shadow, ['ls-files', '-z', '-t', '-m', '-o', '-d', '--exclude-standard'], { timeoutMs: CHECKPOINT_TIMEOUT_MS }));
+}
+
+/**
+ * The index's entries in `scope` (files or folders the watcher named) and the untracked, not ignored
+ * files there. No stat here: `update-index` stats what it is given and skips what did not change, and
+ * removes what is gone (a deleted folder's files are its entries under it).
+ */
+async function scanPaths(shadow: ShadowRepo, scope: string[]): Promise<Listed> {
+  if (scope.length === 0) return { paths: [], tracked: new Set() };
+  return tagged(await shadowGitOk(shadow, ['--literal-pathspecs', 'ls-files', '-z', '-t', '-c', '-o', '--exclude-standard', '--', ...scope], { timeoutMs: CHECKPOINT_TIMEOUT_MS }));
+}
+
+/** `ls-files -t` lines: a tag, a space, the path; `?` untracked, any other tag an index entry. */
+function tagged(listed: string): Listed {
+  const paths: string[] = [];
+  const tracked = new Set<string>();
+  for (const line of listed.split('\0')) {
+    if (line.length < 3) continue;
+    const rel = line.slice(2);
+    paths.push(rel);
+    if (line[0] !== '?') tracked.add(rel);
+  }
+  return { paths, tracked };
+}
 
 /**
  * What changed since the last checkpoint by the shadow's watcher, or undefined: scan everything. The
@@ -122,6 +178,11 @@ async function knownChanges(shadow: ShadowRepo): Promise<Set<string> | undefined
 function covers(asked: ReadonlySet<string>, rel: string): boolean {
   for (let at = rel; at !== '.' && at !== ''; at = path.posix.dirname(at)) if (asked.has(at)) return true;
   return false;
+}
+
+function exists(file: string): Promise<boolean> {
+  // Safe to drop: any failure to see it counts as "not there".
+  return fs.access(file).then(() => true, () => false);
 }
 
 function isInside(rel: string): boolean {

@@ -15,6 +15,8 @@ import type { SdkOptions } from './providers';
 import type { ListedModel } from '../../common/protocol/model';
 
 export type AnthropicClientOptions = SdkOptions;
+// For dist/lazy/cloud.js, which takes the SDK's modules from this bundle (sdkModules.ts).
+export { sdkModules } from './sdkModules';
 
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
   // Made on the first request: a provider's SDK loads only then (providers.ts).

@@ -1,12 +1,19 @@
 // Amazon Bedrock and Google Vertex AI behind the same ModelClient (docs/design.md §5): their Anthropic SDKs speak
 // each cloud's wire format and auth (AWS credential chain + region; Google application-default
 // credentials + project + region). Sessions record Anthropic model ids; modelIds.ts maps them per provider.
-// The cloud SDKs (with the AWS and Google auth libraries, most of the runtime's bundle) load on first use
-// through dynamic imports: a runtime that talks to the Anthropic API never parses or evaluates them.
+// The cloud SDKs (with the AWS and Google auth libraries, most of the model client's code) live in their own
+// bundle (cloudSdks.ts), loaded on the first request to a cloud: a runtime that talks to the Anthropic API
+// never reads, parses or evaluates them.
 import Anthropic from '@anthropic-ai/sdk';
-import type { OAuth2Client } from 'google-auth-library';
 import type { ProxySettings } from '../../common/protocol/runtime';
 import { proxyFetch } from '../proxyFetch';
+
+type CloudSdks = typeof import('./cloudSdks');
+
+/** require, not import(): a dynamic import would start Node's ESM loader for this one file (as lazyClient.ts). */
+function cloudSdks(): CloudSdks {
+  return require('./cloudSdks') as CloudSdks;
+}
 
 export type ProviderAccess =
   | { name: 'bedrock'; region?: string; baseUrl?: string }
@@ -22,12 +29,12 @@ export async function createSdk(options: SdkOptions, extra: { maxRetries: number
   const baseURL = provider ? provider.baseUrl : options.baseUrl;
   const common = { maxRetries: extra.maxRetries, timeout: extra.timeout, ...(fetch ? { fetch } : {}), ...(baseURL ? { baseURL } : {}) };
   if (provider?.name === 'bedrock') {
-    const { AnthropicBedrock } = await import('@anthropic-ai/bedrock-sdk');
+    const { AnthropicBedrock } = cloudSdks();
     return new AnthropicBedrock({ ...common, ...(provider.region ? { awsRegion: provider.region } : {}) }) as unknown as Anthropic;
   }
   if (provider?.name === 'vertex') {
-    const { AnthropicVertex } = await import('@anthropic-ai/vertex-sdk');
-    const authClient = provider.accessToken ? await tokenClient(provider.accessToken) : undefined;
+    const { AnthropicVertex, tokenClient } = cloudSdks();
+    const authClient = provider.accessToken ? tokenClient(provider.accessToken) : undefined;
     return new AnthropicVertex({
       ...common,
       ...(provider.region ? { region: provider.region } : {}),
@@ -37,11 +44,4 @@ export async function createSdk(options: SdkOptions, extra: { maxRetries: number
     }) as unknown as Anthropic;
   }
   return new Anthropic({ ...common, apiKey: options.apiKey });
-}
-
-async function tokenClient(accessToken: string): Promise<OAuth2Client> {
-  const { OAuth2Client } = await import('google-auth-library');
-  const client = new OAuth2Client();
-  client.setCredentials({ access_token: accessToken });
-  return client;
 }

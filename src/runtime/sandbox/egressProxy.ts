@@ -5,7 +5,7 @@
 // allowed name pointing inward (DNS rebinding, cloud metadata) does not open the host's own services.
 import { promises as dns } from 'node:dns';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
+import type * as Http from 'node:http';
 import * as net from 'node:net';
 import { hostAllowed } from '../../common/sandbox';
 
@@ -47,6 +47,9 @@ export function isInwardAddress(address: string): boolean {
 const DENIED = 'blocked by the fork sandbox\'s network policy (fork.sandbox.allowNetwork)';
 
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
+  // Required here, not at the top: node:http is the costliest built-in module the runtime would otherwise
+  // load at start-up, and only a sandboxed fork with network access needs it.
+  const http = require('node:http') as typeof Http;
   const decide = async (host: string): Promise<{ address?: string; reason?: string }> => {
     const name = host.replace(/^\[|\]$/g, '').toLowerCase();
     if (!hostAllowed(name, options.allow)) return { reason: `${name} is not an allowed host` };
@@ -89,7 +92,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       req.pipe(upstream);
     });
   });
-  server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+  server.on('connect', (req: Http.IncomingMessage, client: net.Socket, head: Buffer) => {
     const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? '');
     client.on('error', () => undefined);
     if (!match) {
