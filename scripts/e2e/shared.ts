@@ -27,13 +27,15 @@ export const CHROMIUM_ARGS = [
 interface SharedState {
   home: string;
   browser?: Promise<Browser>;
+  /** Teardowns of finished files still under way (code-server exiting, the run's folder removed). */
+  teardowns: Promise<void>[];
 }
 
 let shared: SharedState | undefined;
 
 /** Turns sharing on for this process (the mocha root hook plugin calls it). */
 export function shareWorkbench(): void {
-  shared ??= { home: fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-chromium-')) };
+  shared ??= { home: fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-chromium-')), teardowns: [] };
 }
 
 export function sharing(): boolean {
@@ -52,10 +54,22 @@ export function sharedBrowser(chromiumPath: string): Promise<Browser> {
   return shared.browser;
 }
 
-/** Closes the shared chromium (after the last file). */
+/**
+ * Runs a finished file's teardown. With sharing on it goes on while the next file starts (stopping
+ * code-server and removing the run's folder take seconds that are mostly waiting); the end of the run
+ * waits for all of them. A file run on its own waits for its teardown.
+ */
+export function tearDownInBackground(teardown: () => Promise<void>): Promise<void> {
+  if (!shared) return teardown();
+  shared.teardowns.push(teardown().catch(error => console.log(`      (a UI run's teardown failed: ${(error as Error).message})`)));
+  return Promise.resolve();
+}
+
+/** Closes the shared chromium (after the last file), once every file's teardown is over. */
 export async function closeSharedWorkbench(): Promise<void> {
   if (!shared) return;
-  const { browser, home } = shared;
+  const { browser, home, teardowns } = shared;
+  await Promise.all(teardowns);
   shared = undefined;
   await (await browser?.catch(() => undefined))?.close().catch(() => undefined);
   fs.rmSync(home, { recursive: true, force: true, maxRetries: 3 });

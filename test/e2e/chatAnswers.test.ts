@@ -8,14 +8,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { openWorkbench } from '../../scripts/e2e/browser';
-import type { Workbench } from '../../scripts/e2e/browser';
-import { startStack } from '../../scripts/e2e/stack';
-import type { Stack } from '../../scripts/e2e/stack';
-import { requireE2eTools } from '../../scripts/e2e/tools';
 import { pickedModel } from './chatContextUi';
 import { openForksView, rowOf } from './forksViewUi';
-import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, widenChat } from './workbenchUi';
+import { uiRun } from './uiRun';
+import { forkFromHere, lastResponse, openChat, screenshot, sendInChat, widenChat } from './workbenchUi';
 
 const SLASH_FORK = 'create NOTES.md with notes from a fork';
 
@@ -30,33 +26,10 @@ function noModal(page: Page): Promise<void> {
 
 describe('Chat answers that do not hold the user up (code-server + chromium)', function () {
   this.timeout(180_000);
-  let stack: Stack | undefined;
-  let workbench: Workbench | undefined;
-  let failed = false;
-
-  before(async function () {
-    this.timeout(180_000);
-    const tools = requireE2eTools();
-    stack = await startStack({ tools, extension: 'install', fake: true, models: true, streamDelayMs: 40, label: 'chat-answers', userSettings: { 'fork.approvalMode': 'ask' } });
-    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !workbench) return;
-    failed = true;
-    const name = `chat-answers-failed-${(this.currentTest.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
-    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, name)}`);
-  });
-
-  after(async function () {
-    this.timeout(30_000);
-    if (failed && stack) console.log(`      logs: ${stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'chat-answers')).length} files in test-results/logs/chat-answers`);
-    await workbench?.close();
-    await stack?.stop();
-  });
+  const run = uiRun('chat-answers', { stack: { models: true, streamDelayMs: 40, userSettings: { 'fork.approvalMode': 'ask' } } });
 
   it('starts the model picker at fork.model when the endpoint lists its models, and says what a first turn\'s cache writes cost', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await openChat(page);
     await widenChat(page, 620);
     // The endpoint lists Claude Fable 5 and others that sort before Claude Sonnet 5.5 (fork.model's default).
@@ -74,7 +47,7 @@ describe('Chat answers that do not hold the user up (code-server + chromium)', f
   });
 
   it('asks for the chat\'s own approval inline in its answer, titled with the tool and its target', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await sendInChat(page, '@fork create CHAT.md with hello from the chat');
     const response = lastResponse(page);
     const allow = response.getByRole('button', { name: 'Allow' });
@@ -89,14 +62,14 @@ describe('Chat answers that do not hold the user up (code-server + chromium)', f
     await screenshot(page, 'chat-answers-approved');
     const text = await response.innerText();
     assert.match(text, /Allowed\./);
-    assert.equal(fs.readFileSync(path.join(stack!.workspace.folder, 'CHAT.md'), 'utf8'), 'hello from the chat\n');
+    assert.equal(fs.readFileSync(path.join(run.stack.workspace.folder, 'CHAT.md'), 'utf8'), 'hello from the chat\n');
     // The first turn writes the cache; what that cost is said in words, never as a negative saving.
     assert.doesNotMatch(text, /−\$|-\$/);
     assert.match(text, /Cost on claude-sonnet-5-5: \$[\d.]+ this turn · \$[\d.]+ this chat with its forks · (cache writes cost \$[\d.]+ more this turn; later turns read them|the prompt cache saved \$[\d.]+ this turn)\./);
   });
 
   it('ends a /fork answer while its fork works: the next message is answered meanwhile, and the fork completes', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await sendInChat(page, `@fork /fork ${SLASH_FORK}`);
     const forkAnswer = lastResponse(page);
     await forkAnswer.getByText(/keeps working in the background while you go on chatting/).waitFor({ timeout: 60_000 });
@@ -130,7 +103,7 @@ describe('Chat answers that do not hold the user up (code-server + chromium)', f
   });
 
   it('shows a fork\'s end once: in the answer that started it, or in one notification', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await sendInChat(page, '@fork in parallel, read README.md; list the files');
     const response = lastResponse(page);
     await forkFromHere(response).waitFor({ timeout: 90_000 });
@@ -147,7 +120,7 @@ describe('Chat answers that do not hold the user up (code-server + chromium)', f
   });
 
   it('keeps an earlier answer\'s fork links working after a window reload', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await page.reload();
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await openChat(page);

@@ -5,15 +5,10 @@
 // notification (never a modal) while the Forks view is hidden; and no text meant for the model (fork ids,
 // worktree paths, the notification wrapper) reaches the rendered answers. Screenshots: test-results/chat-forks-*.png.
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { openWorkbench } from '../../scripts/e2e/browser';
-import type { Workbench } from '../../scripts/e2e/browser';
-import { startStack } from '../../scripts/e2e/stack';
-import type { Stack } from '../../scripts/e2e/stack';
-import { requireE2eTools } from '../../scripts/e2e/tools';
 import { forksViewFrame, rowOf } from './forksViewUi';
-import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker, watchResponseLines, widenChat } from './workbenchUi';
+import { uiRun } from './uiRun';
+import { forkFromHere, lastResponse, openChat, screenshot, sendInChat, waitForModelInPicker, watchResponseLines, widenChat } from './workbenchUi';
 
 /** Strings written for the model that must never show in the Chat view. */
 const FOR_THE_MODEL = [/\bf-[0-9a-f]{8}-[0-9a-f]{4}/, /fork-agents-worktrees/, /<fork-notification>/, /continue with other work/i, /Reports that arrived meanwhile/, /\(id f-/];
@@ -59,34 +54,11 @@ async function endSaidOnce(page: Page, answer: string, name: string): Promise<vo
 
 describe('Forks in the Chat view (code-server + chromium)', function () {
   this.timeout(180_000);
-  let stack: Stack | undefined;
-  let workbench: Workbench | undefined;
-  let failed = false;
   const answers: string[] = [];
-
-  before(async function () {
-    this.timeout(180_000);
-    const tools = requireE2eTools();
-    stack = await startStack({ tools, extension: 'install', fake: true, streamDelayMs: 40, label: 'chat-forks', userSettings: { 'fork.approvalMode': 'ask' } });
-    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !workbench) return;
-    failed = true;
-    const name = `chat-forks-failed-${(this.currentTest.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
-    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, name)}`);
-  });
-
-  after(async function () {
-    this.timeout(30_000);
-    if (failed && stack) console.log(`      logs: ${stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'chat-forks')).length} files in test-results/logs/chat-forks`);
-    await workbench?.close();
-    await stack?.stop();
-  });
+  const run = uiRun('chat-forks', { stack: { streamDelayMs: 40, userSettings: { 'fork.approvalMode': 'ask' } } });
 
   it('shows the forks an answer starts as items that act on them, with their approvals in notifications', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await openChat(page);
     await widenChat(page, 620);
     await waitForModelInPicker(page, 'claude-sonnet-5-5');
@@ -120,7 +92,7 @@ describe('Forks in the Chat view (code-server + chromium)', function () {
 
   it('says in a sentence which reports arrived, and opens a report from the chat', async () => {
     assert.equal(answers.length, 1, 'needs the answer of the first check');
-    const page = workbench!.page;
+    const page = run.page;
     await sendInChat(page, '@fork thanks');
     const response = lastResponse(page);
     await forkFromHere(response).waitFor({ timeout: 60_000 });
@@ -143,7 +115,7 @@ describe('Forks in the Chat view (code-server + chromium)', function () {
   });
 
   it('shows a /fork fork in its answer the same way, and its links act on it after it ended', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await sendInChat(page, '@fork /fork create NOTES.md with notes from a fork');
     const response = lastResponse(page);
     await response.getByText(/It keeps working in the background while you go on chatting/).waitFor({ timeout: 60_000 });

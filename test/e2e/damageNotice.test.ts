@@ -6,52 +6,24 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { connectOrStart } from '../../src/client/launch';
 import { connectRpc } from '../../src/client/rpcClient';
-import type { RuntimeClient } from '../../src/client/rpcClient';
 import { sendRequest } from '../../src/common/protocol/endpoint';
+import type { ForkSummary } from '../../src/common/forks';
 import { forkList, forkWait } from '../../src/common/protocol/forks';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
-import { openWorkbench } from '../../scripts/e2e/browser';
-import type { Workbench } from '../../scripts/e2e/browser';
-import { startStack } from '../../scripts/e2e/stack';
-import type { Stack } from '../../scripts/e2e/stack';
-import { repoRoot, requireE2eTools } from '../../scripts/e2e/tools';
+import { repoRoot } from '../../scripts/e2e/tools';
 import { openForksView, rowOf } from './forksViewUi';
-import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, widenChat } from './workbenchUi';
+import { uiRun } from './uiRun';
+import { forkFromHere, lastResponse, openChat, screenshot, sendInChat, widenChat } from './workbenchUi';
 
 const DIRECTIVE = 'list the files and read README.md';
 
 describe('Forks view: a damaged fork transcript is named on its row (code-server + chromium)', function () {
   // Two chat turns, a fork, a kill and a reload with the extension's activation: minutes on a loaded machine.
   this.timeout(360_000);
-  let stack: Stack | undefined;
-  let workbench: Workbench | undefined;
-  let observer: RuntimeClient | undefined;
-  let failed = false;
-
-  before(async function () {
-    this.timeout(180_000);
-    const tools = requireE2eTools();
-    stack = await startStack({ tools, extension: 'install', fake: true, streamDelayMs: 20, label: 'damage' });
-    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && workbench) {
-      failed = true;
-      console.log(`      screenshot of the failure: ${await screenshot(workbench.page, 'ui-failed-damage-notice')}`);
-    }
-  });
-
-  after(async function () {
-    this.timeout(30_000);
-    if (failed && stack) stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'damage'));
-    await observer?.close();
-    await workbench?.close();
-    await stack?.stop();
-  });
+  const run = uiRun('damage', { stack: { streamDelayMs: 20 } });
 
   it('after a kill, a damaged line and a reload, the row says which line was damaged and what was done', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     const runtimeScript = path.join(repoRoot(), 'dist', 'runtime.js');
     await openChat(page);
     await widenChat(page, 560);
@@ -61,25 +33,28 @@ describe('Forks view: a damaged fork transcript is named on its row (code-server
     await sendInChat(page, `@fork /fork ${DIRECTIVE}`);
     await page.locator('.interactive-response', { hasText: 'Started fork' }).first().waitFor({ timeout: 60_000 });
 
-    observer = await connectRpc(await connectOrStart({ storeDir: stack!.storeDir, runtimeScript }), 'e2e-observer');
-    const [started] = (await sendRequest(observer.endpoint, forkList, {})).forks;
-    const ended = await sendRequest(observer.endpoint, forkWait, { forkId: started.id });
-    assert.equal(ended.state, 'completed');
-    await observer.close();
-    observer = undefined;
+    // Its own client, closed before the kill below (uiRun's stays open to the end).
+    const observer = await connectRpc(await connectOrStart({ storeDir: run.stack.storeDir, runtimeScript }), 'e2e-observer');
+    let started: ForkSummary;
+    try {
+      [started] = (await sendRequest(observer.endpoint, forkList, {})).forks;
+      assert.equal((await sendRequest(observer.endpoint, forkWait, { forkId: started.id })).state, 'completed');
+    } finally {
+      await observer.close();
+    }
 
     // The runtime dies (SIGKILL: nothing is flushed or tidied), then the fork's tool_results line is cut.
-    const pid = (JSON.parse(fs.readFileSync(runtimeInfoPath(stack!.storeDir), 'utf8')) as { pid: number }).pid;
+    const pid = (JSON.parse(fs.readFileSync(runtimeInfoPath(run.stack.storeDir), 'utf8')) as { pid: number }).pid;
     process.kill(pid, 'SIGKILL');
     while (isAlive(pid)) await new Promise(resolve => setImmediate(resolve));
-    const file = path.join(stack!.storeDir, 'sessions', `${started.id}.jsonl`);
+    const file = path.join(run.stack.storeDir, 'sessions', `${started.id}.jsonl`);
     const lines = fs.readFileSync(file, 'utf8').split('\n');
     const index = lines.findIndex(line => line.includes('"kind":"tool_results"'));
     assert.ok(index > 0, 'the fork called a tool');
     lines[index] = lines[index].slice(0, 200) + '\u0000garbage{{';
     fs.writeFileSync(file, lines.join('\n'));
     // And in the chat a request record (what the cache explorer keeps), which leaves no exchange open.
-    const chatFile = path.join(stack!.storeDir, 'sessions', `${started.parentSessionId}.jsonl`);
+    const chatFile = path.join(run.stack.storeDir, 'sessions', `${started.parentSessionId}.jsonl`);
     const chatLines = fs.readFileSync(chatFile, 'utf8').split('\n');
     const chatIndex = chatLines.findIndex(line => line.startsWith('{"type":"request"'));
     assert.ok(chatIndex > 0, 'the chat recorded its request');

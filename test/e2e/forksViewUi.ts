@@ -1,11 +1,12 @@
 // Driving the Forks view in the workbench (code-server + chromium): open it, run palette commands,
 // find rows. Shared by the panel and reload UI checks.
 import type { Frame, Locator, Page } from 'playwright-core';
+import { runCommand, uiStep } from './workbenchUi';
 
 /** Opens the view by its command and returns the webview's frame (nested iframes: found by content). */
 export async function openForksView(page: Page): Promise<Frame> {
   await paletteCommand(page, 'Fork: Show Forks');
-  return forksViewFrame(page);
+  return uiStep(page, 'the Forks view loading', () => forksViewFrame(page));
 }
 
 /** The Forks view's webview frame, once its content has rendered: each frame present or attached later is watched. */
@@ -31,15 +32,8 @@ export function forksViewFrame(page: Page, timeoutMs = 30_000): Promise<Frame> {
 
 /** Runs a palette command; with `nextTitle`, waits for the quick input that command opens and returns its input. */
 export async function paletteCommand(page: Page, title: string, nextTitle?: string): Promise<Locator> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(`>${title}`);
-  const label = page.locator('.label-name', { hasText: new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) });
-  await page.locator('.quick-input-list .monaco-list-row').filter({ has: label }).first().click({ timeout: 15_000 });
-  if (nextTitle) await page.locator('.quick-input-title', { hasText: nextTitle }).waitFor({ timeout: 15_000 });
-  else await input.waitFor({ state: 'hidden', timeout: 15_000 });
-  return input;
+  await runCommand(page, title, nextTitle ? { shows: page.locator('.quick-input-title', { hasText: nextTitle }) } : {});
+  return page.locator('.quick-input-widget input');
 }
 
 /** A fork's row, by its directive. */

@@ -154,7 +154,9 @@ describe('Chat references, the model picker and MCP trust (code-server + chromiu
     await page.reload();
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await openChat(page);
-    await waitForModelInPicker(page, 'Claude ');
+    // After a reload the extension activates again (onStartupFinished) beside the restored editors' language
+    // servers: on a loaded machine its models reach the picker later than on a first start.
+    await waitForModelInPicker(page, 'Claude ', 90_000);
     await newChat(page);
     await typeInChat(page, `@fork marker-reloaded: ${ECHO_ASK}`);
     await submitChat(page);

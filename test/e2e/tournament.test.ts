@@ -8,46 +8,20 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame } from 'playwright-core';
-import { openWorkbench } from '../../scripts/e2e/browser';
-import type { Workbench } from '../../scripts/e2e/browser';
-import { startStack } from '../../scripts/e2e/stack';
-import type { Stack } from '../../scripts/e2e/stack';
-import { requireE2eTools } from '../../scripts/e2e/tools';
 import { openForksView, rowOf, widenSideBar } from './forksViewUi';
-import { forkFromHere, lastResponse, openChat, RESULTS_DIR, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
+import { uiRun } from './uiRun';
+import { forkFromHere, lastResponse, openChat, screenshot, sendInChat, waitForModelInPicker } from './workbenchUi';
 
 describe('Fork tournament in the Forks panel (code-server + chromium)', function () {
   this.timeout(180_000);
-  let stack: Stack | undefined;
-  let workbench: Workbench | undefined;
-  let failed = false;
-
-  before(async function () {
-    this.timeout(180_000);
-    const tools = requireE2eTools();
-    stack = await startStack({
-      tools, extension: 'install', fake: true, label: 'tournament', streamDelayMs: 20,
-      // The verify command is a user (application-scope) setting: it runs code.
-      userSettings: { 'fork.approvalMode': 'auto', 'fork.tournament.verify': 'test -f NOTES.md' },
-    });
-    workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url: stack.codeServer.workbenchUrl(stack.workspace.workspaceFile) });
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !workbench) return;
-    failed = true;
-    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, 'tournament-failed')}`);
-  });
-
-  after(async function () {
-    this.timeout(30_000);
-    if (failed && stack) console.log(`      logs: ${stack.collectLogs(path.join(RESULTS_DIR, 'logs', 'tournament')).length} files in test-results/logs/tournament`);
-    await workbench?.close();
-    await stack?.stop();
-  });
+  const run = uiRun('tournament', { stack: {
+    streamDelayMs: 20,
+    // The verify command is a user (application-scope) setting: it runs code.
+    userSettings: { 'fork.approvalMode': 'auto', 'fork.tournament.verify': 'test -f NOTES.md' },
+  } });
 
   it('starts 3 attempts from the form, compares them with their verify results, and applies the winner', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     await openChat(page);
     await waitForModelInPicker(page, 'claude-sonnet-5-5');
     await sendInChat(page, '@fork hello');
@@ -82,12 +56,12 @@ describe('Fork tournament in the Forks panel (code-server + chromium)', function
     await compare.locator('.attempt-diff', { hasText: '(another approach)' }).waitFor({ timeout: 30_000 });
     await compare.locator('.attempt.winner').getByRole('button', { name: 'Apply attempt 1 to the main working tree' }).click();
     await compare.locator('.compare-status', { hasText: 'Applied 1 file' }).waitFor({ timeout: 30_000 });
-    assert.equal(fs.readFileSync(path.join(stack!.workspace.folder, 'NOTES.md'), 'utf8'), 'notes from a tournament\n');
+    assert.equal(fs.readFileSync(path.join(run.stack.workspace.folder, 'NOTES.md'), 'utf8'), 'notes from a tournament\n');
     await screenshot(page, 'tournament-applied');
   });
 
   it('merges hunks ticked from two attempts into the main tree, and shows two ticked hunks of one file as a conflict', async () => {
-    const page = workbench!.page;
+    const page = run.page;
     const panel: Frame = await openForksView(page);
     // Three files per attempt (the demo adds lines to each in attempts 2 and 3): hunk 1 NOTES.md, 2 PLAN.md, 3 TODO.md.
     const directive = 'create NOTES.md with merged; create PLAN.md with plan; create TODO.md with todo';
@@ -108,7 +82,7 @@ describe('Fork tournament in the Forks panel (code-server + chromium)', function
     // Hunk text is shown as text: the second attempt's PLAN.md adds the demo's variant line.
     assert.match(await compare.locator('.attempt').nth(1).locator('.hunk[data-hunk="2"] .hunk-body').innerText(), /\+plan\n\+\(another approach\)/);
 
-    const main = (file: string) => path.join(stack!.workspace.folder, file);
+    const main = (file: string) => path.join(run.stack.workspace.folder, file);
     await compare.locator('#hunk-1-2').check();
     await compare.locator('#hunk-2-3').check();
     await compare.locator('.hunk-count', { hasText: '2 hunks from 2 attempts chosen.' }).waitFor({ timeout: 5_000 });

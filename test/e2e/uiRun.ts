@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { openWorkbench } from '../../scripts/e2e/browser';
+import { tearDownInBackground } from '../../scripts/e2e/shared';
 import type { Workbench } from '../../scripts/e2e/browser';
 import { DEMO_API_KEY, startStack } from '../../scripts/e2e/stack';
 import type { Stack, StackOptions } from '../../scripts/e2e/stack';
@@ -17,6 +18,7 @@ import { connectRpc } from '../../src/client/rpcClient';
 import type { RuntimeClient } from '../../src/client/rpcClient';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic, FakeAnthropicOptions } from '../fakes/anthropicServer';
+import { describeFailure, onScreen } from './uiDiagnostics';
 import { RESULTS_DIR, screenshot } from './workbenchUi';
 
 const execFileAsync = promisify(execFile);
@@ -30,7 +32,7 @@ export interface UiRunOptions {
   prepare?: (run: UiRun) => void | Promise<void>;
   /** The page to open; default the sample workspace's .code-workspace file. */
   url?: (stack: Stack) => string;
-  /** Runs first when the run ends, e.g. to let a fork that waits for the test finish. */
+  /** Runs first when the run ends, and after a failed test (its forks must not hold up the next), e.g. to let a fork that waits for the test finish. */
   release?: () => void;
 }
 
@@ -94,8 +96,12 @@ export function uiRun(label: string, options: UiRunOptions | (() => UiRunOptions
     },
   };
 
+  const clock = { start: 0, stack: 0, window: 0, tests: 0 };
+  const seconds = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)} s`;
+
   before(async function () {
     this.timeout(240_000);
+    clock.start = Date.now();
     const chosen = typeof options === 'function' ? options() : options;
     release = chosen.release;
     tools = requireE2eTools();
@@ -109,30 +115,47 @@ export function uiRun(label: string, options: UiRunOptions | (() => UiRunOptions
       tools,
       label,
     });
+    clock.stack = Date.now();
     await chosen.prepare?.(run);
     const url = chosen.url ? chosen.url(stack) : stack.codeServer.workbenchUrl(stack.workspace.workspaceFile);
     workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url });
+    clock.window = Date.now();
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !workbench) return;
+    const test = this.currentTest;
+    if (test?.state !== 'failed' || !workbench) return;
     failed = true;
-    const name = `${label}-failed-${(this.currentTest.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
-    console.log(`      screenshot of the failure: ${await screenshot(workbench.page, name)}`);
+    const page = workbench.page;
+    const name = `${label}-failed-${(test.title || 'test').replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`;
+    const shot = await screenshot(page, name).catch(() => '(no screenshot: the page did not answer)');
+    console.log(`      screenshot of the failure: ${shot}`);
+    // mocha prints the error again at the end of the run, where a CI log's tail has it.
+    describeFailure(test.err, await onScreen(page), shot);
+    // What the failed step left open (a palette, a menu, a fork waiting for the test) must not fail the next test too.
+    release?.();
+    for (let i = 0; i < 2 && !page.isClosed(); i++) await page.keyboard.press('Escape').catch(() => undefined);
   });
 
   after(async function () {
     this.timeout(30_000);
+    clock.tests = Date.now();
     release?.();
     // A failed start leaves no test to fail in afterEach: its logs are wanted too.
     if ((failed || !workbench) && stack) {
       const dest = path.join(RESULTS_DIR, 'logs', label);
       console.log(`      logs: ${stack.collectLogs(dest).length} files in test-results/logs/${label}`);
     }
-    await observer?.close().catch(() => undefined);
-    await workbench?.close();
-    await stack?.stop();
-    await fake?.close();
+    await tearDownInBackground(async () => {
+      await observer?.close().catch(() => undefined);
+      await workbench?.close();
+      await stack?.stop();
+      await fake?.close();
+    });
+    // Where a file's time goes: code-server's start (with the extension copied in), the window until the
+    // workbench shows, the tests (the extension's activation and the model's first answer included), and
+    // what is left of the teardown here (with a shared chromium it goes on while the next file starts).
+    if (clock.window) console.log(`      time: code-server ${seconds(clock.start, clock.stack)}, window ${seconds(clock.stack, clock.window)}, tests ${seconds(clock.window, clock.tests)}, teardown ${seconds(clock.tests, Date.now())}`);
   });
 
   return run;

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { repoRoot } from '../../scripts/e2e/tools';
+import { briefError, onScreen, STEP_FAILURE, stepFailure } from './uiDiagnostics';
 
 export const RESULTS_DIR = path.join(repoRoot(), 'test-results');
 
@@ -14,17 +15,72 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return file;
 }
 
-/** Runs a command by its palette title (exact label match, so "Chat: Open Chat" is not "…(Agent)"). */
-export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
+export interface PaletteOptions {
+  /** Shows once the command ran (by default the palette closing says so), e.g. the command's own quick pick. */
+  shows?: Locator;
+  showsTimeoutMs?: number;
+  /** Running the command twice does no harm (it opens a view): when `shows` does not appear, the palette run is repeated. */
+  repeatable?: boolean;
+}
+
+const PALETTE_ATTEMPTS = 3;
+
+/**
+ * Runs a command by its palette title (exact label match, so "Chat: Open Chat" is not "…(Agent)"). A row
+ * that cannot be clicked (the palette closed when something else took the focus, or something covers it)
+ * is logged with what was on screen, then Escape and the whole open-filter-click again, at most 3 times.
+ * A click that landed is not repeated unless the command is `repeatable`: it may have run.
+ */
+export async function runCommand(page: Page, title: string, options: PaletteOptions = {}): Promise<void> {
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(`>${title}`);
   const row = page.locator('.quick-input-list .monaco-list-row').filter({
     has: page.locator('.label-name', { hasText: new RegExp(`^${escapeRegExp(title)}$`) }),
   });
-  await row.first().click({ timeout: 15_000 });
-  await input.waitFor({ state: 'hidden', timeout: 15_000 });
+  const what = `palette command "${title}"`;
+  for (let attempt = 1; ; attempt++) {
+    const last = attempt === PALETTE_ATTEMPTS;
+    try {
+      await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 15_000 });
+      await input.fill(`>${title}`, { timeout: 8_000 });
+      await row.first().click({ timeout: last ? 15_000 : 8_000 });
+    } catch (error) {
+      if (last) throw await uiStepError(page, `${what}: its row was not clicked (${attempt} tries)`, error);
+      await retryLater(page, `${what}: its row was not clicked`, error);
+      continue;
+    }
+    const done = options.shows ?? input;
+    try {
+      await done.waitFor({ state: options.shows ? 'visible' : 'hidden', timeout: options.showsTimeoutMs ?? 15_000 });
+      return;
+    } catch (error) {
+      const after = options.shows ? 'what it opens did not show' : 'the palette did not close';
+      if (last || !options.repeatable) throw await uiStepError(page, `${what}: clicked, but ${after}`, error);
+      await retryLater(page, `${what}: clicked, but ${after}`, error);
+    }
+  }
+}
+
+async function retryLater(page: Page, why: string, error: unknown): Promise<void> {
+  console.log(`      (${why}: ${briefError(error)}; on screen: ${await onScreen(page)}; Escape, then again)`);
+  await page.keyboard.press('Escape');
+}
+
+/** The error for a failed UI step: what was on screen and a screenshot taken now, in a few lines. */
+export async function uiStepError(page: Page, what: string, error: unknown): Promise<Error> {
+  const screen = await onScreen(page);
+  const shot = await screenshot(page, `step-failed-${what.replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)}`).catch(() => '(no screenshot: the page did not answer)');
+  return stepFailure(what, error, screen, shot);
+}
+
+/** Runs `step`; its failure is reported as a uiStepError naming `what` (one from a step inside passes through). */
+export async function uiStep<T>(page: Page, what: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof Error && error.name === STEP_FAILURE) throw error;
+    throw await uiStepError(page, what, error);
+  }
 }
 
 export function chatInput(page: Page): Locator {
@@ -32,13 +88,13 @@ export function chatInput(page: Page): Locator {
 }
 
 export async function openChat(page: Page): Promise<void> {
-  await runCommand(page, 'Chat: Open Chat');
-  await chatInput(page).waitFor({ state: 'visible', timeout: 30_000 });
+  await runCommand(page, 'Chat: Open Chat', { shows: chatInput(page), showsTimeoutMs: 30_000, repeatable: true });
 }
 
 /** The model picker lists a provider's model a moment after activation; typing earlier starts a sign-in flow. */
-export async function waitForModelInPicker(page: Page, modelName: string): Promise<void> {
-  await page.locator('.interactive-input-part', { hasText: modelName }).first().waitFor({ state: 'visible', timeout: 60_000 });
+export async function waitForModelInPicker(page: Page, modelName: string, timeoutMs = 60_000): Promise<void> {
+  await uiStep(page, `the model picker showing ${modelName}`, () =>
+    page.locator('.interactive-input-part', { hasText: modelName }).first().waitFor({ state: 'visible', timeout: timeoutMs }));
 }
 
 /**

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import type { ReceivedRequest, Responder, ScriptedTurn } from '../fakes/anthropicServer';
 import { demoResponder } from '../fakes/demoScript';
-import { runCommand } from './workbenchUi';
+import { runCommand, uiStep } from './workbenchUi';
 
 /** What package.json contributes for worktree forks (the same JSON as in the merge request). */
 export const WORKTREE_CONTRIBUTIONS = {
@@ -117,19 +117,15 @@ export function explorerRoot(page: Page, name: string): Locator {
 }
 
 export async function showExplorer(page: Page): Promise<void> {
-  await runCommand(page, 'View: Show Explorer');
-  await page.locator('.explorer-folders-view').waitFor({ state: 'visible', timeout: 15_000 });
+  await runCommand(page, 'View: Show Explorer', { shows: page.locator('.explorer-folders-view'), repeatable: true });
 }
 
 /** Runs a palette command that then asks with a quick pick, and picks the row showing `row`. */
 export async function runCommandAndPick(page: Page, title: string, placeholder: string, row: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: title }) }).first().click({ timeout: 15_000 });
   // The same widget comes back with the command's own quick pick.
-  await page.locator(`.quick-input-widget input[placeholder="${placeholder}"]`).waitFor({ state: 'visible', timeout: 15_000 });
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: row }).first().click({ timeout: 15_000 });
-  await input.waitFor({ state: 'hidden', timeout: 15_000 });
+  await runCommand(page, title, { shows: page.locator(`.quick-input-widget input[placeholder="${placeholder}"]`) });
+  await uiStep(page, `picking "${row}" in "${placeholder}"`, async () => {
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: row }).first().click({ timeout: 15_000 });
+    await page.locator('.quick-input-widget input').waitFor({ state: 'hidden', timeout: 15_000 });
+  });
 }

@@ -45,7 +45,8 @@ export async function forkFromMessage(deps: PanelDeps, messageId: string, forkTu
   if (!directive) return undefined;
   try {
     const fork = await deps.starter.start({ directive, forkTurns: turns, isolation: isolation ?? defaultIsolation(), atEntryId: messageId });
-    void deps.view().reveal(fork.id);
+    // Not reveal(): focusing the view when the start returns would close a palette or menu the user opened meanwhile.
+    deps.view().showRow(fork.id);
     return fork;
   } catch (error) {
     void vscode.window.showErrorMessage(`Could not start the fork: ${errorText(error)}`);

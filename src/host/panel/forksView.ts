@@ -81,6 +81,18 @@ export class ForksViewProvider implements vscode.WebviewViewProvider {
     this.flushReveal();
   }
 
+  /**
+   * Opens the fork's row without moving the focus, showing the view if it was resolved but hidden. For a
+   * fork started from the view's own menu: it is listed only once its worktree is made, seconds later on a
+   * busy machine, and by then the user may be typing in the palette or an editor.
+   */
+  showRow(forkId: string): void {
+    this.pendingReveal = forkId;
+    if (this.visible) this.flushReveal();
+    // preserveFocus; the page says ready once shown, which posts the reveal.
+    else this.view?.show(true);
+  }
+
   /** Opens the fork's row if the view is on screen, without taking the focus (a fork started elsewhere). */
   highlight(forkId: string): void {
     if (this.visible) this.post(notificationMessage(forkReveal, { forkId }));
