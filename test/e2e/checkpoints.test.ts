@@ -95,21 +95,28 @@ describe('Code checkpoints: Fork from here at an earlier message (code-server + 
       await showExplorer(page);
       const root = explorerRoot(page, `Fork: ${fork.name}`);
       await root.waitFor({ timeout: 30_000 });
-      const rows = page.locator('.explorer-folders-view .monaco-list-row');
-      if ((await root.getAttribute('aria-expanded')) !== 'true') await root.click();
-      const rootIndex = Number(await root.getAttribute('data-index'));
-      // The notes.txt row right under the fork's root (the main folder has one too).
-      const notes = rows.filter({ hasText: 'notes.txt' }).filter({ has: page.locator('.label-name') });
-      await notes.first().waitFor({ timeout: 15_000 });
-      let opened = false;
-      for (let i = 0; i < (await notes.count()); i++) {
-        if (Number(await notes.nth(i).getAttribute('data-index')) > rootIndex) {
-          await notes.nth(i).click();
-          opened = true;
-          break;
-        }
+      // The notes.txt row under the fork's root (the main folder has one too). The list renders the
+      // root's children a moment after it expands and may re-number its rows meanwhile, and the workbench
+      // may expand a new root itself just after we read it collapsed (our click then folds it), so wait in
+      // the page for such a row, expanding the root again while it shows none.
+      const noteRow = (rootName: string): string | undefined => {
+        // This project's Node tsconfig has no DOM lib: the page's document, typed as much as used.
+        interface Row { textContent: string | null; getAttribute(name: string): string | null; querySelector(s: string): { textContent: string | null } | null }
+        const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<Row> } }).document;
+        const rows = [...doc.querySelectorAll('.explorer-folders-view .monaco-list-row')];
+        const rootRow = rows.find(row => row.textContent?.includes(rootName));
+        if (!rootRow) return undefined;
+        const rootIndex = Number(rootRow.getAttribute('data-index'));
+        const note = rows.find(row => Number(row.getAttribute('data-index')) > rootIndex && row.querySelector('.label-name')?.textContent?.trim() === 'notes.txt');
+        return note?.getAttribute('data-index') ?? undefined;
+      };
+      let noteIndex: string | undefined;
+      for (let attempt = 1; attempt <= 3 && noteIndex === undefined; attempt++) {
+        if ((await root.getAttribute('aria-expanded')) !== 'true') await root.click();
+        noteIndex = await page.waitForFunction(noteRow, `Fork: ${fork.name}`, { timeout: 5_000 }).then(handle => handle.jsonValue()).catch(() => undefined);
       }
-      assert.ok(opened, 'notes.txt shows under the fork\'s folder');
+      assert.ok(noteIndex !== undefined, 'notes.txt shows under the fork\'s folder');
+      await page.locator(`.explorer-folders-view .monaco-list-row[data-index="${noteIndex}"]`).click();
       const editor = page.locator('.editor-instance .view-lines');
       await editor.filter({ hasText: 'version-one' }).waitFor({ timeout: 15_000 });
       await screenshot(page, 'checkpoints-fork-folder');

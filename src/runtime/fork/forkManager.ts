@@ -49,10 +49,14 @@ export class ForkManager implements ForkLauncher {
   // body) is work that can follow, so it begins on a later turn of the event loop, after that answer is
   // written. Run synchronously from start, the first forks' runs held the answers of their siblings started
   // with them (a trace of 50 siblings: 5–25 ms between a fork's durability and its answer, each). A fork
-  // cancelled in that turn is already ended.
-  private readonly queue = new ForkRunQueue(run => nextTurn()
-    .then(() => (isTerminal(run.summary.state) ? undefined : this.execute(run)))
-    .catch(error => failRun(this.ending(), run, error)));
+  // cancelled in that turn is already ended. Admitted, it is "running" at once (one state notice), so the
+  // answer and every client say what it is doing rather than "queued" for a fork that has a slot.
+  private readonly queue = new ForkRunQueue(run => {
+    this.setState(run, 'running');
+    return nextTurn()
+      .then(() => (isTerminal(run.summary.state) ? undefined : this.execute(run)))
+      .catch(error => failRun(this.ending(), run, error));
+  });
   /** Ids of forks being created (worktree first, then the bootstrap): start-up pruning must spare them. */
   private readonly pending = new Set<string>();
   private readonly ports = new PortBlocks();
