@@ -10,8 +10,7 @@ import { serialized, shadowFor } from '../../src/runtime/checkpoint/shadowRepo';
 import type { ShadowRepo } from '../../src/runtime/checkpoint/shadowRepo';
 import { takeCheckpoint } from '../../src/runtime/checkpoint/takeCheckpoint';
 import { ChangeWatcher } from '../../src/runtime/checkpoint/changeWatcher';
-
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+import { gitSync as git, initRepo, write } from '../runtime/gitRepo';
 
 describe('checkpoints: the watcher names what changed, and records what a full scan would', function () {
   this.timeout(30_000);
@@ -23,14 +22,8 @@ describe('checkpoints: the watcher names what changed, and records what a full s
   beforeEach(async () => {
     base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-watch-')));
     repo = path.join(base, 'repo');
-    fs.mkdirSync(path.join(repo, 'src', 'a'), { recursive: true });
-    fs.mkdirSync(path.join(repo, 'empty-at-start'));
-    fs.writeFileSync(path.join(repo, 'src', 'a', 'one.txt'), 'one\n');
-    fs.writeFileSync(path.join(repo, 'src', 'two.txt'), 'two\n');
-    fs.writeFileSync(path.join(repo, '.gitignore'), 'build/\n');
-    git(repo, 'init', '-q');
-    git(repo, 'add', '-A');
-    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '-m', 'start');
+    fs.mkdirSync(path.join(repo, 'empty-at-start'), { recursive: true });
+    initRepo(repo, { 'src/a/one.txt': 'one\n', 'src/two.txt': 'two\n', '.gitignore': 'build/\n' });
     watched = await shadowFor(path.join(base, 'store-watched'), repo);
     scanned = await shadowFor(path.join(base, 'store-scanned'), repo);
     scanned.watch = false;
@@ -48,10 +41,7 @@ describe('checkpoints: the watcher names what changed, and records what a full s
     assert.equal(a.tree, b.tree, `${what}: the watched checkpoint records what a scan does`);
     return a.tree;
   };
-  const file = (rel: string, content: string) => {
-    fs.mkdirSync(path.dirname(path.join(repo, rel)), { recursive: true });
-    fs.writeFileSync(path.join(repo, rel), content);
-  };
+  const file = (rel: string, content: string) => write(repo, rel, content);
 
   it('edits, new nested folders, folder moves and removals, deletions, ignored folders, and nothing changed', async () => {
     const first = await same('nothing yet');
@@ -86,13 +76,12 @@ describe('checkpoints: every change the watcher reports is in the checkpoint', f
   beforeEach(async () => {
     base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-reported-')));
     repo = path.join(base, 'repo');
-    fs.mkdirSync(path.join(repo, 'src', 'deep'), { recursive: true });
-    for (const [rel, content] of Object.entries({ 'src/a.txt': 'a\n', 'src/deep/b.txt': 'b\n', 'swap': 'a file for now\n', 'kept.log': 'tracked, though ignored\n', '.gitignore': '*.log\n' })) {
-      fs.writeFileSync(path.join(repo, rel), content);
-    }
-    git(repo, 'init', '-q');
-    git(repo, 'add', '-A', '-f');
-    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '-m', 'start');
+    fs.mkdirSync(repo, { recursive: true });
+    initRepo(repo, { 'src/a.txt': 'a\n', 'src/deep/b.txt': 'b\n', 'swap': 'a file for now\n', 'kept.log': 'tracked, though ignored\n' });
+    // Ignored once tracked: kept.log stays in the index.
+    write(repo, '.gitignore', '*.log\n');
+    git(repo, 'add', '.gitignore');
+    git(repo, 'commit', '-q', '-m', 'ignore logs');
     shadow = await shadowFor(path.join(base, 'store'), repo);
     await takeCheckpoint(shadow);
   });
@@ -124,10 +113,7 @@ describe('checkpoints: every change the watcher reports is in the checkpoint', f
       watcher.take = take;
     }
   };
-  const file = (rel: string, content: string) => {
-    fs.mkdirSync(path.dirname(path.join(repo, rel)), { recursive: true });
-    fs.writeFileSync(path.join(repo, rel), content);
-  };
+  const file = (rel: string, content: string) => write(repo, rel, content);
 
   it('edits, a mode change, a file turned folder and back, a symlink, tracked and untracked ignored files, a touch', async () => {
     file('src/deep/b.txt', 'b, edited\n');
