@@ -18,13 +18,31 @@ describe('Spending UI (code-server + chromium)', function () {
     stack: { userSettings: { 'fork.approvalMode': 'auto', 'fork.prices': { 'claude-sonnet-5-5': { input: 3, output: 15 } } } },
   });
   const cli = run.cli;
-  let panel: Frame;
+  let panel: Frame | undefined;
   let sessionId = '';
 
+  /** The chat the first check started, read from the store: a later check still runs when the first one failed after its chat was stored. */
+  async function chatSessionId(): Promise<string> {
+    if (!sessionId) {
+      const items = (await cli('list', '--json')).trim().split('\n').filter(Boolean).map(line => JSON.parse(line) as { type: string; id: string });
+      sessionId = items.find(item => item.type === 'session')?.id ?? '';
+    }
+    assert.ok(sessionId, 'the store holds no chat: the first check\'s chat never reached the runtime');
+    return sessionId;
+  }
+
+  async function forksPanel(): Promise<Frame> {
+    if (!panel) {
+      panel = await openForksView(run.page);
+      await widenSideBar(run.page, 460);
+    }
+    return panel;
+  }
+
   async function forkWithBudget(directive: string, budget: string): Promise<Locator> {
-    const forkId = (await cli('fork', '--session', sessionId, '--isolation', 'shared', '--budget', budget, directive)).trim();
+    const forkId = (await cli('fork', '--session', await chatSessionId(), '--isolation', 'shared', '--budget', budget, directive)).trim();
     assert.match(forkId, /^f-/);
-    return panel.locator(`.fork[data-fork-id="${forkId}"]`);
+    return (await forksPanel()).locator(`.fork[data-fork-id="${forkId}"]`);
   }
 
   it('shows the chat\'s cost in its context line', async () => {
@@ -33,18 +51,15 @@ describe('Spending UI (code-server + chromium)', function () {
     await waitForModelInPicker(page, 'claude-sonnet-5-5');
     await sendInChat(page, '@fork list the files');
     const response = lastResponse(page);
-    await response.filter({ hasText: 'this chat with its forks' }).waitFor({ timeout: 60_000 });
+    await response.filter({ hasText: 'this chat with its forks' }).waitFor({ timeout: 90_000 });
+    await chatSessionId();
     assert.match(await response.innerText(), /Cost on claude-sonnet-5-5: \$[\d.]+ this turn · \$[\d.]+ this chat with its forks · (the prompt cache saved \$[\d.]+ this turn|cache writes cost \$[\d.]+ more this turn; later turns read them)\./);
     await screenshot(page, 'spend-chat');
-    const sessions = (await cli('list', '--json')).trim().split('\n').map(line => JSON.parse(line) as { type: string; id: string });
-    sessionId = sessions.find(s => s.type === 'session')!.id;
   });
 
   it('a fork the CLI started with a token budget shows paused (budget), its cost and cache bars, and continues with a raised budget', async () => {
-    assert.ok(sessionId, 'needs the chat of the first check');
     const page = run.page;
-    panel = await openForksView(page);
-    await widenSideBar(page, 460);
+    const panel = await forksPanel();
     const row = await forkWithBudget('survey slow and steady', '12000tokens');
     await row.locator('.badge', { hasText: 'paused (budget)' }).waitFor({ timeout: 60_000 });
     assert.match(await row.locator('.paused-reason').innerText(), /budget of 12000 tokens is reached/);
@@ -80,7 +95,7 @@ describe('Spending UI (code-server + chromium)', function () {
 
   it('shows the chat\'s own cost and its cache bars above the conversation', async () => {
     const page = run.page;
-    const conversation = panel.locator('.section[data-section="conversation"]');
+    const conversation = (await forksPanel()).locator('.section[data-section="conversation"]');
     assert.match(await conversation.locator('.chat-cost').innerText(), /^This chat: \$[\d.]+ \((the prompt cache saved \$[\d.]+|cache writes cost \$[\d.]+ more; later requests read them)\)$/);
     assert.ok((await conversation.locator('.cache-bar').count()) >= 2, 'one bar per chat request');
     assert.equal(await conversation.locator('.cache-bar').first().getAttribute('data-cause'), 'first');
