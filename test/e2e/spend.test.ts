@@ -21,11 +21,16 @@ describe('Spending UI (code-server + chromium)', function () {
   let panel: Frame | undefined;
   let sessionId = '';
 
+  interface ListedItem { type: 'session' | 'fork'; id: string; cost?: { usd: number } }
+  /** What `fork-agents list --json` prints: one JSON object per line, sessions and forks. */
+  async function listed(): Promise<ListedItem[]> {
+    return (await cli('list', '--json')).trim().split('\n').filter(Boolean).map(line => JSON.parse(line) as ListedItem);
+  }
+
   /** The chat the first check started, read from the store: a later check still runs when the first one failed after its chat was stored. */
   async function chatSessionId(): Promise<string> {
     if (!sessionId) {
-      const items = (await cli('list', '--json')).trim().split('\n').filter(Boolean).map(line => JSON.parse(line) as { type: string; id: string });
-      sessionId = items.find(item => item.type === 'session')?.id ?? '';
+      sessionId = (await listed()).find(item => item.type === 'session')?.id ?? '';
     }
     assert.ok(sessionId, 'the store holds no chat: the first check\'s chat never reached the runtime');
     return sessionId;
@@ -87,8 +92,8 @@ describe('Spending UI (code-server + chromium)', function () {
     const total = JSON.parse((await cli('transcript', '--fork', forkId, '--json')).trim().split('\n').pop()!);
     assert.equal(total.priceFrom, 'setting');
     assert.equal(usdText(total.cost.usd), rowCost, 'the transcript and the row agree');
-    const forks = (await cli('list', '--json')).trim().split('\n').map(line => JSON.parse(line)).filter(item => item.type === 'fork');
-    assert.equal(usdText(forks.find(f => f.id === forkId).cost.usd), rowCost, 'the list and the row agree');
+    const forks = (await listed()).filter(item => item.type === 'fork');
+    assert.equal(usdText(forks.find(f => f.id === forkId)!.cost!.usd), rowCost, 'the list and the row agree');
     const all = forks.reduce((sum, f) => sum + (f.cost?.usd ?? 0), 0);
     assert.ok((await panel.locator('.spend-totals').innerText()).startsWith(`Forks spent ${usdText(all)} `), 'the panel\'s total is the sum of the same figures');
   });
