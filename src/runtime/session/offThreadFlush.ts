@@ -1,6 +1,6 @@
 // A new file created, written and flushed on libuv's thread pool, and its name in its folder flushed too:
 // the promise settles once both are durable — a power loss after that keeps the file and its bytes
-// (docs/design.md §3, "What a started fork promises" in ARCHITECTURE.md). The runtime's only JavaScript
+// (docs/design.md §4.7, "What a started fork promises" in ARCHITECTURE.md). The runtime's only JavaScript
 // thread never waits for the disk: creating a file in a folder can wait for the file system's journal
 // while other flushes commit (4–72 ms seen with fifty siblings started together, docs/benchmarks.md), so
 // not even the open runs on it. Files created together flush in parallel (the journal commits them
