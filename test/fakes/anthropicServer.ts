@@ -172,7 +172,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   const server = createServer((req, res) => {
     handle(state, req, res).catch((err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
-      if (!res.headersSent) sendJson(res, 500, { type: 'error', error: { type: 'api_error', message: `fake server: ${message}` } }, { 'x-should-retry': 'false' });
+      if (!res.headersSent) sendError(res, new ApiError(500, 'api_error', `fake server: ${message}`, { 'x-should-retry': 'false' }));
       else res.destroy();
     });
   });
@@ -204,6 +204,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       }),
   };
 }
+
+/** 32 MB, read as MiB (the page does not say which). */
+const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -264,6 +267,10 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     for (const listener of [...state.requestListeners]) listener(record);
   }
   try {
+    // https://platform.claude.com/docs/en/api/errors, "Request size limits" (read 2026-12-02): 32 MB for the
+    // Messages and Token Counting APIs, over it a 413 request_too_large, "returned from Cloudflare before the
+    // request reaches our API servers" (so before any other check). Its body there is not shown: ours is the usual one.
+    if (Buffer.byteLength(rawBody) > MAX_REQUEST_BYTES) throw new ApiError(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.');
     if (vertex) checkVertex(req.headers, record.vertexVersion);
     else if (bedrock) checkBedrock(req.headers, record.vertexVersion);
     else checkHeaders(req.headers, state.apiKey);
@@ -290,7 +297,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     record.status = 500;
     record.error = NO_TURN_MESSAGE;
     // x-should-retry: false keeps the SDK from retrying a script that has simply run out.
-    sendJson(res, 500, { type: 'error', error: { type: 'api_error', message: NO_TURN_MESSAGE } }, { 'x-should-retry': 'false' });
+    sendError(res, new ApiError(500, 'api_error', NO_TURN_MESSAGE, { 'x-should-retry': 'false' }));
     finish(state, record, 'rejected');
     return;
   }

@@ -61,6 +61,18 @@ describe('fake Anthropic server prompt cache', () => {
     assert.equal(server.cacheStats().entries, 0);
   });
 
+  it('uses each model\'s documented minimum: ~1,300 tokens cache on Sonnet 4.6 (1,024), not on Opus 4.7 (2,048) or Opus 4.6 (4,096)', async () => {
+    // https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Cache limitations", as quoted
+    // verbatim on 2026-07-28 and 2026-10-08 (read 2026-12-02); the fake had 2,048 and 4,096 from third-party copies.
+    await start({ minCacheTokens: undefined });
+    const cached = async (model: string) => (await usageOf(requestBody([user(text(`q ${model}`, CC))], { model, system: system() }))).cache_creation_input_tokens > 0;
+    assert.ok(SYSTEM_TOKENS > 1024 && SYSTEM_TOKENS < 2048, String(SYSTEM_TOKENS));
+    assert.deepEqual(
+      await Promise.all(['claude-sonnet-4-6', 'claude-opus-4-8', 'claude-opus-4-7', 'claude-opus-4-6', 'claude-haiku-4-5'].map(cached)),
+      [true, true, false, false, false],
+    );
+  });
+
   it('counts only the part after the breakpoint as plain input', async () => {
     await start();
     const tail = text('not cached: after the last breakpoint');
