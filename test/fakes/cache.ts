@@ -98,9 +98,13 @@ export function flattenPrompt(body: Json): PromptBlock[] {
   const add = (where: string, block: unknown): void => {
     blocks.push({ key: `${where}:${JSON.stringify(stripCacheControl(block))}`, tokens: estimateTokens(block), ttl: ttlOf(block) });
   };
-  // The model, and for messages the thinking and tool_choice settings, are part of what a prefix means.
+  // The model, and for messages the thinking, effort and tool_choice settings, are part of what a prefix means
+  // (prompt-caching, "What invalidates the cache": tool_choice and "thinking parameters, effort setting"
+  // invalidate the messages; for thinking and effort the tools and system are "model-specific", kept here), as
+  // the page's table was quoted on 2026-10-02 (read 2026-12-02).
   const head = `model=${String(body.model)}`;
-  const messagesHead = `thinking=${JSON.stringify(body.thinking ?? null)};tool_choice=${JSON.stringify(body.tool_choice ?? null)}`;
+  const effort = isObject(body.output_config) ? body.output_config.effort ?? null : null;
+  const messagesHead = `thinking=${JSON.stringify(body.thinking ?? null)};effort=${JSON.stringify(effort)};tool_choice=${JSON.stringify(body.tool_choice ?? null)}`;
   if (Array.isArray(body.tools)) body.tools.forEach(tool => add(`${head};tool`, tool));
   if (typeof body.system === 'string') add(`${head};system`, { type: 'text', text: body.system });
   else if (Array.isArray(body.system)) body.system.forEach(block => add(`${head};system`, block));

@@ -109,6 +109,20 @@ describe('fake Anthropic server prompt cache', () => {
     assert.equal(changed.cache_creation_input_tokens, countInputTokens(requestBody(messages, { tools: [tool('Read a file, now differently.')], system: system() })));
   });
 
+  it('keeps tools and system but not the messages when tool_choice or effort changes', async () => {
+    // prompt-caching, "What invalidates the cache" (its table as quoted 2026-10-02, read 2026-12-02): tool_choice
+    // ✓ tools ✓ system ✘ messages; "thinking parameters, effort setting": messages ✘ (tools/system model-specific).
+    await start();
+    const body = (extra: Record<string, unknown>) => requestBody([user(text('question', CC))], { tools: [tool('Read a file.')], system: system(CC), ...extra });
+    await usageOf(body({}));
+    const prefix = countInputTokens(requestBody([], { tools: [tool('Read a file.')], system: system() }));
+    for (const extra of [{ tool_choice: { type: 'any' } }, { output_config: { effort: 'low' } }]) {
+      const changed = await usageOf(body(extra));
+      assert.equal(changed.cache_read_input_tokens, prefix, JSON.stringify(extra));
+      assert.ok(changed.cache_creation_input_tokens > 0, JSON.stringify(extra));
+    }
+  });
+
   it('treats a different TTL as a different entry', async () => {
     await start();
     const body = (ttl: '5m' | '1h') => requestBody([user(text('question', { type: 'ephemeral', ttl }))], { system: system() });
