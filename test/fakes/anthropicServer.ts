@@ -73,10 +73,13 @@ function fromVertex(record: ReceivedRequest, model: string): unknown {
   return version;
 }
 
-function checkBedrock(headers: Record<string, string | string[] | undefined>, version: unknown): void {
+function checkBedrock(headers: Record<string, string | string[] | undefined>, version: unknown, body: unknown): void {
   if (!/^AWS4-HMAC-SHA256 Credential=\S+/.test(String(headers.authorization ?? ''))) throw new ApiError(403, 'authentication_error', 'Bedrock: a SigV4 signature is required');
   // Like the vertex-sdk, the bedrock-sdk moves the anthropic-version header into the body.
   if (typeof version !== 'string' || version === '') invalid('anthropic_version: Field required (Bedrock takes it in the body)');
+  // prompt-caching, "Automatic caching" (copy of 2026-10, read 2026-12-02): on the legacy Bedrock integration
+  // (InvokeModel, this wire) "the API returns a 400 error for a top-level cache_control field".
+  if (body && typeof body === 'object' && 'cache_control' in body) invalid('cache_control: Extra inputs are not permitted');
 }
 
 function checkVertex(headers: Record<string, string | string[] | undefined>, version: unknown): void {
@@ -272,7 +275,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     // request reaches our API servers" (so before any other check). Its body there is not shown: ours is the usual one.
     if (Buffer.byteLength(rawBody) > MAX_REQUEST_BYTES) throw new ApiError(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.');
     if (vertex) checkVertex(req.headers, record.vertexVersion);
-    else if (bedrock) checkBedrock(req.headers, record.vertexVersion);
+    else if (bedrock) checkBedrock(req.headers, record.vertexVersion, record.body);
     else checkHeaders(req.headers, state.apiKey);
     if (record.body === undefined) invalid('There was an error parsing the body: it is not valid JSON');
     validateRequest(record.body, endpoint);

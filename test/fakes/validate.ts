@@ -5,12 +5,13 @@ import { ApiError, invalid } from './apiErrors';
 import { TOOL_NAME, checkText, isObject, onlyFields, validateMessages } from './validateMessages';
 import type { Json } from './validateMessages';
 import { checkSampling, isPreservedModel } from './preservedThinking';
+import { automaticTarget } from './cache';
 
 export type Endpoint = 'messages' | 'count_tokens';
 
 const MESSAGE_FIELDS = [
   'model', 'messages', 'max_tokens', 'system', 'tools', 'tool_choice', 'thinking', 'stream',
-  'metadata', 'stop_sequences', 'temperature', 'top_k', 'top_p', 'service_tier', 'output_config',
+  'metadata', 'stop_sequences', 'temperature', 'top_k', 'top_p', 'service_tier', 'output_config', 'cache_control',
 ];
 const COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config'];
 const MAX_BREAKPOINTS = 4;
@@ -182,8 +183,34 @@ function breakpointsOf(body: Json): Breakpoint[] {
   return found;
 }
 
+/**
+ * Automatic caching's edge cases (prompt-caching, "Edge cases", verbatim in copies of 2026-07 to 2026-10, read
+ * 2026-12-02): the last block's own cache_control with "the same TTL" is a no-op, with "a different TTL" a 400;
+ * "If 4 explicit block-level breakpoints already exist, the API returns a 400 error (no slots left for automatic
+ * caching)". The 400s' wording is not documented, chosen here.
+ */
+function automaticBreakpoint(body: Json, explicit: Breakpoint[]): Breakpoint | undefined {
+  const control = body.cache_control;
+  if (control === undefined) return undefined;
+  const target = automaticTarget(body);
+  if (!target) return { path: 'cache_control', control };
+  const path = `messages.${target.message}.content.${target.block}`;
+  const own = explicit.find(b => b.path === path || b.path.startsWith(`${path}.`));
+  if (!own) {
+    if (explicit.length >= MAX_BREAKPOINTS) invalid(`cache_control: automatic caching needs a free breakpoint, and ${explicit.length} blocks already have cache_control (at most ${MAX_BREAKPOINTS}).`);
+    return { path, control };
+  }
+  const ttlOf = (c: unknown) => (isObject(c) ? c.ttl ?? '5m' : undefined);
+  if (isObject(control) && ttlOf(own.control) !== ttlOf(control)) {
+    invalid(`cache_control: the last block (${path}) has its own cache_control with ttl='${String(ttlOf(own.control))}', not the top-level ttl='${String(ttlOf(control))}'.`);
+  }
+  return undefined;
+}
+
 function validateCacheControls(body: Json): void {
-  const breakpoints = breakpointsOf(body);
+  const explicit = breakpointsOf(body);
+  const automatic = automaticBreakpoint(body, explicit);
+  const breakpoints = automatic ? [...explicit, automatic] : explicit;
   let fiveMinuteSeen: string | undefined;
   for (const { path, control } of breakpoints) {
     const at = `${path}.cache_control`;

@@ -49,6 +49,21 @@ describe('fake Anthropic server prompt cache', () => {
     assert.deepEqual(server.cacheStats(), { entries: 3, writes: 3, reads: 1 });
   });
 
+  it('automatic caching (a top-level cache_control) caches up to the last block and moves forward with the conversation', async () => {
+    // https://platform.claude.com/docs/en/build-with-claude/prompt-caching (read 2026-12-02): "The system
+    // automatically applies the cache breakpoint to the last cacheable block and moves it forward as conversations grow."
+    await start();
+    const u1 = text('first question');
+    const first = await usageOf(requestBody([user(u1)], { system: system(), cache_control: CC }));
+    assert.equal(first.cache_creation_input_tokens, SYSTEM_TOKENS + tokensOf(u1));
+    const a1 = text('first answer');
+    const u2 = text('second question');
+    const second = await usageOf(requestBody([user(u1), assistant(a1), user(u2)], { system: system(), cache_control: CC }));
+    assert.equal(second.cache_read_input_tokens, SYSTEM_TOKENS + tokensOf(u1));
+    assert.equal(second.cache_creation_input_tokens, tokensOf(a1, u2));
+    assert.equal(second.input_tokens, 0);
+  });
+
   it('caches nothing below the minimum length, silently', async () => {
     await start();
     const body = requestBody([user(text('short', CC))], { system: [text('tiny system', CC)] });

@@ -121,6 +121,17 @@ const rejected: Case[] = [
     body: requestBody([user(text('hi'))], { model: 'claude-opus-5', thinking: { type: 'disabled' }, output_config: { effort: 'max' } }),
     message: /only at output_config\.effort "high" or lower/,
   },
+  // Automatic caching's edge cases (prompt-caching, "Edge cases", verbatim copies of 2026-07 to 2026-10, read 2026-12-02).
+  {
+    name: 'automatic caching with 4 explicit breakpoints already ("no slots left for automatic caching")',
+    body: requestBody([user(text('a', cc()), text('b', cc()), text('c', cc()), text('d', cc()), text('e'))], { cache_control: cc() }),
+    message: /^cache_control: automatic caching needs a free breakpoint/,
+  },
+  {
+    name: 'automatic caching whose last block has its own cache_control with a different TTL',
+    body: requestBody([user(text('a', cc('5m')))], { cache_control: cc('1h') }),
+    message: /^cache_control: the last block \(messages\.0\.content\.0\) has its own cache_control with ttl='5m'/,
+  },
   { name: 'a non-default temperature on Opus 4.8', body: requestBody([user(text('hi'))], { model: 'claude-opus-4-8', temperature: 0.2 }), message: 'temperature: only the default value 1 is supported for this model.' },
 ];
 
@@ -134,6 +145,8 @@ const accepted: { name: string; body: unknown }[] = [
       { tools: [tool('read_file', { cache_control: cc('1h') })], system: [text('sys', cc('1h'))] },
     ),
   },
+  { name: 'automatic caching (a top-level cache_control)', body: requestBody([user(text('a'))], { cache_control: cc('1h'), system: [text('sys', cc('1h'))] }) },
+  { name: 'automatic caching whose last block already has the same TTL (a no-op)', body: requestBody([user(text('a', cc()), text('b'), text('c'), text('d', cc()))], { cache_control: cc(), system: [text('s', cc())], tools: [tool('t', { cache_control: cc() })] }) },
   // Still accepted: budgets on the 4.6 models (deprecated, "it still works there") and Haiku 4.5, disabled
   // thinking on Opus 4.8 / Sonnet 5 and on Opus 5 at effort high (thinking-troubleshooting, whats-new-opus-5).
   ...['claude-opus-4-6', 'claude-sonnet-4-6', 'claude-haiku-4-5'].map(model => ({
