@@ -145,19 +145,22 @@ const TABLE: Readonly<Record<string, Row>> = {
     readsThinkingFrom: ['claude-fable-5-2', 'claude-mythos-5-2', 'claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', ...OPUS_5_AND_EARLIER],
     note: 'Mythos 5.2: "same capabilities as Claude Fable 5.2" (its what\'s-new page); the rest is Fable 5.2\'s.' }),
   // [H55] "Adaptive (always on)", default effort high; forced tool use 400 (fable-5-1 overview); [PT] runs the
-  // prefix check; reads Mythos 5.1's, Opus 5.5's and every earlier model's blocks. Cache minimum: not stated on the pages read — 512 like Fable 5 [PC].
+  // prefix check; reads Mythos 5.1's, Opus 5.5's and every earlier model's blocks. Cache minimum 512 [PC].
   'claude-fable-5-1': fiveX({ thinking: 'adaptive-only', prefixCheck: true, midConversationToolChanges: true, minCacheableTokens: 512,
     readsThinkingFrom: ['claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', ...OPUS_5_AND_EARLIER] }),
   // Limited availability; same facts as Fable 5.1 [PT] (prefix check: see the disagreement above).
   'claude-mythos-5-1': fiveX({ thinking: 'adaptive-only', prefixCheck: true, midConversationToolChanges: true, minCacheableTokens: 512,
     readsThinkingFrom: ['claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', ...OPUS_5_AND_EARLIER] }),
-  'claude-fable-5': fiveX({ midConversationToolChanges: true, minCacheableTokens: 512, readsThinkingFrom: OPUS_5_AND_EARLIER,
-    note: 'Fable 5: only its price, cache minimum and mid-conversation support were read; thinking treated like Opus 5.' }),
-  'claude-mythos-5': fiveX({ midConversationToolChanges: true, minCacheableTokens: 512, readsThinkingFrom: OPUS_5_AND_EARLIER,
-    note: 'Mythos 5: only its cache minimum and mid-conversation support were read; thinking treated like Opus 5.' }),
+  // Fable 5 / Mythos 5: thinking always on, `disabled` 400 — third-party copies only (tokenmix on dev.to, launch
+  // docs read 2026-06-10; the thinking-troubleshooting table as quoted in notes of 2026-10: "Opus 5.5 and Fable
+  // are 'Always on'").
+  'claude-fable-5': fiveX({ thinking: 'adaptive-only', midConversationToolChanges: true, minCacheableTokens: 512, readsThinkingFrom: OPUS_5_AND_EARLIER,
+    note: 'Fable 5: only its price, cache minimum and mid-conversation support were read on its own pages; thinking always on from third-party copies.' }),
+  'claude-mythos-5': fiveX({ thinking: 'adaptive-only', midConversationToolChanges: true, minCacheableTokens: 512, readsThinkingFrom: OPUS_5_AND_EARLIER,
+    note: 'Mythos 5: only its cache minimum and mid-conversation support were read; the rest is Fable 5\'s.' }),
   // [H55] "Adaptive (always on)", default effort medium; [PT] prefix check; reads Opus 5 and earlier Opus/Sonnet/
-  // Haiku blocks and Sonnet 5.5's on the Claude API and Google Cloud [S55]; not Fable/Mythos. `disabled` 400 ([S]
-  // dev.to, reproduced 2026-10-06). Cache minimum: 512 (5.5 models; not confirmed on an Opus 5.5 page).
+  // Haiku blocks and Sonnet 5.5's on the Claude API and Google Cloud [S55]; not Fable/Mythos. `disabled` and
+  // budgets 400 (…/models/opus-5-5/whats-new-opus-5-5, zh-TW copy read 2026-12-02). Cache minimum 512 [PC].
   'claude-opus-5-5': fiveX({ thinking: 'adaptive-only', defaultEffort: 'medium', prefixCheck: true, midConversationToolChanges: true,
     minCacheableTokens: 512, readsThinkingFrom: ['claude-opus-5-5', 'claude-sonnet-5-5', ...OPUS_5_AND_EARLIER.filter(id => !/fable|mythos/.test(id))] }),
   // [S55]: adaptive by default, `disabled` 400 (between_tools instead), forced tool_choice 400, 512 minimum;
