@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
-import { cliRunner, lastJson, runOnTerminal, stopStoreRuntime } from './cliRunner';
+import { cliRunner, jsonLines, lastJson, runOnTerminal, stopStoreRuntime } from './cliRunner';
 import { initRepo } from './gitRepo';
 import { call, say } from './script';
 
@@ -95,7 +95,7 @@ describe('runtime: CLI fork approvals', function () {
     assert.equal(questions, 2, `two questions at the terminal: ${JSON.stringify(output)}`);
     assert.match(output, /attempt 1 of 2: Allow bash \(runs a command\): .*touch ran-approved/);
     assert.match(output, /attempt 2 of 2: Allow bash \(runs a command\): .*touch ran-approved/);
-    const lines = output.split(/\r?\n/).filter(line => line.startsWith('{')).map(line => JSON.parse(line));
+    const lines = jsonLines(output, { objectsOnly: true });
     const attempts = lines.filter(line => line.type === 'attempt');
     assert.equal(attempts.length, 2, output);
     for (const attempt of attempts) {

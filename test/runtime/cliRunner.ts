@@ -24,9 +24,19 @@ export function cliRunner(env: CliEnv): (...args: string[]) => Promise<CliRun> {
     });
 }
 
+/**
+ * Every line a `--json` run printed (or `text`), parsed, in order; a line that is not JSON throws, so stray
+ * output in --json mode fails the test. `objectsOnly`: keep only the lines that start with `{` (a terminal's
+ * output, where prompts and JSON lines mix).
+ */
+export function jsonLines(run: Pick<CliRun, 'stdout'> | string, { objectsOnly = false } = {}): any[] {
+  const text = typeof run === 'string' ? run : run.stdout;
+  return text.split(/\r?\n/).filter(line => (objectsOnly ? line.startsWith('{') : line.trim() !== '')).map(line => JSON.parse(line));
+}
+
 /** The last JSON line a `--json` run printed. */
-export function lastJson(run: CliRun): any {
-  return JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+export function lastJson(run: Pick<CliRun, 'stdout'>): any {
+  return jsonLines(run).at(-1);
 }
 
 /** Stops the runtime a CLI run started for `store`, if any. */
