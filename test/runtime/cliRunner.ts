@@ -3,6 +3,7 @@ import { execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
+import { TEST_RUNTIME_ENV } from './harness';
 
 const CLI = path.resolve(__dirname, '../../../dist/cli.js');
 
@@ -19,7 +20,7 @@ export function cliRunner(env: CliEnv): (...args: string[]) => Promise<CliRun> {
   return (...args) =>
     new Promise(resolve => {
       execFile(process.execPath, [CLI, ...args], {
-        env: { ...process.env, ANTHROPIC_API_KEY: env.apiKey, ANTHROPIC_BASE_URL: env.baseUrl(), FORK_AGENTS_HOME: env.store(), ...env.extra?.() },
+        env: { ...process.env, ...TEST_RUNTIME_ENV, ANTHROPIC_API_KEY: env.apiKey, ANTHROPIC_BASE_URL: env.baseUrl(), FORK_AGENTS_HOME: env.store(), ...env.extra?.() },
       }, (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
     });
 }
