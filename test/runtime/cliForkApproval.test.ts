@@ -105,14 +105,7 @@ describe('runtime: CLI fork approvals', function () {
     assert.equal(code, 0, output);
   });
 
-  it('fork --help lists --approval, its default and who answers', async () => {
-    const run = await cli('fork', '--help');
-    assert.equal(run.code, 0, run.stderr);
-    const help = run.stdout + run.stderr;
-    assert.match(help, /fork --session ID \[--approval ask\|auto-edit\|auto\]/);
-    assert.match(help, /--approval: default the mode the session's chat last ran with/);
-    assert.match(help, /--wait on a terminal asks the fork's approvals here/);
-  });
+  // fork --help's words on --approval: test/unit/cli.args.test.ts.
 
   before(function () {
     if (spawnSync('script', ['--version']).status !== 0) {

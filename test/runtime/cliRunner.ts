@@ -57,7 +57,7 @@ export interface TerminalRun { code: number | null; output: string; answered: bo
  */
 export function runOnTerminal(args: string[], env: NodeJS.ProcessEnv, answer: 'y' | 'n'): Promise<TerminalRun> {
   const line = [process.execPath, CLI, ...args].map(a => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = spawn('script', ['-qfec', line, '/dev/null'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', line, '/dev/null'], { env: { ...process.env, ...TEST_RUNTIME_ENV, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   let questions = 0;
   child.stdout.setEncoding('utf8');

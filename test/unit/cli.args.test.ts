@@ -111,4 +111,12 @@ describe('cli arguments', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('fork --help lists --approval, its default and who answers', () => {
+    const help = parseCommandLine(['fork', '--help']) as { kind: string; text: string };
+    assert.equal(help.kind, 'help');
+    assert.match(help.text, /fork --session ID \[--approval ask\|auto-edit\|auto\]/);
+    assert.match(help.text, /--approval: default the mode the session's chat last ran with/);
+    assert.match(help.text, /--wait on a terminal asks the fork's approvals here/);
+  });
 });
