@@ -276,7 +276,7 @@ for (const group of groups) {
 }
 
 const width = Math.max(...stages.map(s => s.name.length));
-console.log(`\n━━ summary${quick ? ' (quick: no lint, type-check or real-VS-Code layers; the file-race test at 400 calls)' : ''} ━━`);
+console.log(`\n━━ summary${quick ? ' (quick: no lint, type-check or real-VS-Code layers; the race hunts shorter)' : ''} ━━`);
 for (const r of results) {
   console.log(`${r.ok ? 'PASS' : 'FAIL'}  ${r.name.padEnd(width)}  ${r.seconds.toFixed(1).padStart(6)}s  ${r.detail}`);
 }

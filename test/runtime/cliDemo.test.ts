@@ -27,14 +27,20 @@ describe('cli: conventions and the --demo walkthrough', function () {
   // No key and no endpoint in the environment: --demo must not need them.
   const cli = cliRunner({ apiKey: '', baseUrl: () => '', store: () => store });
 
-  beforeEach(() => {
+  // One store, so one runtime and one demo model, for the file: the first CLI run starts both, as a user's
+  // first command does; each test gets a fresh copy of the sample repository, and its chats and forks are
+  // found by their own ids.
+  before(() => {
     base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fa-demo-')));
     store = path.join(base, 'store');
-    repo = path.join(base, 'sample');
+  });
+  let copies = 0;
+  beforeEach(() => {
+    repo = path.join(base, `sample-${++copies}`);
     fs.cpSync(SAMPLE, repo, { recursive: true });
     initRepo(repo, {});
   });
-  afterEach(() => {
+  after(() => {
     stopStoreRuntime(store);
     stopDemoModel(store);
   });
