@@ -6,6 +6,7 @@ import { ModelError } from '../model/modelClient';
 import type { MessagesRequestBody } from '../model/wire';
 import type { Usage } from '../../common/transcript';
 import { addUsage } from '../../common/transcript';
+import { positiveWholeFromEnv } from '../envKnob';
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 4; at most 2 for an unreachable endpoint). */
@@ -50,8 +51,7 @@ export const RETRY_BASE_MS = 500;
  */
 export function retryDelayMs(attempt: number, retryAfterMs?: number, env: NodeJS.ProcessEnv = process.env): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, 60_000);
-  const fromEnv = Number(env.FORK_AGENTS_RETRY_BASE_MS);
-  const baseMs = Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : RETRY_BASE_MS;
+  const baseMs = positiveWholeFromEnv(env, 'FORK_AGENTS_RETRY_BASE_MS', RETRY_BASE_MS);
   const jitterMs = Math.min(250, baseMs / 2);
   return Math.min(baseMs * 2 ** attempt + Math.floor(Math.random() * jitterMs), 20_000);
 }
