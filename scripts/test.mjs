@@ -21,9 +21,14 @@ const eslint = join(root, 'node_modules', 'eslint', 'bin', 'eslint.js');
 const color = process.stdout.isTTY ? ['--color'] : [];
 
 const quick = process.argv.includes('--quick');
-// The daily loop runs the file-race test with 400 calls of each kind instead of 2,100 (its racer takes a
-// whole core while it runs); every assertion stays. `npm test` runs all of them.
-if (quick) process.env.FORK_AGENTS_TEST_RACE_TURNS ??= '8';
+// The daily loop runs the race hunts shorter, every assertion kept: the file-race test with 400 calls of each
+// kind instead of 2,100 (its racer takes a whole core while it runs), the socket-swap test with 20 connections
+// instead of 60, the store-owner race with 4 rounds instead of 10. `npm test` runs all of them.
+if (quick) {
+  process.env.FORK_AGENTS_TEST_RACE_TURNS ??= '8';
+  process.env.FORK_AGENTS_SWAP_RUNS ??= '20';
+  process.env.FORK_AGENTS_TEST_OWNER_ROUNDS ??= '4';
+}
 const running = new Set(); // the running stages' children, stopped on Ctrl-C
 process.on('SIGINT', () => {
   for (const child of running) kill(child);
@@ -271,7 +276,7 @@ for (const group of groups) {
 }
 
 const width = Math.max(...stages.map(s => s.name.length));
-console.log(`\n━━ summary${quick ? ' (quick: no lint, type-check or real-VS-Code layers; the file-race test at 400 calls)' : ''} ━━`);
+console.log(`\n━━ summary${quick ? ' (quick: no lint, type-check or real-VS-Code layers; the race hunts shorter)' : ''} ━━`);
 for (const r of results) {
   console.log(`${r.ok ? 'PASS' : 'FAIL'}  ${r.name.padEnd(width)}  ${r.seconds.toFixed(1).padStart(6)}s  ${r.detail}`);
 }

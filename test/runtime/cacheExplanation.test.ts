@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { runtimeLogPath } from '../../src/ipc/socketPath';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic, ReceivedRequest } from '../fakes/anthropicServer';
-import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
+import { cliRunner, jsonLines, lastJson, stopStoreRuntime } from './cliRunner';
 import { say } from './script';
 
 /** Every prompt block of a received body in prefix order (tools, system, messages), cache_control left out. */
@@ -80,10 +80,10 @@ describe('cli: one cache explanation for a fork\'s first request', function () {
     await logHas(`session ${sessionId} left memory (idle)`);
     const cache = await cli('transcript', '--fork', forkId, '--cache', '--json');
     assert.equal(cache.code, 0, cache.stderr);
-    const fromTranscript = JSON.parse(cache.stdout.trim().split('\n')[0]);
+    const fromTranscript = jsonLines(cache)[0];
     const list = await cli('list', '--json');
     assert.equal(list.code, 0, list.stderr);
-    const row = list.stdout.trim().split('\n').map(line => JSON.parse(line)).find(r => r.type === 'fork' && r.id === forkId);
+    const row = jsonLines(list).find(r => r.type === 'fork' && r.id === forkId);
     const fromList = row.cacheSteps[0];
 
     const said = (step: { cause: string; detail: string; matchedBlocks: number; totalBlocks: number; baseline?: unknown }) =>

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
+import { cliRunner, jsonLines, lastJson, stopStoreRuntime } from './cliRunner';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { say } from './script';
@@ -44,7 +44,7 @@ describe('cli: fork-agents', function () {
     assert.equal(sent.code, 0, sent.stderr);
     assert.match(lastJson(sent).report, /Scope: fork/);
     const list = await cli('list', '--json');
-    const rows = list.stdout.trim().split('\n').map(line => JSON.parse(line));
+    const rows = jsonLines(list);
     assert.deepEqual(rows.map(r => r.type), ['session', 'fork', 'store']);
     assert.equal(rows[1].state, 'completed');
     // The store's size on disk ends the listing: two session files (chat and fork), no segment yet (a short chat).

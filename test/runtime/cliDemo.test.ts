@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
+import { cliRunner, jsonLines, lastJson, stopStoreRuntime } from './cliRunner';
 import type { CliRun } from './cliRunner';
 import { gitSync, initRepo, read } from './gitRepo';
 
@@ -27,14 +27,20 @@ describe('cli: conventions and the --demo walkthrough', function () {
   // No key and no endpoint in the environment: --demo must not need them.
   const cli = cliRunner({ apiKey: '', baseUrl: () => '', store: () => store });
 
-  beforeEach(() => {
+  // One store, so one runtime and one demo model, for the file: the first CLI run starts both, as a user's
+  // first command does; each test gets a fresh copy of the sample repository, and its chats and forks are
+  // found by their own ids.
+  before(() => {
     base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fa-demo-')));
     store = path.join(base, 'store');
-    repo = path.join(base, 'sample');
+  });
+  let copies = 0;
+  beforeEach(() => {
+    repo = path.join(base, `sample-${++copies}`);
     fs.cpSync(SAMPLE, repo, { recursive: true });
     initRepo(repo, {});
   });
-  afterEach(() => {
+  after(() => {
     stopStoreRuntime(store);
     stopDemoModel(store);
   });
@@ -98,7 +104,7 @@ describe('cli: conventions and the --demo walkthrough', function () {
     const run = await cli('fork', '--demo', '--cwd', repo, '--session', first.sessionId, '--approval', 'auto', '--attempts', '3',
       '--verify', 'test -f NOTES.md', '--wait', '--json', 'create NOTES.md with notes from a tournament');
     assert.equal(run.code, 0, run.stderr);
-    const lines = run.stdout.trim().split('\n').map(l => JSON.parse(l));
+    const lines = jsonLines(run);
     assert.deepEqual(lines.map(l => l.type), ['attempt', 'attempt', 'attempt', 'result']);
     assert.ok(lines.slice(0, 3).every(l => l.state === 'completed' && l.verify.passed && l.verify.exitCode === 0));
     assert.deepEqual(lines.slice(0, 3).map(l => l.added), [1, 2, 3], 'the demo makes attempts differ');
@@ -119,7 +125,7 @@ describe('cli: conventions and the --demo walkthrough', function () {
     const run = await cli('fork', '--demo', '--cwd', repo, '--session', first.sessionId, '--approval', 'auto', '--attempts', '2',
       '--verify', 'test -f MISSING.md', '--wait', '--json', 'create NOTES.md with notes from a tournament');
     assert.equal(run.code, 1, run.stderr);
-    const lines = run.stdout.trim().split('\n').map(l => JSON.parse(l));
+    const lines = jsonLines(run);
     assert.deepEqual(lines.map(l => l.type), ['attempt', 'attempt', 'result']);
     assert.deepEqual(lines.slice(0, 2).map(l => [l.attempt, l.state, l.verify.passed, l.verify.exitCode]), [[1, 'completed', false, 1], [2, 'completed', false, 1]]);
     const result = lines[2];
@@ -141,19 +147,19 @@ describe('cli: conventions and the --demo walkthrough', function () {
     assert.equal(forkIds.length, 3);
     // Stop them while they run (attempts 2 and 3 start once the first has written the shared prefix).
     for (let tries = 0; ; tries++) {
-      const states = (await cli('compare', '--group', groupId, '--json')).stdout.trim().split('\n').map(l => JSON.parse(l)).slice(0, 3).map(l => l.state);
+      const states = jsonLines(await cli('compare', '--group', groupId, '--json')).slice(0, 3).map(l => l.state);
       if (states.every(state => state === 'running')) break;
       assert.ok(tries < 100, `attempts did not all start: ${states.join(', ')}`);
       await new Promise(resolve => setTimeout(resolve, 200));
     }
     const stopped = await cli('stop', '--group', groupId, '--json');
     assert.equal(stopped.code, 0, stopped.stderr);
-    const lines = stopped.stdout.trim().split('\n').map(l => JSON.parse(l));
+    const lines = jsonLines(stopped);
     assert.deepEqual(lines.slice(0, 3).map(l => [l.type, l.state, l.stopped]), [['attempt', 'cancelled', true], ['attempt', 'cancelled', true], ['attempt', 'cancelled', true]]);
     assert.deepEqual(lines[3].stopped, forkIds);
     assert.equal(lines[3].winner, null);
     // What another client sees afterwards: every attempt cancelled, none verified.
-    const compared = (await cli('compare', '--group', groupId, '--json')).stdout.trim().split('\n').map(l => JSON.parse(l));
+    const compared = jsonLines(await cli('compare', '--group', groupId, '--json'));
     assert.deepEqual(compared.slice(0, 3).map(l => [l.state, l.verify]), [['cancelled', null], ['cancelled', null], ['cancelled', null]]);
     const again = await cli('stop', '--group', groupId);
     assert.equal(again.code, 0, again.stderr);
@@ -171,7 +177,7 @@ describe('cli: conventions and the --demo walkthrough', function () {
     // The CLI has exited; the runtime and the demo model carry on. Wait for both forks to end.
     for (let attempt = 0; ; attempt++) {
       const list = await cli('list', '--json');
-      const forks = list.stdout.trim().split('\n').map(l => JSON.parse(l)).filter(x => x.parentSessionId === first.sessionId);
+      const forks = jsonLines(list).filter(x => x.parentSessionId === first.sessionId);
       if (forks.length === 2 && forks.every(f => f.state === 'completed')) break;
       assert.ok(attempt < 100, `forks did not complete: ${list.stdout}`);
       await new Promise(resolve => setTimeout(resolve, 200));

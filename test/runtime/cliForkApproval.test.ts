@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
-import { cliRunner, lastJson, runOnTerminal, stopStoreRuntime } from './cliRunner';
+import { cliRunner, jsonLines, lastJson, runOnTerminal, stopStoreRuntime } from './cliRunner';
 import { initRepo } from './gitRepo';
 import { call, say } from './script';
 
@@ -95,7 +95,7 @@ describe('runtime: CLI fork approvals', function () {
     assert.equal(questions, 2, `two questions at the terminal: ${JSON.stringify(output)}`);
     assert.match(output, /attempt 1 of 2: Allow bash \(runs a command\): .*touch ran-approved/);
     assert.match(output, /attempt 2 of 2: Allow bash \(runs a command\): .*touch ran-approved/);
-    const lines = output.split(/\r?\n/).filter(line => line.startsWith('{')).map(line => JSON.parse(line));
+    const lines = jsonLines(output, { objectsOnly: true });
     const attempts = lines.filter(line => line.type === 'attempt');
     assert.equal(attempts.length, 2, output);
     for (const attempt of attempts) {
@@ -105,14 +105,7 @@ describe('runtime: CLI fork approvals', function () {
     assert.equal(code, 0, output);
   });
 
-  it('fork --help lists --approval, its default and who answers', async () => {
-    const run = await cli('fork', '--help');
-    assert.equal(run.code, 0, run.stderr);
-    const help = run.stdout + run.stderr;
-    assert.match(help, /fork --session ID \[--approval ask\|auto-edit\|auto\]/);
-    assert.match(help, /--approval: default the mode the session's chat last ran with/);
-    assert.match(help, /--wait on a terminal asks the fork's approvals here/);
-  });
+  // fork --help's words on --approval: test/unit/cli.args.test.ts.
 
   before(function () {
     if (spawnSync('script', ['--version']).status !== 0) {

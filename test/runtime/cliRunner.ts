@@ -3,6 +3,7 @@ import { execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
+import { TEST_RUNTIME_ENV } from './harness';
 
 const CLI = path.resolve(__dirname, '../../../dist/cli.js');
 
@@ -19,14 +20,24 @@ export function cliRunner(env: CliEnv): (...args: string[]) => Promise<CliRun> {
   return (...args) =>
     new Promise(resolve => {
       execFile(process.execPath, [CLI, ...args], {
-        env: { ...process.env, ANTHROPIC_API_KEY: env.apiKey, ANTHROPIC_BASE_URL: env.baseUrl(), FORK_AGENTS_HOME: env.store(), ...env.extra?.() },
+        env: { ...process.env, ...TEST_RUNTIME_ENV, ANTHROPIC_API_KEY: env.apiKey, ANTHROPIC_BASE_URL: env.baseUrl(), FORK_AGENTS_HOME: env.store(), ...env.extra?.() },
       }, (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
     });
 }
 
+/**
+ * Every line a `--json` run printed (or `text`), parsed, in order; a line that is not JSON throws, so stray
+ * output in --json mode fails the test. `objectsOnly`: keep only the lines that start with `{` (a terminal's
+ * output, where prompts and JSON lines mix).
+ */
+export function jsonLines(run: Pick<CliRun, 'stdout'> | string, { objectsOnly = false } = {}): any[] {
+  const text = typeof run === 'string' ? run : run.stdout;
+  return text.split(/\r?\n/).filter(line => (objectsOnly ? line.startsWith('{') : line.trim() !== '')).map(line => JSON.parse(line));
+}
+
 /** The last JSON line a `--json` run printed. */
-export function lastJson(run: CliRun): any {
-  return JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+export function lastJson(run: Pick<CliRun, 'stdout'>): any {
+  return jsonLines(run).at(-1);
 }
 
 /** Stops the runtime a CLI run started for `store`, if any. */
@@ -46,7 +57,7 @@ export interface TerminalRun { code: number | null; output: string; answered: bo
  */
 export function runOnTerminal(args: string[], env: NodeJS.ProcessEnv, answer: 'y' | 'n'): Promise<TerminalRun> {
   const line = [process.execPath, CLI, ...args].map(a => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const child = spawn('script', ['-qfec', line, '/dev/null'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', line, '/dev/null'], { env: { ...process.env, ...TEST_RUNTIME_ENV, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   let questions = 0;
   child.stdout.setEncoding('utf8');

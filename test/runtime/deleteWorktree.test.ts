@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
+import { cliRunner, jsonLines, lastJson, stopStoreRuntime } from './cliRunner';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { forkBranches, initRepo, isForkRequest, worktreePaths } from './gitRepo';
@@ -54,7 +54,7 @@ describe('cli: delete removes a worktree fork\'s worktree (issue 15)', function 
     const review = lastJson(await cli('review', '--fork', forkId, '--json'));
     return { forkId, worktree: review.worktree as string, branch: review.branch as string };
   };
-  const forkIds = async () => (await cli('list', '--json')).stdout.trim().split('\n').map(line => JSON.parse(line))
+  const forkIds = async () => jsonLines(await cli('list', '--json'))
     .filter(record => record.type === 'fork').map(record => record.id as string);
 
   it('refuses while changes are unapplied, naming them; deletes worktree and branch once applied; --force discards', async () => {

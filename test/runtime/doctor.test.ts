@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { cliRunner } from './cliRunner';
+import { cliRunner, jsonLines } from './cliRunner';
 import type { CliRun } from './cliRunner';
 import { V1_CHAT, copyV1Store } from './v1Store';
 import { killRuntime, startHarness } from './harness';
@@ -24,7 +24,7 @@ describe('cli: fork-agents doctor', function () {
   const { sessionFile, readExchange, damageToolResults, damageLaunchRecord, lastToolResults } = damageTools(() => h);
   /** The --json lines of a run: the findings, then the result (checked for its shape on every run). */
   const parse = (run: CliRun) => {
-    const lines = run.stdout.trim().split('\n').map(line => JSON.parse(line) as Finding | Result);
+    const lines = jsonLines(run) as (Finding | Result)[];
     const result = lines.at(-1) as Result;
     assert.equal(result.type, 'result', run.stdout + run.stderr);
     assert.equal(result.exitCode, run.code, 'the result names the exit code');
@@ -60,7 +60,7 @@ describe('cli: fork-agents doctor', function () {
     assert.match(repaired.did!, new RegExp(`wrote a repair record after line\\(s\\) ${line}`));
     const after = fs.readFileSync(sessionFile(sessionId));
     assert.deepEqual(after.subarray(0, damaged.length), damaged, 'the file was only appended to');
-    const added = after.subarray(damaged.length).toString('utf8').trim().split('\n').map(l => JSON.parse(l));
+    const added = jsonLines(after.subarray(damaged.length).toString('utf8'));
     assert.deepEqual(added.map(r => r.type), ['repair']);
     assert.deepEqual(added[0].lines, [line]);
 

@@ -14,6 +14,7 @@ import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { TEST_KEY, killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
+import { lastJson } from './cliRunner';
 
 const CLI = path.resolve(__dirname, '../../../dist/cli.js');
 const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
@@ -181,7 +182,7 @@ describe('runtime: hardening (issue 11)', function () {
       const done = await run.exited;
       assert.equal(done.code, 1, done.stderr);
       assert.match(done.stderr, /the turn was cancelled/);
-      const result = JSON.parse(done.stdout.trim().split('\n').at(-1)!) as { sessionId: string; stopReason: string };
+      const result = lastJson(done) as { sessionId: string; stopReason: string };
       assert.equal(result.stopReason, 'cancelled');
       const { sessions } = await sendRequest(h.client.endpoint, sessionList, {});
       assert.equal(sessions.find(s => s.id === result.sessionId)?.running, false);

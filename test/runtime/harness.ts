@@ -17,6 +17,14 @@ import type { FakeAnthropic, FakeAnthropicOptions } from '../fakes/anthropicServ
 
 export const RUNTIME_SCRIPT = path.resolve(__dirname, '../../../dist/runtime.js');
 export const TEST_KEY = 'sk-ant-test-key';
+/**
+ * What every test runtime (and every runtime a test's CLI starts) gets: a 5 ms retry backoff base instead of
+ * 500 ms, so a test of an unreachable endpoint or a failing server does not wait out seconds of backoff (a
+ * server's retry-after still decides when it gives one); and unsandboxed commands in `bash -c`, not a login
+ * shell, which skips the user's profile (on a machine whose ~/.bashrc starts pyenv, 170 ms of CPU a command).
+ * Both production defaults are unit-tested (model.retryDelay, sandbox.commandPlan).
+ */
+export const TEST_RUNTIME_ENV: NodeJS.ProcessEnv = { FORK_AGENTS_RETRY_BASE_MS: '5', FORK_AGENTS_BASH_LOGIN: '0' };
 
 export interface Harness {
   storeDir: string;
@@ -66,7 +74,7 @@ export async function startHarness(options: {
   let config: ConfigureParams = { apiKey: TEST_KEY, baseUrl: fake.url, approvalMode: 'auto', sandbox: { mode: 'off' }, ...options.config };
 
   const connect = async (): Promise<RuntimeClient> => {
-    const socket = await connectOrStart({ storeDir, runtimeScript: RUNTIME_SCRIPT, idleExitMs: 60_000, env: { ...options.env, ...options.runtimeEnv }, nodePath: options.nodePath });
+    const socket = await connectOrStart({ storeDir, runtimeScript: RUNTIME_SCRIPT, idleExitMs: 60_000, env: { ...TEST_RUNTIME_ENV, ...options.env, ...options.runtimeEnv }, nodePath: options.nodePath });
     const client = await connectRpc(socket, 'runtime-test');
     onNotification(client.endpoint, sessionEvent, params => {
       harness.events.push({ sessionId: params.sessionId, turnId: params.turnId, event: params.event });

@@ -7,6 +7,11 @@ import type { ParsedArgs } from '../../src/cli/args';
 import { chatCommand } from '../../src/cli/commands/chat';
 import { forkCommand } from '../../src/cli/commands/fork';
 import { stopCommand } from '../../src/cli/commands/stop';
+import { applyCommand } from '../../src/cli/commands/worktree';
+import { cliPrices } from '../../src/cli/pricesFile';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 function parsed(...argv: string[]): ParsedArgs {
   const line = parseCommandLine(argv);
@@ -82,5 +87,36 @@ describe('cli arguments', () => {
     for (const argv of [['stop', '--json'], ['stop', '--fork', 'f-1', '--group', 'g-1']]) {
       await assert.rejects(stopCommand(parsed(...argv)), usageError(/stop needs exactly one of --fork ID or --group ID/), argv.join(' '));
     }
+  });
+
+  it('fork refuses a --budget that is neither dollars nor tokens, and a --model that is not a model id, before it connects', async () => {
+    await assert.rejects(forkCommand(parsed('fork', '--session', 's-1', '--budget', 'lots', 'list')), usageError(/^--budget: A budget is dollars/));
+    await assert.rejects(forkCommand(parsed('fork', '--session', 's-1', '--model', 'two words', 'bad')), usageError(/^--model: model "two words" is not a model id/));
+  });
+
+  it('apply needs --fork (or --group), before it connects', async () => {
+    await assert.rejects(applyCommand(parsed('apply')), usageError(/^apply needs --fork ID$/));
+  });
+
+  it('--prices names the file it cannot read and the price that is not a number', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-prices-'));
+    try {
+      const missing = path.join(dir, 'nope.json');
+      assert.throws(() => cliPrices(parsed('list', '--prices', missing), {}), usageError(/^--prices: cannot read .*nope\.json: ENOENT$/));
+      const bad = path.join(dir, 'prices.json');
+      fs.writeFileSync(bad, JSON.stringify({ 'claude-sonnet-5-5': { input: 'cheap' } }));
+      assert.throws(() => cliPrices(parsed('list', '--prices', bad), {}), usageError(/^--prices: prices\.json\["claude-sonnet-5-5"\]\.input must be a non-negative number/));
+      assert.throws(() => cliPrices(parsed('list'), { FORK_AGENTS_PRICES: missing }), usageError(/^FORK_AGENTS_PRICES: cannot read /));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fork --help lists --approval, its default and who answers', () => {
+    const help = parseCommandLine(['fork', '--help']) as { kind: string; text: string };
+    assert.equal(help.kind, 'help');
+    assert.match(help.text, /fork --session ID \[--approval ask\|auto-edit\|auto\]/);
+    assert.match(help.text, /--approval: default the mode the session's chat last ran with/);
+    assert.match(help.text, /--wait on a terminal asks the fork's approvals here/);
   });
 });

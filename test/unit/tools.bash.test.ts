@@ -3,7 +3,7 @@ import { readFileSync, watch } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BASH_MAX_OUTPUT_CHARS, bashTool } from '../../src/runtime/tools/bash';
+import { BASH_MAX_OUTPUT_CHARS, DRAIN_MS, KILL_GRACE_MS, bashTool } from '../../src/runtime/tools/bash';
 import { runTool } from '../../src/runtime/tools/registry';
 import type { ToolContext, ToolOutput } from '../../src/runtime/tools/types';
 
@@ -51,11 +51,35 @@ function whenFileAppears(dir: string, file: string): Promise<string> {
   });
 }
 
+/** Runs `fn` with process.env[name] set to `value`, restoring it after. */
+async function withEnv<T>(name: string, value: string, fn: () => Promise<T>): Promise<T> {
+  const before = process.env[name];
+  process.env[name] = value;
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env[name];
+    else process.env[name] = before;
+  }
+}
+
 describe('tools: bash', function () {
-  this.timeout(20_000); // real processes: a login shell may be slow to start
+  this.timeout(20_000); // real processes on a busy machine
   let root: string;
   let ctx: ToolContext;
   const leftovers: number[] = [];
+  // As the runtime tests run it (test/runtime/harness.ts, TEST_RUNTIME_ENV): `bash -c`, which skips a login
+  // profile that may start pyenv and the like (170 ms of CPU a call here); the login shell is checked in
+  // sandbox.commandPlan.
+  let login: string | undefined;
+  before(() => {
+    login = process.env.FORK_AGENTS_BASH_LOGIN;
+    process.env.FORK_AGENTS_BASH_LOGIN = '0';
+  });
+  after(() => {
+    if (login === undefined) delete process.env.FORK_AGENTS_BASH_LOGIN;
+    else process.env.FORK_AGENTS_BASH_LOGIN = login;
+  });
 
   beforeEach(async () => {
     root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'fa-bash-')));
@@ -102,16 +126,8 @@ describe('tools: bash', function () {
   });
 
   it('kills the whole process group on timeout', async () => {
-    // An empty HOME skips the user's login profile (pyenv and the like can take most of a second),
-    // so the command surely reaches `sleep` well before the timeout this test is about.
-    const home = process.env.HOME;
-    process.env.HOME = root;
-    let out: ToolOutput;
-    try {
-      out = await runTool(bashTool, { command: 'sleep 100 & echo "sleep-pid=$!"; wait', timeout_ms: 1000 }, ctx);
-    } finally {
-      process.env.HOME = home;
-    }
+    // No login profile (see the knobs above), so the command surely reaches `sleep` well before the timeout.
+    const out: ToolOutput = await runTool(bashTool, { command: 'sleep 100 & echo "sleep-pid=$!"; wait', timeout_ms: 1000 }, ctx);
     const pid = Number(/sleep-pid=(\d+)/.exec(out.content)?.[1]);
     assert.ok(pid > 0, out.content);
     leftovers.push(pid);
@@ -137,11 +153,15 @@ describe('tools: bash', function () {
   it('escalates to SIGKILL when the command ignores SIGTERM', async () => {
     const controller = new AbortController();
     const command = "trap '' TERM; sleep 100 & echo $! > pid.tmp && mv pid.tmp pid; wait";
-    const result = runTool(bashTool, { command }, { root, signal: controller.signal });
-    const pid = Number(await whenFileAppears(root, 'pid'));
-    leftovers.push(pid);
-    controller.abort();
-    const out = await result;
+    // 100 ms between SIGTERM and SIGKILL instead of 2 s (KILL_GRACE_MS, checked below): the escalation, not the wait.
+    const out = await withEnv('FORK_AGENTS_BASH_KILL_GRACE_MS', '100', async () => {
+      const result = runTool(bashTool, { command }, { root, signal: controller.signal });
+      const pid = Number(await whenFileAppears(root, 'pid'));
+      leftovers.push(pid);
+      controller.abort();
+      return { ...(await result), pid };
+    });
+    const pid = out.pid;
     assert.match(out.content, /\[Cancelled; the command and all its child processes were killed\.\]$/);
     assert.equal(await survives(pid), false, `sleep ${pid} survived SIGKILL`);
   });
@@ -156,7 +176,9 @@ describe('tools: bash', function () {
   });
 
   it('returns when the shell exits even if a background child keeps the output open', async () => {
-    const out = await runTool(bashTool, { command: '(sleep 100 & echo "bg-pid=$!"); echo done' }, ctx);
+    // 300 ms of draining instead of 1 s (DRAIN_MS, checked below): the drain, not the wait; long enough that
+    // output already in the pipe is read first even when a busy machine pauses this process.
+    const out = await withEnv('FORK_AGENTS_BASH_DRAIN_MS', '300', () => runTool(bashTool, { command: '(sleep 100 & echo "bg-pid=$!"); echo done' }, ctx));
     const pid = Number(/bg-pid=(\d+)/.exec(out.content)?.[1]);
     assert.ok(pid > 0, out.content);
     leftovers.push(pid); // it is meant to outlive the call; the suite cleans it up
@@ -184,5 +206,10 @@ describe('tools: bash', function () {
     assert.equal(bashTool.describe({ command: 'npm test\nnpm run lint' }), 'Run npm test …');
     assert.equal(bashTool.describe(undefined), 'Run a command');
     assert.equal(bashTool.describe({ command: 7 }), 'Run a command');
+  });
+
+  it('waits 2 s between SIGTERM and SIGKILL and drains for 1 s in production', () => {
+    assert.equal(KILL_GRACE_MS, 2_000);
+    assert.equal(DRAIN_MS, 1_000);
   });
 });

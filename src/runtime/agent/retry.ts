@@ -6,6 +6,7 @@ import { ModelError } from '../model/modelClient';
 import type { MessagesRequestBody } from '../model/wire';
 import type { Usage } from '../../common/transcript';
 import { addUsage } from '../../common/transcript';
+import { positiveWholeFromEnv } from '../envKnob';
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 4; at most 2 for an unreachable endpoint). */
@@ -41,10 +42,18 @@ export async function streamWithRetries(
   }
 }
 
-export function retryDelayMs(attempt: number, retryAfterMs?: number): number {
+export const RETRY_BASE_MS = 500;
+
+/**
+ * The wait before retry `attempt + 1`: the server's retry-after, else RETRY_BASE_MS doubled per attempt plus
+ * up to a quarter second of jitter, at most 20 s. FORK_AGENTS_RETRY_BASE_MS (a positive whole number) replaces
+ * the base, so tests of an unreachable endpoint or a failing server do not wait out seconds of backoff.
+ */
+export function retryDelayMs(attempt: number, retryAfterMs?: number, env: NodeJS.ProcessEnv = process.env): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, 60_000);
-  const base = 500 * 2 ** attempt;
-  return Math.min(base + Math.floor(Math.random() * 250), 20_000);
+  const baseMs = positiveWholeFromEnv(env, 'FORK_AGENTS_RETRY_BASE_MS', RETRY_BASE_MS);
+  const jitterMs = Math.min(250, baseMs / 2);
+  return Math.min(baseMs * 2 ** attempt + Math.floor(Math.random() * jitterMs), 20_000);
 }
 
 /** Resolves true after the delay, false as soon as the signal aborts. */

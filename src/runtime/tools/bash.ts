@@ -2,6 +2,7 @@
 // or a cancel can kill everything it started (servers, `sleep`, watchers), not just the shell.
 import { spawn } from 'node:child_process';
 import { planCommand } from '../sandbox/commandPlan';
+import { positiveWholeFromEnv } from '../envKnob';
 import { randomUUID } from 'node:crypto';
 import { expectObject, optionalInteger, peekString, requireString, safeDescribe } from './input';
 import { CALL_MARKER, markedProcesses, signalAll } from './processTree';
@@ -12,10 +13,13 @@ const NAME = 'bash';
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
 export const BASH_MAX_OUTPUT_CHARS = 30_000;
-/** Between SIGTERM and SIGKILL: lets well-behaved programs clean up. */
-const KILL_GRACE_MS = 2_000;
-/** After the shell exits, how long background children may keep the output pipes open before we stop reading. */
-const DRAIN_MS = 1_000;
+/** Between SIGTERM and SIGKILL: lets well-behaved programs clean up (FORK_AGENTS_BASH_KILL_GRACE_MS, for tests). */
+export const KILL_GRACE_MS = 2_000;
+/**
+ * After the shell exits, how long background children may keep the output pipes open before we stop reading
+ * (FORK_AGENTS_BASH_DRAIN_MS, for tests).
+ */
+export const DRAIN_MS = 1_000;
 
 /** Keeps the first and last halves of the output in bounded memory, counting what was dropped. */
 class HeadTail {
@@ -87,6 +91,8 @@ function runCommand(command: string, timeoutMs: number, ctx: ToolContext): Promi
   return new Promise(resolve => {
     const output = new HeadTail(BASH_MAX_OUTPUT_CHARS / 2, BASH_MAX_OUTPUT_CHARS / 2);
     const callId = randomUUID();
+    const killGraceMs = positiveWholeFromEnv(process.env, 'FORK_AGENTS_BASH_KILL_GRACE_MS', KILL_GRACE_MS);
+    const drainMs = positiveWholeFromEnv(process.env, 'FORK_AGENTS_BASH_DRAIN_MS', DRAIN_MS);
     const own = { ...ctx.env, PAGER: 'cat', GIT_PAGER: 'cat', [CALL_MARKER]: callId };
     // Sandboxed: bwrap leads the group instead of bash, and the command sees only an allow-listed environment.
     const plan = planCommand(ctx.sandbox, command, ctx.root, own);
@@ -151,7 +157,7 @@ function runCommand(command: string, timeoutMs: number, ctx: ToolContext): Promi
       stoppedBy = why;
       const pgid = child.pid;
       signalCall(callId, pgid, 'SIGTERM');
-      killTimer = setTimeout(() => signalCall(callId, pgid, 'SIGKILL'), KILL_GRACE_MS);
+      killTimer = setTimeout(() => signalCall(callId, pgid, 'SIGKILL'), killGraceMs);
     };
     const onAbort = () => terminate('cancel');
     const timeoutTimer = setTimeout(() => terminate('timeout'), timeoutMs);
@@ -175,7 +181,7 @@ function runCommand(command: string, timeoutMs: number, ctx: ToolContext): Promi
           child.stdout.destroy();
           child.stderr.destroy();
           maybeFinish();
-        }, DRAIN_MS);
+        }, drainMs);
       }
       maybeFinish();
     });
