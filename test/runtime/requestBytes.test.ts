@@ -130,13 +130,21 @@ describe('runtime: request bytes encoded by the runtime are the SDK\'s bytes', f
     await fork('Second sibling: list the umlauts.');
     await h.send('One more question — «noch eine».', { root, sessionId: first.sessionId });
     await fork('Third fork, after the parent went on.');
+    // A turn whose request failed leaves the parent ending with its prompt: a fork's directive joins that
+    // user entry in one message (both forks of the parent loaded again from disk).
+    h.fake.setResponder(r => (isForkRequest(r) ? say('Scope: the prompt.\nResult: seen.') : { fault: 'unauthorized' }));
+    await h.send('A question the API refuses — «nein».', { root, sessionId: first.sessionId }).catch(() => undefined);
+    await killRuntime(h.runtimePid());
+    await h.reconnect();
+    await fork('Fourth fork, after a refused turn.');
+    await fork('Fifth fork, its sibling.');
     return received;
   }
 
   it('siblings of a parent loaded from disk, and a fork after its next turn, send the SDK\'s bytes with their length', async () => {
     const sdk = await siblingsOfLoadedParent({ FORK_AGENTS_BODY_ENCODER: 'sdk' });
     const ours = await siblingsOfLoadedParent({});
-    assert.equal(ours.filter(isForkRequest).length, 3, 'three forks sent');
+    assert.equal(ours.filter(isForkRequest).length, 5, 'five forks sent');
     assert.equal(ours.length, sdk.length, 'as many requests');
     for (let i = 0; i < sdk.length; i++) {
       assert.equal(ours[i].rawBody, sdk[i].rawBody, `request ${i + 1} differs`);

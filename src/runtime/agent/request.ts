@@ -143,8 +143,6 @@ function fullBody(header: SessionHeader, entries: readonly Entry[], plan: MarkPl
 function withPrefix(header: SessionHeader, entries: readonly Entry[], fork: ForkFirstRequest | undefined, options: BodyOptions, plan: MarkPlan, home: PrefixHome): BuiltRequest | undefined {
   const count = fork ? Math.min(fork.parentRequestEnd + 1, entries.length) : entries.length;
   if (count <= 0) return undefined;
-  // Consecutive same-role entries share a message: the split must fall between roles.
-  if (count < entries.length && entries[count - 1].message.role === entries[count].message.role) return undefined;
   const model = header.settings.model;
   const head = bodyHead(header, plan);
   const start = () => chainStart(head);
@@ -158,7 +156,7 @@ function withPrefix(header: SessionHeader, entries: readonly Entry[], fork: Fork
     let blockCount = head.tools.length + head.system.length;
     for (const message of kept.messages) blockCount += message.content.length;
     prefix = {
-      key, count, ends: prefixEnds(entries, count), messages: kept.messages, bytes: encodeMessages(kept.messages),
+      key, count, ends: prefixEnds(entries, count), messages: kept.messages, lead: encodeMessages(kept.messages.slice(0, -1)),
       oneHour: messagesOneHour(kept.messages), unbound: kept.unbound, chain: kept.state, blockCount,
     };
     home.prefix = prefix;
@@ -169,15 +167,21 @@ function withPrefix(header: SessionHeader, entries: readonly Entry[], fork: Fork
   const restMessages = entriesToMessages(restMarks.length === 0 ? restEntries : withBreakpoints(restEntries, restMarks, plan.cache));
   const prefixChain = () => (made.chain ??= chainOver(made.messages, start()));
   const rest = keepValidFrom(model, restMessages, bindingLookup(restEntries), prefixChain);
-  const lastRole = prefix.messages[prefix.messages.length - 1]?.role;
-  // A message left empty by the thinking rule would join its neighbours across the split.
-  if (rest.messages.length > 0 && rest.messages[0].role === lastRole) return undefined;
-  head.messages = prefix.messages.concat(rest.messages);
+  const last = prefix.messages.length - 1;
+  const messages = prefix.messages.concat(rest.messages);
+  // The rest's first message joins the prefix's last when they share a role, as the full build joins them:
+  // same-role entries (a fork's directive after the parent's last user entry) in entriesToMessages, or the
+  // neighbours of a message the thinking rule emptied in keepValidThinking — both as { role, content }.
+  if (rest.messages.length > 0 && last >= 0 && rest.messages[0].role === prefix.messages[last].role) {
+    messages.splice(last, 2, { role: prefix.messages[last].role, content: [...prefix.messages[last].content, ...rest.messages[0].content] });
+  }
+  head.messages = messages;
   const body = finish(head, header, prefix.unbound + rest.unbound, options);
   const oneHour = (plan.onSystem && plan.cache.ttl === '1h') || prefix.oneHour || messagesOneHour(rest.messages);
   return {
     body,
-    encoded: encodeBody(body, { count: prefix.messages.length, bytes: prefix.bytes }),
+    // The prefix's last message is encoded each time: a directive may join it.
+    encoded: encodeBody(body, { count: last, bytes: prefix.lead }),
     ttl: oneHour ? '1h' : '5m',
     prefix,
     chainAfter: () => rest.state ?? chainOver(rest.messages, prefixChain()),

@@ -17,8 +17,8 @@ export interface RequestPrefix {
   ends: readonly Entry[];
   /** The messages the entries became (breakpoints placed, thinking the API would refuse left out). */
   messages: readonly Message[];
-  /** encodeMessages(messages) (model/requestBytes.ts). */
-  bytes: readonly Buffer[];
+  /** encodeMessages of all but the last message (model/requestBytes.ts): a fork's directive may join that one. */
+  lead: readonly Buffer[];
   /** Whether a block of these messages asks for the 1-hour TTL. */
   oneHour: boolean;
   /** Thinking blocks without a binding on record among them (request.ts asks for drop_block then). */

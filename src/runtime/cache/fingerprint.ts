@@ -29,9 +29,12 @@ export function fingerprint(
     for (const tool of body.tools) add('tool', tool);
     for (const block of body.system) add('system', block);
   }
-  for (let i = reuse ? reuse.messages.length : 0; i < body.messages.length; i++) {
+  // After a kept prefix: the rest of its last message (a directive joined to it), then the messages after it.
+  const from = reuse ? reuse.messages.length - 1 : 0;
+  for (let i = Math.max(from, 0); i < body.messages.length; i++) {
     const message = body.messages[i];
-    for (const block of message.content) add(`${i}:${message.role}`, block);
+    const skip = reuse && i === from ? reuse.messages[from].content.length : 0;
+    for (let b = skip; b < message.content.length; b++) add(`${i}:${message.role}`, message.content[b]);
   }
   if (prefix && !reuse) {
     prefix.blocks = blocks.slice(0, prefix.blockCount);
