@@ -24,7 +24,7 @@ export function requestBytes(value: object): Buffer {
  * messages' own bytes are then kept as views into these chunks, so encoding a prefix once keeps one copy.
  */
 export function encodeMessages(messages: readonly object[]): Buffer[] {
-  const out = new Pieces();
+  const out = new Pieces(true);
   messages.forEach((message, i) => {
     if (i > 0) out.add(',');
     write(message, out);
@@ -67,6 +67,12 @@ export function encodeBody(body: MessagesRequestBody, prefix?: { count: number; 
 }
 
 class Pieces {
+  /**
+   * `repoint`: the frozen parts' own bytes become views into the joined chunks (a kept prefix, one copy in
+   * all); a body sent once leaves them where they are, so its chunks are freed once it has gone.
+   */
+  constructor(private readonly repoint = false) {}
+
   private readonly parts: Buffer[] = [];
   /** The frozen object each part is the bytes of, if any (its bytes are repointed into the joined chunk). */
   private readonly owners: (object | undefined)[] = [];
@@ -125,7 +131,7 @@ class Pieces {
       const part = this.parts[i];
       part.copy(joined, at);
       const owner = this.owners[i];
-      if (owner) bytesOfFrozen.set(owner, joined.subarray(at, at + part.length));
+      if (owner && this.repoint) bytesOfFrozen.set(owner, joined.subarray(at, at + part.length));
       at += part.length;
     }
     return joined;
