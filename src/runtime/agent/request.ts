@@ -150,14 +150,13 @@ function withPrefix(header: SessionHeader, entries: readonly Entry[], fork: Fork
   const key = JSON.stringify([model, plan.cache, plan.onSystem, marksIn, header.systemPrompt, header.tools]);
   let prefix = matchingPrefix(home, key, entries, count);
   if (!prefix) {
-    const part = entries.slice(0, count);
+    const part = count === entries.length ? entries : entries.slice(0, count);
     const messages = entriesToMessages(marksIn.length === 0 ? part : withBreakpoints(part, marksIn, plan.cache));
     const kept = keepValidFrom(model, messages, bindingLookup(part), start);
-    let blockCount = head.tools.length + head.system.length;
-    for (const message of kept.messages) blockCount += message.content.length;
+    const { blocks, oneHour } = messagesFacts(kept.messages);
     prefix = {
       key, count, ends: prefixEnds(entries, count), messages: kept.messages, lead: encodeMessages(kept.messages.slice(0, -1)),
-      oneHour: messagesOneHour(kept.messages), unbound: kept.unbound, chain: kept.state, blockCount,
+      oneHour, unbound: kept.unbound, chain: kept.state, blockCount: head.tools.length + head.system.length + blocks,
     };
     home.prefix = prefix;
   }
@@ -168,7 +167,8 @@ function withPrefix(header: SessionHeader, entries: readonly Entry[], fork: Fork
   const prefixChain = () => (made.chain ??= chainOver(made.messages, start()));
   const rest = keepValidFrom(model, restMessages, bindingLookup(restEntries), prefixChain);
   const last = prefix.messages.length - 1;
-  const messages = prefix.messages.concat(rest.messages);
+  // A parent's own request is its prefix alone: its messages are used as they are (nothing changes them).
+  const messages = rest.messages.length === 0 ? (prefix.messages as Message[]) : prefix.messages.concat(rest.messages);
   // The rest's first message joins the prefix's last when they share a role, as the full build joins them:
   // same-role entries (a fork's directive after the parent's last user entry) in entriesToMessages, or the
   // neighbours of a message the thinking rule emptied in keepValidThinking — both as { role, content }.
@@ -177,7 +177,7 @@ function withPrefix(header: SessionHeader, entries: readonly Entry[], fork: Fork
   }
   head.messages = messages;
   const body = finish(head, header, prefix.unbound + rest.unbound, options);
-  const oneHour = (plan.onSystem && plan.cache.ttl === '1h') || prefix.oneHour || messagesOneHour(rest.messages);
+  const oneHour = (plan.onSystem && plan.cache.ttl === '1h') || prefix.oneHour || messagesFacts(rest.messages).oneHour;
   return {
     body,
     // The prefix's last message is encoded each time: a directive may join it.
@@ -188,10 +188,15 @@ function withPrefix(header: SessionHeader, entries: readonly Entry[], fork: Fork
   };
 }
 
-/** requestTtl's rule over messages alone. */
-function messagesOneHour(messages: readonly Message[]): boolean {
-  for (const message of messages) for (const block of message.content) if ((block as { cache_control?: CacheControl }).cache_control?.ttl === '1h') return true;
-  return false;
+/** How many blocks the messages hold, and requestTtl's rule over them: whether a block asks for 1 hour. */
+function messagesFacts(messages: readonly Message[]): { blocks: number; oneHour: boolean } {
+  let blocks = 0;
+  let oneHour = false;
+  for (const message of messages) {
+    blocks += message.content.length;
+    if (!oneHour) for (const block of message.content) if ((block as { cache_control?: CacheControl }).cache_control?.ttl === '1h') oneHour = true;
+  }
+  return { blocks, oneHour };
 }
 
 /**

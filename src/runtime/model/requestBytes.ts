@@ -20,11 +20,12 @@ export function requestBytes(value: object): Buffer {
 }
 
 /**
- * JSON.stringify(messages) without its brackets (`m0,m1,…`), as chunks of about a megabyte. The frozen
- * messages' own bytes are then kept as views into these chunks, so encoding a prefix once keeps one copy.
+ * JSON.stringify(messages) without its brackets (`m0,m1,…`), as chunks of about a megabyte. A kept prefix
+ * is then a second copy of those messages' bytes beside each frozen message's own (pointing the latter into
+ * the chunks instead cost a WeakMap update per message per request, more than the copy).
  */
 export function encodeMessages(messages: readonly object[]): Buffer[] {
-  const out = new Pieces(true);
+  const out = new Pieces();
   messages.forEach((message, i) => {
     if (i > 0) out.add(',');
     write(message, out);
@@ -67,15 +68,7 @@ export function encodeBody(body: MessagesRequestBody, prefix?: { count: number; 
 }
 
 class Pieces {
-  /**
-   * `repoint`: the frozen parts' own bytes become views into the joined chunks (a kept prefix, one copy in
-   * all); a body sent once leaves them where they are, so its chunks are freed once it has gone.
-   */
-  constructor(private readonly repoint = false) {}
-
   private readonly parts: Buffer[] = [];
-  /** The frozen object each part is the bytes of, if any (its bytes are repointed into the joined chunk). */
-  private readonly owners: (object | undefined)[] = [];
   /** Parts already chunk-sized, passed on as they are. */
   private readonly whole = new Set<number>();
   private text = '';
@@ -84,10 +77,9 @@ class Pieces {
     this.text += text;
   }
 
-  addBytes(bytes: Buffer, owner?: object): void {
+  addBytes(bytes: Buffer): void {
     this.flushText();
     this.parts.push(bytes);
-    this.owners.push(owner);
   }
 
   addChunks(chunks: readonly Buffer[]): void {
@@ -95,7 +87,6 @@ class Pieces {
     for (const chunk of chunks) {
       this.whole.add(this.parts.length);
       this.parts.push(chunk);
-      this.owners.push(undefined);
     }
   }
 
@@ -129,9 +120,8 @@ class Pieces {
     let at = 0;
     for (const i of group) {
       const part = this.parts[i];
-      part.copy(joined, at);
-      const owner = this.owners[i];
-      if (owner && this.repoint) bytesOfFrozen.set(owner, joined.subarray(at, at + part.length));
+      // TypedArray#set: a plain memory copy (Buffer#copy checks its arguments on every call).
+      joined.set(part, at);
       at += part.length;
     }
     return joined;
@@ -140,7 +130,6 @@ class Pieces {
   private flushText(): void {
     if (!this.text) return;
     this.parts.push(Buffer.from(this.text, 'utf8'));
-    this.owners.push(undefined);
     this.text = '';
   }
 }
@@ -156,7 +145,7 @@ function write(value: unknown, out: Pieces): void {
       bytes = Buffer.from(JSON.stringify(value), 'utf8');
       bytesOfFrozen.set(value, bytes);
     }
-    out.addBytes(bytes, value);
+    out.addBytes(bytes);
     return;
   }
   if (Array.isArray(value)) {
