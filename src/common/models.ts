@@ -2,7 +2,8 @@
 // budgets, cost lines and context accounting read (the fake in test/fakes restates the docs on its own).
 // Pure: no Node, no vscode.
 //
-// Sources, all read 2026-12-01 (copies in the search index; the pages carry no "last updated" date):
+// Sources, read 2026-12-01 and again 2026-12-02 (copies in the search index; the pages carry no "last updated"
+// date, so each is dated by the day it was read or, for a quoted copy, the day its copier states):
 // [H55]  https://platform.claude.com/docs/en/models/haiku-5-5/overview ("Released October 7, 2026"): comparison
 //        table — context, max output, thinking, default effort of Fable 5.1 / Opus 5.5 / Sonnet 5.5 / Haiku 5.5;
 //        512-token cache minimum on Haiku 5.5; Bedrock id anthropic.claude-haiku-5-5.
@@ -22,11 +23,29 @@
 // [MC]   https://platform.claude.com/docs/zh-CN/build-with-claude/mid-conversation-system-messages.md: models with
 //        mid-conversation system messages: Fable 5.1, Mythos 5.1, Fable 5, Mythos 5, Opus 5.5, Opus 4.8, Opus 5,
 //        Sonnet 5.5, Haiku 5.5 — not Sonnet 5.
-// [PC]   prompt-caching minimums: the current EN page was not found in full; values from the model pages above
-//        and, for older models, https://docs.litellm.ai/docs/completion/prompt_caching.md (last_updated
-//        2026-10-07: Opus 5 / Fable 5 / Mythos 5 512; Sonnet 5, Opus 4.8, Sonnet 4.x, Opus 4/4.1, 3.x 1,024;
-//        Haiku 4.5, Opus 4.5/4.6 4,096) and https://docs.orq.ai/docs/proxy/prompt-caching (Sonnet 4.6 2,048;
-//        Haiku 3.5/3 2,048). Where they disagree the model's own page wins (see the comments on rows).
+// [PC]   https://platform.claude.com/docs/en/build-with-claude/prompt-caching#cache-limitations: today's copy
+//        in the index shows only the page's top; its "Cache limitations" list was read in verbatim quotes dated
+//        by their copiers (a test fixture "as of 2026-07-28", research notes of 2026-10-01 and 2026-10-08, all
+//        in the search index's GitHub files): 512 for Fable 5.1, Mythos 5.1, Opus 5.5, Opus 5, Sonnet 5.5,
+//        Fable 5, Mythos 5 and (2026-10-08) Haiku 5.5; 2,048 for Mythos Preview, Opus 4.7 and Haiku 3.5;
+//        4,096 for Opus 4.6, Opus 4.5 and Haiku 4.5; 1,024 for Opus 4.8, Sonnet 5, Sonnet 4.6, Sonnet 4.5,
+//        Opus 4.1, Opus 4 and Sonnet 4. The table followed third-party copies before 2026-12-02 (orq.ai:
+//        Sonnet 4.6 2,048; litellm: Opus 4.7 4,096); the page's own list wins. Fable 5.2 / Mythos 5.2 appear in
+//        no copy read: 512 assumed, like every other 5.x model but Sonnet 5.
+// [F52]  https://platform.claude.com/docs/en/models/fable-5-2/whats-new-fable-5-2 (read 2026-12-02; release
+//        2026-11-09 per the release notes as quoted by developersdigest.tech and docs.laozhang.ai): 1M context
+//        (default and maximum), 128k output, adaptive thinking always on (effort sets its depth), the prefix
+//        check on every account, only Fable 5.2 and Mythos 5.2 read Fable 5.2's thinking blocks.
+// [LC]   Lifecycle, https://platform.claude.com/docs/en/about-claude/model-deprecations (today's copy shows only
+//        its introduction) and the models' own pages: Sonnet 4.5 "retires on November 30, 2026"
+//        (…/models/sonnet-4-5/overview in zh-CN / pt-BR / ja; @anthropic-ai/sdk's DEPRECATED_MODELS says the
+//        same); Opus 4.1 and Opus 4 "retired, except on Bedrock and Google Cloud" / "except on Google Cloud"
+//        (pricing page); Sonnet 4 "retired, except on Bedrock and Google Cloud" and Haiku 3.5 "retired, except
+//        on Google Cloud" ([PC] quotes). Dates not on a page read: from dated third-party notes (release notes
+//        as quoted by ottto-ai/ai-provider-watch: Sonnet 4 and Opus 4 on 2026-06-15; multidotdev/cli: Opus 4.1
+//        on 2026-08-05; modelpin 0.5.7, deprecations page read 2026-11-26: Opus 4.5 deprecated, retiring
+//        2027-01-22, tentative; thevibeworks/claude-code-docs#417: Sonnet 3.5 on 2025-10-28, Sonnet 3.7 on
+//        2026-02-19).
 // [OV]   4.x and older: https://platform.claude.com/docs/es/models/overview (older lineup) and the models
 //        overview the repository already cited (context windows, max output, extended thinking).
 //
@@ -76,6 +95,11 @@ export interface ModelFacts {
   maxOutputTokens: number;
   /** Tools can be added or removed by a `role: "system"` message mid-conversation, keeping the cached prefix. */
   midConversationToolChanges: boolean;
+  /**
+   * The UTC day Anthropic-operated platforms stop (or stopped) serving the model ([LC]); requests after it
+   * fail there. Bedrock and Google Cloud set their own dates. Absent: no retirement announced on a page read.
+   */
+  retiresOn?: string;
 }
 
 type Row = Omit<ModelFacts, 'id' | 'known' | 'note'> & { note?: string };
@@ -110,29 +134,33 @@ function manual(row: Partial<Row> & Pick<Row, 'contextWindow' | 'maxOutputTokens
 }
 
 const TABLE: Readonly<Record<string, Row>> = {
-  // Fable 5.2 (released 2026-11-09, $8 / $40: laozhang note, rightsize v0.10.2) and Mythos 5.2 appear only in
-  // comparison tables and prefix-checks' supportedModels: adaptive always on, default high, prefix check. The
-  // rest is Fable 5.1's, except mid-conversation tool changes (the page read predates them: not assumed).
+  // Fable 5.2 and Mythos 5.2 [F52]: 1M / 128k, adaptive always on, prefix check on every account; only they
+  // read Fable 5.2's blocks. Default effort high (laozhang's note; [F52] names the effort parameter only). Not
+  // on the page read, so Fable 5.1's: forced tool choice refused, whose blocks they read; mid-conversation tool
+  // changes not assumed; cache minimum 512 [PC].
   'claude-fable-5-2': fiveX({ thinking: 'adaptive-only', prefixCheck: true, minCacheableTokens: 512,
     readsThinkingFrom: ['claude-fable-5-2', 'claude-mythos-5-2', 'claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', ...OPUS_5_AND_EARLIER],
-    note: 'Fable 5.2: only its comparison-table row and prefix check were read; other facts are Fable 5.1\'s.' }),
+    note: 'Fable 5.2: its what\'s-new page was read; forced tool choice, whose thinking it reads and its cache minimum are Fable 5.1\'s.' }),
   'claude-mythos-5-2': fiveX({ thinking: 'adaptive-only', prefixCheck: true, minCacheableTokens: 512,
     readsThinkingFrom: ['claude-fable-5-2', 'claude-mythos-5-2', 'claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', ...OPUS_5_AND_EARLIER],
-    note: 'Mythos 5.2: only its prefix check was read; other facts are Fable 5.1\'s.' }),
+    note: 'Mythos 5.2: "same capabilities as Claude Fable 5.2" (its what\'s-new page); the rest is Fable 5.2\'s.' }),
   // [H55] "Adaptive (always on)", default effort high; forced tool use 400 (fable-5-1 overview); [PT] runs the
-  // prefix check; reads Mythos 5.1's, Opus 5.5's and every earlier model's blocks. Cache minimum: not stated on the pages read — 512 like Fable 5 [PC].
+  // prefix check; reads Mythos 5.1's, Opus 5.5's and every earlier model's blocks. Cache minimum 512 [PC].
   'claude-fable-5-1': fiveX({ thinking: 'adaptive-only', prefixCheck: true, midConversationToolChanges: true, minCacheableTokens: 512,
     readsThinkingFrom: ['claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', ...OPUS_5_AND_EARLIER] }),
   // Limited availability; same facts as Fable 5.1 [PT] (prefix check: see the disagreement above).
   'claude-mythos-5-1': fiveX({ thinking: 'adaptive-only', prefixCheck: true, midConversationToolChanges: true, minCacheableTokens: 512,
     readsThinkingFrom: ['claude-fable-5-1', 'claude-mythos-5-1', 'claude-opus-5-5', ...OPUS_5_AND_EARLIER] }),
-  'claude-fable-5': fiveX({ midConversationToolChanges: true, minCacheableTokens: 512, readsThinkingFrom: OPUS_5_AND_EARLIER,
-    note: 'Fable 5: only its price, cache minimum and mid-conversation support were read; thinking treated like Opus 5.' }),
-  'claude-mythos-5': fiveX({ midConversationToolChanges: true, minCacheableTokens: 512, readsThinkingFrom: OPUS_5_AND_EARLIER,
-    note: 'Mythos 5: only its cache minimum and mid-conversation support were read; thinking treated like Opus 5.' }),
+  // Fable 5 / Mythos 5: thinking always on, `disabled` 400 — third-party copies only (tokenmix on dev.to, launch
+  // docs read 2026-06-10; the thinking-troubleshooting table as quoted in notes of 2026-10: "Opus 5.5 and Fable
+  // are 'Always on'").
+  'claude-fable-5': fiveX({ thinking: 'adaptive-only', midConversationToolChanges: true, minCacheableTokens: 512, readsThinkingFrom: OPUS_5_AND_EARLIER,
+    note: 'Fable 5: only its price, cache minimum and mid-conversation support were read on its own pages; thinking always on from third-party copies.' }),
+  'claude-mythos-5': fiveX({ thinking: 'adaptive-only', midConversationToolChanges: true, minCacheableTokens: 512, readsThinkingFrom: OPUS_5_AND_EARLIER,
+    note: 'Mythos 5: only its cache minimum and mid-conversation support were read; the rest is Fable 5\'s.' }),
   // [H55] "Adaptive (always on)", default effort medium; [PT] prefix check; reads Opus 5 and earlier Opus/Sonnet/
-  // Haiku blocks and Sonnet 5.5's on the Claude API and Google Cloud [S55]; not Fable/Mythos. `disabled` 400 ([S]
-  // dev.to, reproduced 2026-10-06). Cache minimum: 512 (5.5 models; not confirmed on an Opus 5.5 page).
+  // Haiku blocks and Sonnet 5.5's on the Claude API and Google Cloud [S55]; not Fable/Mythos. `disabled` and
+  // budgets 400 (…/models/opus-5-5/whats-new-opus-5-5, zh-TW copy read 2026-12-02). Cache minimum 512 [PC].
   'claude-opus-5-5': fiveX({ thinking: 'adaptive-only', defaultEffort: 'medium', prefixCheck: true, midConversationToolChanges: true,
     minCacheableTokens: 512, readsThinkingFrom: ['claude-opus-5-5', 'claude-sonnet-5-5', ...OPUS_5_AND_EARLIER.filter(id => !/fable|mythos/.test(id))] }),
   // [S55]: adaptive by default, `disabled` 400 (between_tools instead), forced tool_choice 400, 512 minimum;
@@ -149,26 +177,29 @@ const TABLE: Readonly<Record<string, Row>> = {
   // [S5]: adaptive by default, budgets 400, sampling 400; no mid-conversation system messages [MC]; 1,024 [S55].
   'claude-sonnet-5': fiveX({ acceptsDisabledThinking: true, minCacheableTokens: 1024, readsThinkingFrom: ['claude-sonnet-5', ...OLDER_THAN_5] }),
   // Opus 4.7 / 4.8: adaptive thinking only ("thinking.type.enabled" is not supported — Agent SDK troubleshooting
-  // page), off when unset; sampling parameters refused. Opus 4.8 in [MC]. Minimums [PC]: 4.8 1,024, 4.7 4,096.
+  // page), off when unset; sampling parameters refused. Opus 4.8 in [MC]. Minimums [PC]: 4.8 1,024, 4.7 2,048.
   'claude-opus-4-8': fiveX({ thinkingWhenUnset: 'off', acceptsDisabledThinking: true, acceptsForcedToolChoice: true, acceptsPrefill: false,
     midConversationToolChanges: true, minCacheableTokens: 1024, readsThinkingFrom: OLDER_THAN_5 }),
   'claude-opus-4-7': fiveX({ thinkingWhenUnset: 'off', acceptsDisabledThinking: true, acceptsForcedToolChoice: true, acceptsPrefill: false,
-    minCacheableTokens: 4096, readsThinkingFrom: OLDER_THAN_5.slice(1) }),
+    minCacheableTokens: 2048, readsThinkingFrom: OLDER_THAN_5.slice(1) }),
   // 4.6: adaptive thinking added, manual budgets still accepted (deprecated); 1M context at standard price [OV].
   // Prefill 400 on Opus 4.6 (its release notes, as the repository knew them; not re-read today).
   'claude-opus-4-6': manual({ thinking: 'adaptive-default', acceptsPrefill: false, effortLevels: ['low', 'medium', 'high', 'max'], defaultEffort: 'high', contextWindow: M,
     maxOutputTokens: 128 * K, minCacheableTokens: 4096 }, 'claude-opus-4-6'),
+  // Sonnet 4.6: 1,024 [PC] (2,048 before 2026-12-02, from orq.ai's copy).
   'claude-sonnet-4-6': manual({ thinking: 'adaptive-default', effortLevels: ['low', 'medium', 'high', 'max'], defaultEffort: 'high', contextWindow: M,
-    maxOutputTokens: 64 * K, minCacheableTokens: 2048 }, 'claude-sonnet-4-6'),
+    maxOutputTokens: 64 * K, minCacheableTokens: 1024 }, 'claude-sonnet-4-6'),
+  // Retirements [LC]: Opus 4.5's date is a third-party reading (tentative); the rest are past.
   'claude-opus-4-5': manual({ effortLevels: ['low', 'medium', 'high'], defaultEffort: 'high', contextWindow: 200 * K, maxOutputTokens: 64 * K,
-    minCacheableTokens: 4096 }, 'claude-opus-4-5'),
-  'claude-sonnet-4-5': manual({ contextWindow: 200 * K, maxOutputTokens: 64 * K, minCacheableTokens: 1024 }, 'claude-sonnet-4-5'),
+    minCacheableTokens: 4096, retiresOn: '2027-01-22' }, 'claude-opus-4-5'),
+  'claude-sonnet-4-5': manual({ contextWindow: 200 * K, maxOutputTokens: 64 * K, minCacheableTokens: 1024, retiresOn: '2026-11-30' }, 'claude-sonnet-4-5'),
   'claude-haiku-4-5': manual({ contextWindow: 200 * K, maxOutputTokens: 64 * K, minCacheableTokens: 4096 }, 'claude-haiku-4-5'),
-  'claude-opus-4-1': manual({ contextWindow: 200 * K, maxOutputTokens: 32 * K, minCacheableTokens: 1024 }, 'claude-opus-4-1'),
-  'claude-opus-4': manual({ contextWindow: 200 * K, maxOutputTokens: 32 * K, minCacheableTokens: 1024 }, 'claude-opus-4'),
-  'claude-sonnet-4': manual({ contextWindow: 200 * K, maxOutputTokens: 64 * K, minCacheableTokens: 1024 }, 'claude-sonnet-4'),
-  'claude-3-7-sonnet': manual({ contextWindow: 200 * K, maxOutputTokens: 64 * K, minCacheableTokens: 1024 }, 'claude-3-7-sonnet'),
-  'claude-3-5-sonnet': manual({ thinking: 'manual', acceptsBudgetTokens: false, contextWindow: 200 * K, maxOutputTokens: 8192, minCacheableTokens: 1024 }, 'claude-3-5-sonnet'),
+  'claude-opus-4-1': manual({ contextWindow: 200 * K, maxOutputTokens: 32 * K, minCacheableTokens: 1024, retiresOn: '2026-08-05' }, 'claude-opus-4-1'),
+  'claude-opus-4': manual({ contextWindow: 200 * K, maxOutputTokens: 32 * K, minCacheableTokens: 1024, retiresOn: '2026-06-15' }, 'claude-opus-4'),
+  'claude-sonnet-4': manual({ contextWindow: 200 * K, maxOutputTokens: 64 * K, minCacheableTokens: 1024, retiresOn: '2026-06-15' }, 'claude-sonnet-4'),
+  'claude-3-7-sonnet': manual({ contextWindow: 200 * K, maxOutputTokens: 64 * K, minCacheableTokens: 1024, retiresOn: '2026-02-19' }, 'claude-3-7-sonnet'),
+  'claude-3-5-sonnet': manual({ thinking: 'manual', acceptsBudgetTokens: false, contextWindow: 200 * K, maxOutputTokens: 8192, minCacheableTokens: 1024,
+    retiresOn: '2025-10-28' }, 'claude-3-5-sonnet'),
   'claude-3-5-haiku': manual({ acceptsBudgetTokens: false, contextWindow: 200 * K, maxOutputTokens: 8192, minCacheableTokens: 2048 }, 'claude-3-5-haiku'),
   'claude-3-opus': manual({ acceptsBudgetTokens: false, contextWindow: 200 * K, maxOutputTokens: 4096, minCacheableTokens: 1024 }, 'claude-3-opus'),
   'claude-3-haiku': manual({ acceptsBudgetTokens: false, contextWindow: 200 * K, maxOutputTokens: 4096, minCacheableTokens: 2048 }, 'claude-3-haiku'),
@@ -189,7 +220,7 @@ const UNKNOWN: Row = {
 export const KNOWN_MODEL_IDS: readonly string[] = Object.keys(TABLE);
 
 /** The day the table was last checked against the docs. */
-export const MODEL_TABLE_DATE = '2026-12-01';
+export const MODEL_TABLE_DATE = '2026-12-02';
 
 /**
  * The table's key for an id: strips a Bedrock region prefix (`us.`, `eu.`, `global.` …) and `anthropic.`, a

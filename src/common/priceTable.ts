@@ -1,7 +1,8 @@
 // The published prices per model, dated: what pricing.ts applies to each request's reported usage. Pure data.
 //
-// Read 2026-12-01. The pricing page itself (PRICE_SOURCE) shows no date and its current full text was not in
-// the index; each row names where its figures were read:
+// Read 2026-12-01, checked again 2026-12-02. The pricing page itself (PRICE_SOURCE) shows no date and its
+// current full text was not in the index (the newest copy found lists Fable 5.1 but not yet Opus 5.5, so it is
+// from September 2026); each row names where its figures were read:
 // [PP]  the model's own overview page on platform.claude.com ("Pricing" block: input, 5m / 1h cache write,
 //       cache read, output), e.g. https://platform.claude.com/docs/zh-CN/models/opus-5-5/overview,
 //       https://platform.claude.com/docs/about-claude/models/whats-new-opus-5,
@@ -14,7 +15,11 @@
 //       v1.9.2 (page checked 2026-10-24: Haiku 5.5 bands; Sonnet 5.5 cache reads $0.20 → $0.10 on 2026-10-07),
 //       github.com/TheKrush/PromptFuel v1.0.23 (same cut, "effective 2026-10-07"), github.com/archid21/rightsize
 //       v0.10.2 (Fable 5.2 row; Opus 4.8 $5 / $25), docs.laozhang.ai Fable 5.2 note (Anthropic release
-//       2026-11-09, $8 / $40), and the 4.5-era pricing mirror (Sonnet 4 / 4.5 long-context rates).
+//       2026-11-09, $8 / $40), developersdigest.tech's Fable 5.2 notes (release notes and what's-new read
+//       2026-11-09: $8 / $40, cache reads $0.20), github.com/phuryn/claude-usage v1.5.7 (platform.claude.com
+//       checked 2026-12-01: Fable 5.2 and Mythos 5.2 $8 / $40, cache reads $0.20), and the 4.5-era pricing
+//       mirror (Sonnet 4 / 4.5 long-context rates).
+// Retired models keep their rows (models.ts `retiresOn`): older sessions are still priced.
 // Disagreement: Sonnet 5.5's zh-CN overview still shows cache reads at $0.20; its whats-new page and [PS] say
 // $0.10 from 2026-10-07. Both rows are kept, dated, so requests before that day keep the old price.
 
@@ -40,7 +45,7 @@ export interface PriceRow {
 
 export const PRICE_SOURCE = 'https://platform.claude.com/docs/en/about-claude/pricing';
 /** The day the table below was read. */
-export const PRICE_TABLE_DATE = '2026-12-01';
+export const PRICE_TABLE_DATE = '2026-12-02';
 /** Batch API: 50% off input and output ([PP] "Batch API: 50% discount on input and output"). */
 export const BATCH_DISCOUNT = 0.5;
 
@@ -54,7 +59,8 @@ const SONNET_4_LONG = { overTokens: 200_000, price: p(6, 7.5, 12, 0.6, 22.5) };
 
 /** Canonical model id (see models.ts) → its price periods, oldest first. */
 export const PRICE_TABLE: Readonly<Record<string, readonly PriceRow[]>> = {
-  'claude-fable-5-2': [{ price: p(8, 10, 16, 0.2, 40) }], // [PS] rightsize, laozhang; $8 / $40 also in [PP] comparison tables
+  'claude-fable-5-2': [{ price: p(8, 10, 16, 0.2, 40) }], // [PS] rightsize, claude-usage, developersdigest, laozhang; $8 / $40 also in [PP] comparison tables
+  'claude-mythos-5-2': [{ price: p(8, 10, 16, 0.2, 40) }], // [PS] claude-usage (Fable 5.2's price); no Anthropic page read states it
   'claude-fable-5-1': [{ price: p(10, 12.5, 20, 0.25, 50) }], // [PP] $10 / $50, cache reads a quarter of Fable 5's; [PS]
   'claude-mythos-5-1': [{ price: p(10, 12.5, 20, 0.25, 50) }], // [PS]
   'claude-fable-5': [{ price: p(10, 12.5, 20, 1, 50) }], // [PP] $10 / $50; cache at the standard multipliers [PS]

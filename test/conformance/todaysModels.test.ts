@@ -209,4 +209,27 @@ describe('conformance: the cache minimum of today\'s models', function () {
     const older = await twice('claude-sonnet-5');
     assert.ok(older.every(u => u.cache_read_input_tokens === 0 && u.cache_creation_input_tokens === 0), JSON.stringify(older));
   });
+
+  peerCase({
+    verdict: 'same',
+    title: 'a prompt of about 1,500 tokens is cached on Sonnet 4.6 (1,024-token minimum) and not on Opus 4.7 (2,048)',
+    // The page's "Cache limitations" list as quoted verbatim on 2026-07-28 and 2026-10-08 (read 2026-12-02):
+    // "2,048 tokens for Claude Mythos Preview, Claude Opus 4.7 …", "1,024 tokens for … Claude Sonnet 4.6 …".
+    sources: [{ ...anthropicDocs('build-with-claude/prompt-caching', 'Cache limitations: 2,048 tokens for Claude Opus 4.7; 1,024 for Claude Sonnet 4.6'), commit: 'read 2026-12-02' }],
+  }, async () => {
+    // About 6,100 characters: some 1,500 tokens at the fake's four characters a token.
+    const system = 'You answer questions about the workspace, briefly. '.repeat(120);
+    const twice = async (model: string) => {
+      for (const n of [1, 2]) {
+        await sendRequest(h.client.endpoint, modelChat, { requestId: `${model}-long-${n}`, model, maxTokens: 512, system, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+      }
+      return h.fake.requests.slice(-2).map(r => r.usage!);
+    };
+    const [writes, reads] = await twice('claude-sonnet-4-6');
+    assert.ok(writes.cache_creation_input_tokens > 0 && reads.cache_read_input_tokens > 0, JSON.stringify([writes, reads]));
+    const total = reads.input_tokens + reads.cache_read_input_tokens + reads.cache_creation_input_tokens;
+    assert.ok(total > 1024 && total < 2048, `the prompt is between the two minimums (${total})`);
+    const opus = await twice('claude-opus-4-7');
+    assert.ok(opus.every(u => u.cache_read_input_tokens === 0 && u.cache_creation_input_tokens === 0), JSON.stringify(opus));
+  });
 });

@@ -73,10 +73,13 @@ function fromVertex(record: ReceivedRequest, model: string): unknown {
   return version;
 }
 
-function checkBedrock(headers: Record<string, string | string[] | undefined>, version: unknown): void {
+function checkBedrock(headers: Record<string, string | string[] | undefined>, version: unknown, body: unknown): void {
   if (!/^AWS4-HMAC-SHA256 Credential=\S+/.test(String(headers.authorization ?? ''))) throw new ApiError(403, 'authentication_error', 'Bedrock: a SigV4 signature is required');
   // Like the vertex-sdk, the bedrock-sdk moves the anthropic-version header into the body.
   if (typeof version !== 'string' || version === '') invalid('anthropic_version: Field required (Bedrock takes it in the body)');
+  // prompt-caching, "Automatic caching" (copy of 2026-10, read 2026-12-02): on the legacy Bedrock integration
+  // (InvokeModel, this wire) "the API returns a 400 error for a top-level cache_control field".
+  if (body && typeof body === 'object' && 'cache_control' in body) invalid('cache_control: Extra inputs are not permitted');
 }
 
 function checkVertex(headers: Record<string, string | string[] | undefined>, version: unknown): void {
@@ -172,7 +175,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
   const server = createServer((req, res) => {
     handle(state, req, res).catch((err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
-      if (!res.headersSent) sendJson(res, 500, { type: 'error', error: { type: 'api_error', message: `fake server: ${message}` } }, { 'x-should-retry': 'false' });
+      if (!res.headersSent) sendError(res, new ApiError(500, 'api_error', `fake server: ${message}`, { 'x-should-retry': 'false' }));
       else res.destroy();
     });
   });
@@ -204,6 +207,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
       }),
   };
 }
+
+/** 32 MB, read as MiB (the page does not say which). */
+const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -264,8 +270,12 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     for (const listener of [...state.requestListeners]) listener(record);
   }
   try {
+    // https://platform.claude.com/docs/en/api/errors, "Request size limits" (read 2026-12-02): 32 MB for the
+    // Messages and Token Counting APIs, over it a 413 request_too_large, "returned from Cloudflare before the
+    // request reaches our API servers" (so before any other check). Its body there is not shown: ours is the usual one.
+    if (Buffer.byteLength(rawBody) > MAX_REQUEST_BYTES) throw new ApiError(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.');
     if (vertex) checkVertex(req.headers, record.vertexVersion);
-    else if (bedrock) checkBedrock(req.headers, record.vertexVersion);
+    else if (bedrock) checkBedrock(req.headers, record.vertexVersion, record.body);
     else checkHeaders(req.headers, state.apiKey);
     if (record.body === undefined) invalid('There was an error parsing the body: it is not valid JSON');
     validateRequest(record.body, endpoint);
@@ -290,7 +300,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     record.status = 500;
     record.error = NO_TURN_MESSAGE;
     // x-should-retry: false keeps the SDK from retrying a script that has simply run out.
-    sendJson(res, 500, { type: 'error', error: { type: 'api_error', message: NO_TURN_MESSAGE } }, { 'x-should-retry': 'false' });
+    sendError(res, new ApiError(500, 'api_error', NO_TURN_MESSAGE, { 'x-should-retry': 'false' }));
     finish(state, record, 'rejected');
     return;
   }

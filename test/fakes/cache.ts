@@ -7,7 +7,9 @@
 //   not change the key, and are written at every breakpoint whose prefix reaches the minimum;
 // - a breakpoint reads the longest cached prefix ending at most 20 blocks back (itself and the 19 before);
 // - writes become readable only when the writing response starts (commit), and expire after their TTL,
-//   which a read refreshes.
+//   which a read refreshes;
+// - automatic caching (a top-level cache_control) puts one more breakpoint on the last block that can take one
+//   (automaticTarget; validate.ts checks its documented 400s).
 import { createHash } from 'node:crypto';
 import type { Usage } from '../../src/common/transcript';
 import { stripsEarlierThinking } from './cacheMinimums';
@@ -93,25 +95,51 @@ function firstKeptThinkingMessage(messages: Json[], model: string): number {
   return lastPlain;
 }
 
+/**
+ * Automatic caching's breakpoint (https://platform.claude.com/docs/en/build-with-claude/prompt-caching,
+ * "Automatic caching", quoted verbatim in copies of 2026-07 to 2026-10, read 2026-12-02): the last block; one that
+ * is "not eligible" makes the system walk "backwards to find the nearest eligible block. If none is found, caching
+ * is skipped." Which blocks are ineligible is not listed: thinking blocks, which cannot carry cache_control, here.
+ */
+export function automaticTarget(body: Json): { message: number; block: number } | undefined {
+  if (!isObject(body.cache_control) || !Array.isArray(body.messages)) return undefined;
+  const messages = body.messages as Json[];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const content = contentOf(messages[i]);
+    for (let j = content.length - 1; j >= 0; j--) {
+      const block = content[j];
+      if (!(isObject(block) && (block.type === 'thinking' || block.type === 'redacted_thinking'))) return { message: i, block: j };
+    }
+  }
+  return undefined;
+}
+
 export function flattenPrompt(body: Json): PromptBlock[] {
   const blocks: PromptBlock[] = [];
   const add = (where: string, block: unknown): void => {
     blocks.push({ key: `${where}:${JSON.stringify(stripCacheControl(block))}`, tokens: estimateTokens(block), ttl: ttlOf(block) });
   };
-  // The model, and for messages the thinking and tool_choice settings, are part of what a prefix means.
+  // The model, and for messages the thinking, effort and tool_choice settings, are part of what a prefix means
+  // (prompt-caching, "What invalidates the cache": tool_choice and "thinking parameters, effort setting"
+  // invalidate the messages; for thinking and effort the tools and system are "model-specific", kept here), as
+  // the page's table was quoted on 2026-10-02 (read 2026-12-02).
   const head = `model=${String(body.model)}`;
-  const messagesHead = `thinking=${JSON.stringify(body.thinking ?? null)};tool_choice=${JSON.stringify(body.tool_choice ?? null)}`;
+  const effort = isObject(body.output_config) ? body.output_config.effort ?? null : null;
+  const messagesHead = `thinking=${JSON.stringify(body.thinking ?? null)};effort=${JSON.stringify(effort)};tool_choice=${JSON.stringify(body.tool_choice ?? null)}`;
   if (Array.isArray(body.tools)) body.tools.forEach(tool => add(`${head};tool`, tool));
   if (typeof body.system === 'string') add(`${head};system`, { type: 'text', text: body.system });
   else if (Array.isArray(body.system)) body.system.forEach(block => add(`${head};system`, block));
   const messages = body.messages as Json[];
   const keepThinkingFrom = firstKeptThinkingMessage(messages, String(body.model));
+  const auto = automaticTarget(body);
+  const autoTtl = isObject(body.cache_control) ? (body.cache_control.ttl as Ttl | undefined) ?? '5m' : undefined;
   messages.forEach((message, i) => {
-    for (const block of contentOf(message)) {
+    contentOf(message).forEach((block, j) => {
       const thinking = isObject(block) && (block.type === 'thinking' || block.type === 'redacted_thinking');
-      if (thinking && i < keepThinkingFrom) continue;
+      if (thinking && i < keepThinkingFrom) return;
       add(`${head};${messagesHead};${i}:${String(message.role)}`, block);
-    }
+      if (auto && auto.message === i && auto.block === j) blocks[blocks.length - 1].ttl ??= autoTtl;
+    });
   });
   return blocks;
 }

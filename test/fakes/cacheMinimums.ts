@@ -1,24 +1,23 @@
 // What the real API documents, mirrored by the fake (kept apart from the engine's own copy, so tests
 // check the engine against the documented behaviour, not against itself).
 //
-// Minimum cacheable prompt length (Anthropic prompt-caching docs, "Cache limitations", as quoted by
-// OpenRouter's Anthropic caching guide and the rig crate's docs): 4,096 tokens for Claude Opus 4.7 / 4.6 /
-// 4.5 and Haiku 4.5; 2,048 for Sonnet 4.6 and Haiku 3.5 / 3; 1,024 for Sonnet 4.5, Opus 4.1, Opus 4,
-// Sonnet 4, Sonnet 3.7 and Opus 4.8; 512 for Opus 5 and Fable 5 (release notes: "down from 1,024 tokens on
-// Claude Opus 4.8"). Read 2026-12-01: 512 for Claude Sonnet 5.5
-// (https://platform.claude.com/docs/en/models/sonnet-5-5/whats-new-sonnet-5-5) and Claude Haiku 5.5
-// (https://platform.claude.com/docs/en/models/haiku-5-5/overview); 1,024 stays for Sonnet 5 (the same
-// whats-new page); 512 for Mythos 5 (https://docs.litellm.ai/docs/completion/prompt_caching.md, updated
-// 2026-10-07). Opus 5.5 and Fable 5.1 / 5.2 are not stated on the pages read: 512, like the 5.x family.
-// Shorter prefixes are processed without caching, and no error is returned.
+// Minimum cacheable prompt length: https://platform.claude.com/docs/en/build-with-claude/prompt-caching
+// ("Cache limitations"), read 2026-12-02 in verbatim quotes of the page dated by their copiers (2026-07-28,
+// 2026-10-01, 2026-10-08; today's copy in the search index shows only the page's top):
+//   512 tokens for Claude Fable 5.1, Mythos 5.1, Opus 5.5, Opus 5, Sonnet 5.5, Fable 5, Mythos 5 and Haiku 5.5;
+//   2,048 for Claude Mythos Preview, Opus 4.7 and Haiku 3.5; 4,096 for Opus 4.6, Opus 4.5 and Haiku 4.5;
+//   1,024 for Opus 4.8, Sonnet 5, Sonnet 4.6, Sonnet 4.5, Opus 4.1, Opus 4 and Sonnet 4.
+// Before 2026-12-02 this file had Opus 4.7 at 4,096 and Sonnet 4.6 at 2,048, from third-party copies. Fable 5.2
+// and Mythos 5.2 are in no copy read: 512, like the 5.x family (prefixes below). Haiku 3 (retired) keeps the
+// 2,048 of the older page. Shorter prefixes are processed without caching, and no error is returned.
 import { isPreservedModel } from './preservedThinking';
 
 const MINIMUMS: readonly [prefix: string, tokens: number][] = [
   ['claude-opus-4-5', 4096],
   ['claude-opus-4-6', 4096],
-  ['claude-opus-4-7', 4096],
+  ['claude-opus-4-7', 2048],
+  ['claude-mythos-preview', 2048],
   ['claude-haiku-4-5', 4096],
-  ['claude-sonnet-4-6', 2048],
   ['claude-3-5-haiku', 2048],
   ['claude-3-haiku', 2048],
   ['claude-opus-5', 512],

@@ -123,8 +123,8 @@ function checkEffort(config: unknown): string | undefined {
   return config.effort as string | undefined;
 }
 
-/** Only the defaults: temperature 1 or top_p 0.99, never both, never top_k. */
-function checkSampling(body: Json): void {
+/** Only the defaults: temperature 1 or top_p 0.99, never both, never top_k (also the 4.7-and-later models': validate.ts). */
+export function checkSampling(body: Json): void {
   if (body.top_k !== undefined) invalid('top_k: this parameter is not supported for this model.');
   if (body.temperature !== undefined && body.top_p !== undefined) invalid('temperature and top_p cannot both be specified for this model.');
   if (body.temperature !== undefined && body.temperature !== 1) invalid('temperature: only the default value 1 is supported for this model.');

@@ -4,13 +4,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, invalid } from './apiErrors';
 import { TOOL_NAME, checkText, isObject, onlyFields, validateMessages } from './validateMessages';
 import type { Json } from './validateMessages';
-import { isPreservedModel } from './preservedThinking';
+import { checkSampling, isPreservedModel } from './preservedThinking';
+import { automaticTarget } from './cache';
 
 export type Endpoint = 'messages' | 'count_tokens';
 
 const MESSAGE_FIELDS = [
   'model', 'messages', 'max_tokens', 'system', 'tools', 'tool_choice', 'thinking', 'stream',
-  'metadata', 'stop_sequences', 'temperature', 'top_k', 'top_p', 'service_tier', 'output_config',
+  'metadata', 'stop_sequences', 'temperature', 'top_k', 'top_p', 'service_tier', 'output_config', 'cache_control',
 ];
 const COUNT_FIELDS = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config'];
 const MAX_BREAKPOINTS = 4;
@@ -40,7 +41,12 @@ export function validateRequest(body: unknown, endpoint: Endpoint): asserts body
   validateSystem(body.system);
   const toolNames = validateTools(body.tools);
   // The 5.5 models' thinking rules live in preservedThinking.ts (checked after this, with the headers).
-  const thinkingEnabled = isPreservedModel(body.model) ? false : validateThinking(body.thinking, body.max_tokens, endpoint, String(body.model));
+  const thinkingEnabled = isPreservedModel(body.model) ? false : validateThinking(body.thinking, body.max_tokens, endpoint, String(body.model), body.output_config);
+  // Sampling parameters away from their defaults are a 400 on Claude 4.7 and later: third-party copies only
+  // (read 2026-12-02: a research note quoting the thinking-troubleshooting table, 2026-10, "a non-default
+  // temperature/top_p/top_k returns 400 on Claude 4.7-and-later models"; effloow's Opus 4.7 guide, 2026-04).
+  // The model table refuses to send them there too (models.ts). The 5.5 models: preservedThinking.ts.
+  if (!isPreservedModel(body.model) && NO_BUDGETS.test(String(body.model))) checkSampling(body);
   validateToolChoice(body.tool_choice, toolNames, thinkingEnabled);
   validateMessages(body.messages, { hasTools: toolNames.size > 0, thinkingEnabled });
   validateCacheControls(body);
@@ -93,11 +99,31 @@ function validateTools(tools: unknown): Set<string> {
  * Returns whether manual (budgeted) thinking is on, whose rules the caller then checks.
  */
 const ADAPTIVE = /^claude-(opus-4-[6-9]|sonnet-4-6|opus-5|sonnet-5|fable-5|mythos-5)/;
+/**
+ * https://platform.claude.com/docs/en/build-with-claude/thinking-troubleshooting (read 2026-12-02): extended
+ * thinking "is deprecated on Claude Opus 4.6 and Claude Sonnet 4.6 (it still works there). Claude Opus 4.7,
+ * Claude Opus 4.8, Claude Sonnet 5, Claude Fable 5, and Claude Mythos 5 do not support it and reject requests
+ * that use it, returning a 400 error"; the extended-thinking page: such a 400's message starts with
+ * `"thinking.type.enabled" is not supported` (full wording as whats-new-opus-5-5 quotes it). Fable and Mythos
+ * (every 5.x) keep thinking always on, so `disabled` is refused too (the troubleshooting table as quoted in
+ * notes of 2026-10; wording as for Opus 5.5); Opus 5 accepts `disabled` only at effort high or lower
+ * (whats-new-opus-5; that 400's wording is not documented, chosen here).
+ */
+const NO_BUDGETS = /^claude-(opus-4-[7-9]|opus-5|sonnet-5|fable-5|mythos-5)/;
+const ALWAYS_ON = /^claude-(fable-5|mythos-5)/;
+const ENABLED_REFUSED = '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.';
+const DISABLED_REFUSED = '"thinking.type.disabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.';
 
-function validateThinking(thinking: unknown, maxTokens: unknown, endpoint: Endpoint, model: string): boolean {
+function validateThinking(thinking: unknown, maxTokens: unknown, endpoint: Endpoint, model: string, outputConfig: unknown): boolean {
   if (thinking === undefined) return false;
   if (!isObject(thinking)) invalid('thinking: Input should be a valid dictionary');
+  if (thinking.type === 'enabled' && NO_BUDGETS.test(model)) invalid(ENABLED_REFUSED);
   if (thinking.type === 'disabled') {
+    if (ALWAYS_ON.test(model)) invalid(DISABLED_REFUSED);
+    const effort = isObject(outputConfig) ? outputConfig.effort : undefined;
+    if (/^claude-opus-5(?:-\d{8})?$/.test(model) && (effort === 'xhigh' || effort === 'max')) {
+      invalid('thinking.type "disabled" is accepted on this model only at output_config.effort "high" or lower.');
+    }
     onlyFields(thinking, ['type'], 'thinking.disabled');
     return false;
   }
@@ -157,8 +183,34 @@ function breakpointsOf(body: Json): Breakpoint[] {
   return found;
 }
 
+/**
+ * Automatic caching's edge cases (prompt-caching, "Edge cases", verbatim in copies of 2026-07 to 2026-10, read
+ * 2026-12-02): the last block's own cache_control with "the same TTL" is a no-op, with "a different TTL" a 400;
+ * "If 4 explicit block-level breakpoints already exist, the API returns a 400 error (no slots left for automatic
+ * caching)". The 400s' wording is not documented, chosen here.
+ */
+function automaticBreakpoint(body: Json, explicit: Breakpoint[]): Breakpoint | undefined {
+  const control = body.cache_control;
+  if (control === undefined) return undefined;
+  const target = automaticTarget(body);
+  if (!target) return { path: 'cache_control', control };
+  const path = `messages.${target.message}.content.${target.block}`;
+  const own = explicit.find(b => b.path === path || b.path.startsWith(`${path}.`));
+  if (!own) {
+    if (explicit.length >= MAX_BREAKPOINTS) invalid(`cache_control: automatic caching needs a free breakpoint, and ${explicit.length} blocks already have cache_control (at most ${MAX_BREAKPOINTS}).`);
+    return { path, control };
+  }
+  const ttlOf = (c: unknown) => (isObject(c) ? c.ttl ?? '5m' : undefined);
+  if (isObject(control) && ttlOf(own.control) !== ttlOf(control)) {
+    invalid(`cache_control: the last block (${path}) has its own cache_control with ttl='${String(ttlOf(own.control))}', not the top-level ttl='${String(ttlOf(control))}'.`);
+  }
+  return undefined;
+}
+
 function validateCacheControls(body: Json): void {
-  const breakpoints = breakpointsOf(body);
+  const explicit = breakpointsOf(body);
+  const automatic = automaticBreakpoint(body, explicit);
+  const breakpoints = automatic ? [...explicit, automatic] : explicit;
   let fiveMinuteSeen: string | undefined;
   for (const { path, control } of breakpoints) {
     const at = `${path}.cache_control`;

@@ -52,6 +52,8 @@ export async function startHarness(options: {
   env?: NodeJS.ProcessEnv;
   /** More environment for the runtime process (a temp HOME, say); merged over `env`. */
   runtimeEnv?: NodeJS.ProcessEnv;
+  /** What runs dist/runtime.js instead of this Node (a wrapper that traces it, say). */
+  nodePath?: string;
 } = {}): Promise<Harness> {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-rt-'));
   const storeDir = options.storeDir ?? path.join(base, 'store');
@@ -64,7 +66,7 @@ export async function startHarness(options: {
   let config: ConfigureParams = { apiKey: TEST_KEY, baseUrl: fake.url, approvalMode: 'auto', sandbox: { mode: 'off' }, ...options.config };
 
   const connect = async (): Promise<RuntimeClient> => {
-    const socket = await connectOrStart({ storeDir, runtimeScript: RUNTIME_SCRIPT, idleExitMs: 60_000, env: { ...options.env, ...options.runtimeEnv } });
+    const socket = await connectOrStart({ storeDir, runtimeScript: RUNTIME_SCRIPT, idleExitMs: 60_000, env: { ...options.env, ...options.runtimeEnv }, nodePath: options.nodePath });
     const client = await connectRpc(socket, 'runtime-test');
     onNotification(client.endpoint, sessionEvent, params => {
       harness.events.push({ sessionId: params.sessionId, turnId: params.turnId, event: params.event });

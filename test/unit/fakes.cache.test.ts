@@ -49,6 +49,21 @@ describe('fake Anthropic server prompt cache', () => {
     assert.deepEqual(server.cacheStats(), { entries: 3, writes: 3, reads: 1 });
   });
 
+  it('automatic caching (a top-level cache_control) caches up to the last block and moves forward with the conversation', async () => {
+    // https://platform.claude.com/docs/en/build-with-claude/prompt-caching (read 2026-12-02): "The system
+    // automatically applies the cache breakpoint to the last cacheable block and moves it forward as conversations grow."
+    await start();
+    const u1 = text('first question');
+    const first = await usageOf(requestBody([user(u1)], { system: system(), cache_control: CC }));
+    assert.equal(first.cache_creation_input_tokens, SYSTEM_TOKENS + tokensOf(u1));
+    const a1 = text('first answer');
+    const u2 = text('second question');
+    const second = await usageOf(requestBody([user(u1), assistant(a1), user(u2)], { system: system(), cache_control: CC }));
+    assert.equal(second.cache_read_input_tokens, SYSTEM_TOKENS + tokensOf(u1));
+    assert.equal(second.cache_creation_input_tokens, tokensOf(a1, u2));
+    assert.equal(second.input_tokens, 0);
+  });
+
   it('caches nothing below the minimum length, silently', async () => {
     await start();
     const body = requestBody([user(text('short', CC))], { system: [text('tiny system', CC)] });
@@ -59,6 +74,18 @@ describe('fake Anthropic server prompt cache', () => {
       assert.equal(usage.input_tokens, countInputTokens(body));
     }
     assert.equal(server.cacheStats().entries, 0);
+  });
+
+  it('uses each model\'s documented minimum: ~1,300 tokens cache on Sonnet 4.6 (1,024), not on Opus 4.7 (2,048) or Opus 4.6 (4,096)', async () => {
+    // https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Cache limitations", as quoted
+    // verbatim on 2026-07-28 and 2026-10-08 (read 2026-12-02); the fake had 2,048 and 4,096 from third-party copies.
+    await start({ minCacheTokens: undefined });
+    const cached = async (model: string) => (await usageOf(requestBody([user(text(`q ${model}`, CC))], { model, system: system() }))).cache_creation_input_tokens > 0;
+    assert.ok(SYSTEM_TOKENS > 1024 && SYSTEM_TOKENS < 2048, String(SYSTEM_TOKENS));
+    assert.deepEqual(
+      await Promise.all(['claude-sonnet-4-6', 'claude-opus-4-8', 'claude-opus-4-7', 'claude-opus-4-6', 'claude-haiku-4-5'].map(cached)),
+      [true, true, false, false, false],
+    );
   });
 
   it('counts only the part after the breakpoint as plain input', async () => {
@@ -95,6 +122,20 @@ describe('fake Anthropic server prompt cache', () => {
     assert.equal(changed.cache_read_input_tokens, 0);
     assert.equal(changed.input_tokens, 0);
     assert.equal(changed.cache_creation_input_tokens, countInputTokens(requestBody(messages, { tools: [tool('Read a file, now differently.')], system: system() })));
+  });
+
+  it('keeps tools and system but not the messages when tool_choice or effort changes', async () => {
+    // prompt-caching, "What invalidates the cache" (its table as quoted 2026-10-02, read 2026-12-02): tool_choice
+    // ✓ tools ✓ system ✘ messages; "thinking parameters, effort setting": messages ✘ (tools/system model-specific).
+    await start();
+    const body = (extra: Record<string, unknown>) => requestBody([user(text('question', CC))], { tools: [tool('Read a file.')], system: system(CC), ...extra });
+    await usageOf(body({}));
+    const prefix = countInputTokens(requestBody([], { tools: [tool('Read a file.')], system: system() }));
+    for (const extra of [{ tool_choice: { type: 'any' } }, { output_config: { effort: 'low' } }]) {
+      const changed = await usageOf(body(extra));
+      assert.equal(changed.cache_read_input_tokens, prefix, JSON.stringify(extra));
+      assert.ok(changed.cache_creation_input_tokens > 0, JSON.stringify(extra));
+    }
   });
 
   it('treats a different TTL as a different entry', async () => {

@@ -33,11 +33,22 @@ describe('fake Anthropic server faults', () => {
     const overloaded = await post(server, requestBody([user(text('hi'))]), { headers: { 'x-api-key': TEST_KEY } });
     assert.equal(overloaded.status, 529);
     assert.equal(overloaded.headers.get('retry-after'), '2');
-    assert.deepEqual(overloaded.json, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+    // The documented shape (https://platform.claude.com/docs/en/api/errors, "Error shapes", read 2026-12-02):
+    // request_id beside the error object, the same id as the request-id header.
+    assert.deepEqual(overloaded.json, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: overloaded.headers.get('request-id') });
     const limited = await post(server, requestBody([user(text('hi'))]));
     assert.equal(limited.status, 429);
     assert.equal(limited.headers.get('retry-after'), null);
     assert.equal(limited.json.error.type, 'rate_limit_error');
+  });
+
+  it('answers 413 request_too_large over 32 MB, before checking anything else (api/errors, "Request size limits", read 2026-12-02)', async () => {
+    await start();
+    const big = await post(server, requestBody([user(text('x'.repeat(33 * 1024 * 1024)))]), { headers: { 'x-api-key': undefined } });
+    assert.equal(big.status, 413);
+    assert.equal(big.json.error.type, 'request_too_large');
+    assert.equal(big.json.request_id, big.headers.get('request-id'));
+    await assert.rejects(sdk(0).messages.create({ ...params, messages: [{ role: 'user', content: 'y'.repeat(33 * 1024 * 1024) }] }), (err: unknown) => err instanceof Anthropic.APIError && err.status === 413);
   });
 
   it('surfaces 529 and 500 as SDK errors when retries are off', async () => {

@@ -107,6 +107,32 @@ const rejected: Case[] = [
     message: 'messages.1.content.0: cache_control cannot be set directly on thinking blocks',
   },
   { name: 'a tool_choice for a missing tool', body: requestBody([user(text('hi'))], { tools, tool_choice: { type: 'tool', name: 'nope' } }), message: "tool_choice.tool.name: Tool 'nope' not found in provided tools" },
+  // https://platform.claude.com/docs/en/build-with-claude/thinking-troubleshooting (read 2026-12-02): "Claude Opus
+  // 4.7, Claude Opus 4.8, Claude Sonnet 5, Claude Fable 5, and Claude Mythos 5 do not support [extended thinking]
+  // and reject requests that use it, returning a 400 error"; the message as whats-new-opus-5-5 quotes it.
+  ...['claude-opus-4-7', 'claude-opus-4-8', 'claude-sonnet-5', 'claude-opus-5', 'claude-fable-5', 'claude-fable-5-2', 'claude-mythos-5-1'].map(model => ({
+    name: `a thinking budget on ${model}`,
+    body: requestBody([user(text('hi'))], { model, max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 1024 } }),
+    message: /^"thinking\.type\.enabled" is not supported for this model\./,
+  })),
+  { name: 'disabled thinking on Fable 5.1 (always on)', body: requestBody([user(text('hi'))], { model: 'claude-fable-5-1', thinking: { type: 'disabled' } }), message: /^"thinking\.type\.disabled" is not supported/ },
+  {
+    name: 'disabled thinking on Opus 5 above effort high (whats-new-opus-5)',
+    body: requestBody([user(text('hi'))], { model: 'claude-opus-5', thinking: { type: 'disabled' }, output_config: { effort: 'max' } }),
+    message: /only at output_config\.effort "high" or lower/,
+  },
+  // Automatic caching's edge cases (prompt-caching, "Edge cases", verbatim copies of 2026-07 to 2026-10, read 2026-12-02).
+  {
+    name: 'automatic caching with 4 explicit breakpoints already ("no slots left for automatic caching")',
+    body: requestBody([user(text('a', cc()), text('b', cc()), text('c', cc()), text('d', cc()), text('e'))], { cache_control: cc() }),
+    message: /^cache_control: automatic caching needs a free breakpoint/,
+  },
+  {
+    name: 'automatic caching whose last block has its own cache_control with a different TTL',
+    body: requestBody([user(text('a', cc('5m')))], { cache_control: cc('1h') }),
+    message: /^cache_control: the last block \(messages\.0\.content\.0\) has its own cache_control with ttl='5m'/,
+  },
+  { name: 'a non-default temperature on Opus 4.8', body: requestBody([user(text('hi'))], { model: 'claude-opus-4-8', temperature: 0.2 }), message: 'temperature: only the default value 1 is supported for this model.' },
 ];
 
 const accepted: { name: string; body: unknown }[] = [
@@ -119,6 +145,18 @@ const accepted: { name: string; body: unknown }[] = [
       { tools: [tool('read_file', { cache_control: cc('1h') })], system: [text('sys', cc('1h'))] },
     ),
   },
+  { name: 'automatic caching (a top-level cache_control)', body: requestBody([user(text('a'))], { cache_control: cc('1h'), system: [text('sys', cc('1h'))] }) },
+  { name: 'automatic caching whose last block already has the same TTL (a no-op)', body: requestBody([user(text('a', cc()), text('b'), text('c'), text('d', cc()))], { cache_control: cc(), system: [text('s', cc())], tools: [tool('t', { cache_control: cc() })] }) },
+  // Still accepted: budgets on the 4.6 models (deprecated, "it still works there") and Haiku 4.5, disabled
+  // thinking on Opus 4.8 / Sonnet 5 and on Opus 5 at effort high (thinking-troubleshooting, whats-new-opus-5).
+  ...['claude-opus-4-6', 'claude-sonnet-4-6', 'claude-haiku-4-5'].map(model => ({
+    name: `a thinking budget on ${model}`,
+    body: requestBody([user(text('hi'))], { model, max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 1024 } }),
+  })),
+  ...['claude-opus-4-8', 'claude-sonnet-5', 'claude-opus-5'].map(model => ({
+    name: `disabled thinking on ${model}`,
+    body: requestBody([user(text('hi'))], { model, thinking: { type: 'disabled' }, output_config: { effort: 'high' } }),
+  })),
   {
     name: 'thinking kept on the continued turn',
     body: requestBody([user(text('go')), assistant(thought('hmm'), use('toolu_1')), user(result('toolu_1'))], { tools, max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 1024 } }),

@@ -50,9 +50,11 @@ describe('pricing', () => {
     assert.equal(priceRequest('claude-future-9', usage({ output_tokens: 1 })), undefined);
   });
 
-  it('prices every current model of the pricing page (figures per million tokens, as read 2026-12-01)', () => {
+  it('prices every current model of the pricing page (figures per million tokens, as read 2026-12-01 / 2026-12-02)', () => {
     const rows: Record<string, [number, number, number, number, number]> = {
       'claude-fable-5-2': [8, 10, 16, 0.2, 40],
+      // Third-party copy only (claude-usage v1.5.7, platform.claude.com checked 2026-12-01): Fable 5.2's price.
+      'claude-mythos-5-2': [8, 10, 16, 0.2, 40],
       'claude-fable-5-1': [10, 12.5, 20, 0.25, 50],
       'claude-mythos-5-1': [10, 12.5, 20, 0.25, 50],
       'claude-opus-5-5': [4, 5, 8, 0.2, 20],
@@ -67,6 +69,10 @@ describe('pricing', () => {
     for (const [model, [input, w5m, w1h, read, output]] of Object.entries(rows)) {
       assert.deepEqual(priceFor(model, {}, '2026-12-01T12:00:00Z')?.price, { input, cacheWrite5m: w5m, cacheWrite1h: w1h, cacheRead: read, output }, model);
     }
+  });
+
+  it('still prices a retired model (Sonnet 4.5 retired 2026-11-30, sonnet-4-5/overview read 2026-12-02), so older sessions keep their cost', () => {
+    assert.deepEqual(priceFor('claude-sonnet-4-5-20250929', {}, '2026-12-02T12:00:00Z')?.price, { input: 3, cacheWrite5m: 3.75, cacheWrite1h: 6, cacheRead: 0.3, output: 15 });
   });
 
   it('applies a price change from its day on: Sonnet 5.5 cache reads $0.20 before 2026-10-07, $0.10 from it', () => {

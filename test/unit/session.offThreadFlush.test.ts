@@ -1,9 +1,9 @@
-// A fork's bootstrap is written at once and flushed on the thread pool: what the store promises about it.
+// A fork's bootstrap is created, written and flushed on the thread pool, its folder entry too: what the store promises about it.
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { writeThenFlushOffThread } from '../../src/runtime/session/offThreadFlush';
+import { FolderSync, writeThenFlushOffThread } from '../../src/runtime/session/offThreadFlush';
 import { SessionStore } from '../../src/runtime/session/sessionStore';
 import { header } from './forkFixtures';
 
@@ -12,15 +12,26 @@ describe('session store: bootstrap flushed off the thread', () => {
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'off-thread-flush-'))));
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('has the bytes in the file before the flush settles, private, and refuses an existing file at once', async () => {
+  it('creates the file private with its bytes once it settles, and refuses an existing file without touching it', async () => {
     const file = path.join(dir, 'a.jsonl');
-    const flushed = writeThenFlushOffThread(file, Buffer.from('{"x":1}\n'));
-    // Readable before the flush has settled: the write itself was synchronous.
+    const folder = new FolderSync(dir);
+    await writeThenFlushOffThread(file, Buffer.from('{"x":1}\n'), folder);
     assert.equal(fs.readFileSync(file, 'utf8'), '{"x":1}\n');
-    await flushed;
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
-    assert.throws(() => writeThenFlushOffThread(file, Buffer.from('again\n')), /EEXIST/);
+    await assert.rejects(writeThenFlushOffThread(file, Buffer.from('again\n'), folder), (error: NodeJS.ErrnoException & { created?: boolean }) => error.code === 'EEXIST' && error.created === false);
     assert.equal(fs.readFileSync(file, 'utf8'), '{"x":1}\n');
+  });
+
+  it('shares one folder fsync among the callers that arrive while one runs, and fails them on a folder that is gone', async () => {
+    const folder = new FolderSync(dir);
+    const first = folder.sync();
+    const [second, third] = [folder.sync(), folder.sync()];
+    // The ones that came while the first ran wait for the next fsync, together.
+    assert.equal(second, third);
+    assert.notEqual(first, second);
+    await Promise.all([first, second]);
+    const gone = new FolderSync(path.join(dir, 'missing'));
+    await assert.rejects(gone.sync(), /ENOENT/);
   });
 
   it('store.create with flushOffThread gives the session now and durable() settles once it is on disk; a reload sees it', async () => {

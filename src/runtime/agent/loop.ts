@@ -1,7 +1,7 @@
 // The agent loop as free functions over an injected model client (pi-mono style): request → stream →
 // commit the assistant message → run its tools → commit their results → repeat until the model stops.
 // Everything it does is reported as AgentEvents; callers (chat, CLI, forks) only consume events.
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { heavyTurn } from '../heavyTurn';
 import type { AgentEvent, ErrorInfo, TurnStopReason } from '../../common/agentEvents';
 import type { ApprovalMode, ToolCategory } from '../../common/approval';
 import { needsApproval } from '../../common/approval';
@@ -99,9 +99,9 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
     // disk, so a request is never billed without the record of what led to it.
     await deps.session.durable();
     await deps.beforeSend?.();
-    // Building and encoding the body is proportional to the history: it starts on a fresh turn of the event
-    // loop, after the socket reads and answers already waiting (siblings' fork/start among them).
-    await nextTurn();
+    // Building and encoding the body is proportional to the history: it starts on a turn of its own
+    // (heavyTurn.ts), after the socket reads and answers already waiting (siblings' fork/start among them).
+    await heavyTurn();
     if (deps.signal.aborted) return { stopReason: 'cancelled', text, usage: total };
     deps.emit({ type: 'request_start', index });
     const { response, built } = await requestWithRetries(deps);
@@ -206,8 +206,8 @@ async function requestOnce(deps: LoopDeps) {
   if (!('error' in response) && sent) {
     // Recording what was sent hashes the blocks the request added: work that can wait a turn, so calls
     // and other forks' events queued behind this response are served first (one run's steps never add up
-    // to one long block of the runtime's only thread).
-    await nextTurn();
+    // to one long block of the runtime's only thread), nor do several runs' steps (heavyTurn.ts).
+    await heavyTurn();
     const { built } = sent;
     const record = fingerprint(built.body, response.serverTime ?? Date.now(), response.usage, sent.lastEntryId, response.inputTransformations, { prefix: built.prefix, ttl: built.ttl });
     const explained = deps.explainFirstRequest?.(record);

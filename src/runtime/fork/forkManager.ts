@@ -1,7 +1,6 @@
 // Runs forks and subagents in the background (docs/design.md §4.6): detached start, cancel, continue,
 // reports to clients and to the parent. Its parts: the run queue (forkRunQueue.ts), how a run ends
 // (forkEnd.ts), what its events change (forkProgress.ts), start-up and revival (forksAtStartup.ts).
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AgentEvent } from '../../common/agentEvents';
 import type { ForkSummary, ForkState, ForkWorktree } from '../../common/forks';
 import { isTerminal } from '../../common/forks';
@@ -14,6 +13,7 @@ import { cacheSteps } from '../cache/sessionCache';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
 import { sandboxNotice } from '../sandbox/notice';
+import { probeSandboxSupport } from '../sandbox/platform';
 import { launchPolicy, sendPolicy } from '../policy';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
@@ -38,6 +38,7 @@ import type { RunEndContext } from './forkEnd';
 import { ForkRunQueue } from './forkRunQueue';
 import { loadForksFromDisk, prepareRevival } from './forksAtStartup';
 import { PrefixWriters } from './stagger';
+import { StartBurst } from './startBurst';
 import { BudgetError, ForkBusyError, ForkModelError, ForkNotFoundError } from './forkContracts';
 import { inheritedSettingsRefusal } from './forkModelFit';
 import type { ForkLauncher, GroupHooks, ModelAccess, StartSpec } from './forkContracts';
@@ -46,17 +47,19 @@ import type { VerifyResult } from '../../common/tournament';
 export class ForkManager implements ForkLauncher {
   private readonly forks = new Map<string, ForkRun>();
   // fork/start answers once the fork is durable and queued; its run (sandbox, workspace, the first request's
-  // body) is work that can follow, so it begins on a later turn of the event loop, after that answer is
-  // written. Run synchronously from start, the first forks' runs held the answers of their siblings started
-  // with them (a trace of 50 siblings: 5–25 ms between a fork's durability and its answer, each). A fork
-  // cancelled in that turn is already ended. Admitted, it is "running" at once (one state notice), so the
-  // answer and every client say what it is doing rather than "queued" for a fork that has a slot.
+  // body) is work that can follow, so it begins after that answer is written — and after the answers of
+  // siblings started with it (startBurst.ts). Run synchronously from start, the first forks' runs held the
+  // answers of their siblings (a trace of 50 siblings: 5–25 ms between a fork's durability and its answer,
+  // each). A fork cancelled meanwhile is already ended. Admitted, it is "running" at once (one state notice),
+  // so the answer and every client say what it is doing rather than "queued" for a fork that has a slot.
   private readonly queue = new ForkRunQueue(run => {
     this.setState(run, 'running');
-    return nextTurn()
+    return this.burst.settled()
       .then(() => (isTerminal(run.summary.state) ? undefined : this.execute(run)))
       .catch(error => failRun(this.ending(), run, error));
   });
+  /** fork/starts being served: runs begin once they are answered. */
+  private readonly burst = new StartBurst();
   /** Ids of forks being created (worktree first, then the bootstrap): start-up pruning must spare them. */
   private readonly pending = new Set<string>();
   private readonly ports = new PortBlocks();
@@ -97,6 +100,7 @@ export class ForkManager implements ForkLauncher {
     // An unknown fork point is refused before any worktree is made for it.
     snapshotUpTo(snapshot.entries, spec.atEntryId);
     this.pending.add(id);
+    const served = this.burst.begin();
     try {
       const placement = await placeFork({
         kind: spec.kind, requested: spec.isolation, parentRoot: spec.parent.header.root, id, name: spec.name, worktreeRoot: access.worktreeRoot,
@@ -107,6 +111,8 @@ export class ForkManager implements ForkLauncher {
       let session: Session;
       try {
         const policy = launchPolicy(access);
+        // Bubblewrap's one trial run, on the first sandboxed fork: a child process the thread does not wait on.
+        if (!policy.restricted && policy.sandbox && policy.sandbox.mode !== 'off') await probeSandboxSupport();
         session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy, sandboxNotice: policy.restricted ? undefined : sandboxNotice(policy.sandbox) }, placement.worktree);
         // Durable before fork/start answers and before the first request; the runtime's thread keeps serving meanwhile.
         // The parent's records it inherits are on disk too (they flush on the thread pool as well).
@@ -123,6 +129,7 @@ export class ForkManager implements ForkLauncher {
       return { ...run.summary };
     } finally {
       this.pending.delete(id);
+      served();
     }
   }
 

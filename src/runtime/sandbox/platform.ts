@@ -1,7 +1,7 @@
 // Can this machine sandbox commands, and with what? Linux: bubblewrap (probed once: it must be able to
 // create the user, mount, pid and network namespaces), with socat for the network proxy. macOS:
 // sandbox-exec with a generated Seatbelt profile. Windows: none.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -20,6 +20,30 @@ export function sandboxSupport(): SandboxSupport {
   return cached;
 }
 
+let probing: Promise<SandboxSupport> | undefined;
+
+/**
+ * The same answer without blocking the runtime's thread: bubblewrap's trial run (30–120 ms of a
+ * synchronous spawn on a loaded machine) runs as a child process the loop does not wait on. fork/start
+ * awaits this before it writes a sandbox notice; later calls of sandboxSupport() find the answer cached.
+ */
+export function probeSandboxSupport(): Promise<SandboxSupport> {
+  if (cached) return Promise.resolve(cached);
+  probing ??= detectAsync().then(support => (cached ??= support));
+  return probing;
+}
+
+async function detectAsync(): Promise<SandboxSupport> {
+  if (process.platform !== 'linux') return detect();
+  const bwrap = findSystem('bwrap');
+  if (!bwrap) return detect();
+  const stderr = await new Promise<string | undefined>(resolve => {
+    execFile(bwrap, BWRAP_TRIAL, { timeout: 10_000 }, (error, _stdout, err) => resolve(error ? String(err).trim() : undefined));
+  });
+  if (stderr !== undefined) return { kind: 'unsupported', reason: bwrapRefusal(stderr || undefined) };
+  return { kind: 'bwrap', bwrap, socat: findSystem('socat') };
+}
+
 function findSystem(name: string): string | undefined {
   for (const dir of SYSTEM_BIN) {
     const candidate = path.join(dir, name);
@@ -33,6 +57,13 @@ function findSystem(name: string): string | undefined {
   return undefined;
 }
 
+/** --unshare-user even as root, so root and other users get the same sandbox. */
+const BWRAP_TRIAL = ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', '/bin/true'];
+
+function bwrapRefusal(stderr: string | undefined): string {
+  return `bubblewrap cannot create namespaces here${stderr ? `: ${stderr}` : ''} (unprivileged user namespaces disabled?)`;
+}
+
 function detect(): SandboxSupport {
   if (process.platform === 'darwin') {
     return fs.existsSync('/usr/bin/sandbox-exec') ? { kind: 'seatbelt', sandboxExec: '/usr/bin/sandbox-exec' } : { kind: 'unsupported', reason: 'sandbox-exec is missing' };
@@ -41,11 +72,9 @@ function detect(): SandboxSupport {
   const bwrap = findSystem('bwrap');
   if (!bwrap) return { kind: 'unsupported', reason: 'bubblewrap is not installed (apt-get install bubblewrap socat)' };
   try {
-    // --unshare-user even as root, so root and other users get the same sandbox.
-    execFileSync(bwrap, ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', '/bin/true'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
+    execFileSync(bwrap, BWRAP_TRIAL, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
   } catch (error) {
-    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
-    return { kind: 'unsupported', reason: `bubblewrap cannot create namespaces here${stderr ? `: ${stderr}` : ''} (unprivileged user namespaces disabled?)` };
+    return { kind: 'unsupported', reason: bwrapRefusal((error as { stderr?: Buffer }).stderr?.toString().trim()) };
   }
   return { kind: 'bwrap', bwrap, socat: findSystem('socat') };
 }

@@ -1,29 +1,87 @@
-// A new file written now and flushed on libuv's thread pool: the caller gets the bytes in the page cache
-// at once and a promise that settles when fdatasync has made them durable. The runtime's only JavaScript
-// thread never waits for the disk, and files created together (siblings started at once) flush in
-// parallel — the file system's journal commits them together, a group commit for free (ARCHITECTURE.md,
-// "What a started fork promises").
+// A new file created, written and flushed on libuv's thread pool, and its name in its folder flushed too:
+// the promise settles once both are durable — a power loss after that keeps the file and its bytes
+// (docs/design.md §4.7, "What a started fork promises" in ARCHITECTURE.md). The runtime's only JavaScript
+// thread never waits for the disk: creating a file in a folder can wait for the file system's journal
+// while other flushes commit (4–72 ms seen with fifty siblings started together, docs/benchmarks.md), so
+// not even the open runs on it. Files created together flush in parallel (the journal commits them
+// together), and one folder fsync covers every file whose flush ended before it began: a group commit.
 import * as fs from 'node:fs';
-import { openPrivateFile } from '../../ipc/privateFs';
 
-/** Writes `bytes` as the whole of a new file (`wx`); the promise resolves once they are on disk. Write errors throw now. */
-export function writeThenFlushOffThread(file: string, bytes: Buffer): Promise<void> {
-  const fd = openPrivateFile(file, 'wx');
+/**
+ * Writes `bytes` as the whole of a new file (`wx`, mode 0600); resolves once the bytes (fdatasync) and
+ * the file's name in `folder` (fsync of the folder) are on disk. Rejects with the error of the step that
+ * failed (EEXIST, ENOSPC, EIO); `created` says whether the file was made (and may be removed).
+ */
+export async function writeThenFlushOffThread(file: string, bytes: Buffer, folder: FolderSync): Promise<void> {
+  const handle = await fs.promises.open(file, 'wx', 0o600).catch((error: unknown) => {
+    throw Object.assign(error as Error, { created: false });
+  });
   try {
     for (let offset = 0; offset < bytes.length;) {
-      const n = fs.writeSync(fd, bytes, offset, bytes.length - offset);
-      if (n <= 0) throw Object.assign(new Error('no bytes written'), { code: 'ENOSPC' });
-      offset += n;
+      const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+      if (bytesWritten <= 0) throw Object.assign(new Error('no bytes written'), { code: 'ENOSPC' });
+      offset += bytesWritten;
     }
+    await handle.datasync();
   } catch (error) {
-    fs.closeSync(fd);
+    throw Object.assign(error as Error, { created: true });
+  } finally {
+    await handle.close();
+  }
+  // After the file's own flush, not beside it: on a journalling file system (ext4, xfs) that flush has
+  // committed the name with the file, and the folder's fsync finds nothing left to write; run beside it,
+  // each folder fsync forced a commit of its own (fifty siblings' answers came in waves, 100 ms apart).
+  await folder.sync().catch((error: unknown) => {
+    throw Object.assign(error as Error, { created: true });
+  });
+}
+
+/**
+ * fsyncs one folder on the thread pool, shared by every caller that arrives while one runs: `sync()`
+ * resolves after an fsync that began after the call, so entries made before it are durable.
+ */
+export class FolderSync {
+  private running?: Promise<void>;
+  private next?: Promise<void>;
+
+  constructor(private readonly folder: string) {}
+
+  sync(): Promise<void> {
+    if (!this.running) {
+      const run = fsyncFolder(this.folder).finally(() => {
+        if (this.running === run) this.running = undefined;
+      });
+      this.running = run;
+      return run;
+    }
+    // One fsync is under way and may have begun before the caller's entry: the next one covers it,
+    // and every caller meanwhile shares that one.
+    this.next ??= this.running.then(this.startNext, this.startNext);
+    return this.next;
+  }
+
+  private readonly startNext = (): Promise<void> => {
+    this.next = undefined;
+    return this.sync();
+  };
+}
+
+async function fsyncFolder(folder: string): Promise<void> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(folder, 'r');
+  } catch (error) {
+    // Windows cannot open a folder as a file; there a created file's name is kept by NTFS's own journal.
+    if (process.platform === 'win32') return;
     throw error;
   }
-  return new Promise((resolve, reject) => {
-    fs.fdatasync(fd, flushError => fs.close(fd, closeError => {
-      const error = flushError ?? closeError;
-      if (error) reject(error);
-      else resolve();
-    }));
-  });
+  try {
+    await handle.sync();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // Some file systems cannot fsync a folder (EINVAL): their folder entries are written synchronously.
+    if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM') throw error;
+  } finally {
+    await handle.close();
+  }
 }

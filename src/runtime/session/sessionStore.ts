@@ -10,7 +10,7 @@ import { ensurePrivateDir } from '../../ipc/privateFs';
 import { JsonlWriter, TranscriptWriteError, dropTornTail } from './jsonl';
 import type { ForkBootstrap, HistoryRefs, SessionRecord } from './records';
 import { SegmentError, SegmentStore, writeWhole } from './segments';
-import { writeThenFlushOffThread } from './offThreadFlush';
+import { FolderSync, writeThenFlushOffThread } from './offThreadFlush';
 import type { ChainRange } from './segments';
 import { Session } from './session';
 import { streamJsonl } from './streamJsonl';
@@ -62,11 +62,14 @@ export class SessionStore {
   readonly sessionsDir: string;
   readonly segments: SegmentStore;
   private readonly readOnly: boolean;
+  /** The sessions folder's fsync, shared by the files created together (offThreadFlush.ts). */
+  private readonly sessionsFolder: FolderSync;
 
   constructor(readonly storeDir: string, options: SessionStoreOptions = {}) {
     this.now = options.now ?? Date.now;
     this.readOnly = options.readOnly === true;
     this.sessionsDir = path.join(storeDir, 'sessions');
+    this.sessionsFolder = new FolderSync(this.sessionsDir);
     if (!this.readOnly) ensurePrivateDir(this.sessionsDir);
     this.segments = new SegmentStore(storeDir, { readOnly: this.readOnly });
   }
@@ -78,20 +81,24 @@ export class SessionStore {
   /**
    * Creates a session file holding its header and `initial` records (a fork's bootstrap), written in one
    * write and one flush: a fork's start costs one fdatasync, and a crash leaves the file whole or torn.
+   * `flushOffThread`: the file is created, written and flushed on the thread pool, its name in the
+   * sessions folder too (one folder fsync for the files created together); `durable(id)` settles then,
+   * and nothing may append to the session before it has.
    */
   create(header: SessionHeader, initial: readonly SessionRecord[] = [], options: { flushOffThread?: boolean } = {}): Session {
     const file = this.fileOf(header.id);
     if (fs.existsSync(file)) throw new Error(`session ${header.id} already exists`);
     let text = JSON.stringify({ type: 'header', header } satisfies SessionRecord) + '\n';
     for (const record of initial) text += JSON.stringify(record) + '\n';
+    const bytes = Buffer.from(text, 'utf8');
     try {
       if (options.flushOffThread) {
-        const flushed = this.watchFlush(header.id, file, writeThenFlushOffThread(file, Buffer.from(text, 'utf8')));
+        const flushed = this.watchFlush(header.id, file, writeThenFlushOffThread(file, bytes, this.sessionsFolder));
         // Handled here so a failure nobody awaits cannot end the process; durable() still rejects.
         flushed.catch(() => undefined);
         this.flushes.set(header.id, flushed);
       }
-      else writeWhole(file, Buffer.from(text, 'utf8'), 'wx');
+      else writeWhole(file, bytes, 'wx');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`session ${header.id} already exists`);
       // A full disk: no session (or fork) file stays behind, and the caller gets the transcript's clear error.
@@ -99,7 +106,7 @@ export class SessionStore {
       throw new TranscriptWriteError(file, error);
     }
     const session = new Session(header, lazyWriter(() => new JsonlWriter(file)), header.parent ? undefined : this.segments);
-    session.fileBytes(Buffer.byteLength(text, 'utf8'));
+    session.fileBytes(bytes.length);
     this.open.set(header.id, session);
     this.lastUsed.set(header.id, this.now());
     return session;
@@ -120,7 +127,8 @@ export class SessionStore {
       this.open.get(id)?.close();
       this.open.delete(id);
       this.lastUsed.delete(id);
-      fs.rmSync(file, { force: true });
+      // Only a file this create made: `wx` refused an existing one (a name taken meanwhile) and leaves it.
+      if ((error as { created?: boolean }).created !== false) fs.rmSync(file, { force: true });
       throw new TranscriptWriteError(file, error);
     } finally {
       this.flushes.delete(id);
