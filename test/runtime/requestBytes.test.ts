@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
-import { startHarness } from './harness';
+import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
 
@@ -102,5 +102,55 @@ describe('runtime: request bytes encoded by the runtime are the SDK\'s bytes', f
     assert.equal(added[0].content.filter(b => b.type === 'text').map(b => b.text).join(''), answer);
     assert.ok(added[1].content.some(b => b.type === 'text' && b.text!.includes(`DIRECTIVE: ${directive}`)), 'the directive closes the request');
     assert.equal(JSON.parse(parentLast).messages.length + 2, JSON.parse(forkFirst).messages.length);
+  });
+
+  // The messages a fork's first request repeats are built once and kept on the parent (agent/requestPrefix.ts):
+  // by the first fork of a parent loaded from disk, then reused by its sibling; after the parent's next turn,
+  // by the parent's own request. Each run's bytes as the fake received them, against the SDK's own encoder.
+  async function siblingsOfLoadedParent(env: NodeJS.ProcessEnv): Promise<ReceivedRequest[]> {
+    const h = await startHarness({ env });
+    harnesses.push(h);
+    const received: ReceivedRequest[] = [];
+    h.fake.onRequest(r => received.push(r));
+    h.fake.setResponder(r => {
+      if (isForkRequest(r)) return say('Scope: the notes.\nResult: read — «ok» ✓.');
+      const last = r.body.messages.at(-1);
+      const answered = last?.content?.some?.((b: { type: string }) => b.type === 'tool_result');
+      return answered || r.body.messages.length > 2 ? say('Read them: «gut» 🚀.') : call(['read_file', { path: 'notes.md' }]);
+    });
+    const first = await h.send('Read the notes — «bitte».', { root });
+    await killRuntime(h.runtimePid());
+    await h.reconnect();
+    const fork = async (directive: string) => {
+      const started = await sendRequest(h.client.endpoint, forkStart, { sessionId: first.sessionId, directive, forkTurns: 'all', isolation: 'shared', name: directive.slice(0, 20) });
+      const done = await sendRequest(h.client.endpoint, forkWait, { forkId: started.id });
+      assert.equal(done.state, 'completed', done.error);
+    };
+    await fork('First sibling: summarise the notes.');
+    await fork('Second sibling: list the umlauts.');
+    await h.send('One more question — «noch eine».', { root, sessionId: first.sessionId });
+    await fork('Third fork, after the parent went on.');
+    // A turn whose request failed leaves the parent ending with its prompt: a fork's directive joins that
+    // user entry in one message (both forks of the parent loaded again from disk).
+    h.fake.setResponder(r => (isForkRequest(r) ? say('Scope: the prompt.\nResult: seen.') : { fault: 'unauthorized' }));
+    await h.send('A question the API refuses — «nein».', { root, sessionId: first.sessionId }).catch(() => undefined);
+    await killRuntime(h.runtimePid());
+    await h.reconnect();
+    await fork('Fourth fork, after a refused turn.');
+    await fork('Fifth fork, its sibling.');
+    return received;
+  }
+
+  it('siblings of a parent loaded from disk, and a fork after its next turn, send the SDK\'s bytes with their length', async () => {
+    const sdk = await siblingsOfLoadedParent({ FORK_AGENTS_BODY_ENCODER: 'sdk' });
+    const ours = await siblingsOfLoadedParent({});
+    assert.equal(ours.filter(isForkRequest).length, 5, 'five forks sent');
+    assert.equal(ours.length, sdk.length, 'as many requests');
+    for (let i = 0; i < sdk.length; i++) {
+      assert.equal(ours[i].rawBody, sdk[i].rawBody, `request ${i + 1} differs`);
+      // One body of known length, as a Buffer body went: no chunked transfer encoding.
+      assert.equal(ours[i].headers['content-length'], String(Buffer.byteLength(ours[i].rawBody)), `request ${i + 1}: content-length`);
+      assert.equal(ours[i].headers['transfer-encoding'], undefined, `request ${i + 1}: no transfer-encoding`);
+    }
   });
 });

@@ -15,7 +15,8 @@ import { runTool } from '../tools/registry';
 import { GIT_WRITE_NOTE } from '../tools/gitGuard';
 import { autoCompactionPoint, compactSession, contextWindowFor, estimateContextTokens } from './compact';
 import type { CompactionSettings } from './compact';
-import { buildRequestBody } from './request';
+import { buildRequest } from './request';
+import type { BuiltRequest } from './request';
 import type { MessagesRequestBody } from '../model/wire';
 import { fingerprint } from '../cache/fingerprint';
 import { streamWithRetries } from './retry';
@@ -103,7 +104,7 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
     await heavyTurn();
     if (deps.signal.aborted) return { stopReason: 'cancelled', text, usage: total };
     deps.emit({ type: 'request_start', index });
-    const { response, body } = await requestWithRetries(deps);
+    const { response, built } = await requestWithRetries(deps);
     if (response.lost) {
       // Attempts that started streaming and then failed, were cut or cancelled were billed all the same.
       total = addUsage(total, response.lost);
@@ -123,7 +124,7 @@ async function loopUntilDone(deps: LoopDeps): Promise<LoopOutcome> {
       const entry = deps.session.commit('response', response.message, {
         usage: response.usage, stopReason: response.stopReason,
         // What each thinking block is bound to, so later requests (this chat's, its forks') know whether it still holds.
-        ...(body ? { thinkingBindings: bindingsFor(body, response.message.content) } : {}),
+        ...(built ? { thinkingBindings: bindingsFor(built.body, response.message.content, built.chainAfter) } : {}),
         ...(response.inputTransformations ? { inputTransformations: response.inputTransformations } : {}),
       });
       deps.emit({ type: 'entry', entry });
@@ -157,7 +158,7 @@ async function compactIfNeeded(deps: LoopDeps): Promise<void> {
 
 async function requestWithRetries(deps: LoopDeps) {
   const first = await requestOnce(deps);
-  if (!('error' in first.response) || deps.session.dropsMismatchedThinking || !boundElsewhere(first.response.error, first.body)) return first;
+  if (!('error' in first.response) || deps.session.dropsMismatchedThinking || !boundElsewhere(first.response.error, first.built?.body)) return first;
   // The API found thinking bound to a different conversation that the engine's bindings vouched for: the
   // history was changed from outside. Not the same body again: once more with drop_block (and its beta
   // header), so the API leaves out what fails and says so in input_transformations; the choice stays for the
@@ -177,14 +178,19 @@ function boundElsewhere(error: ErrorInfo, body: MessagesRequestBody | undefined)
 }
 
 async function requestOnce(deps: LoopDeps) {
-  let sent: { body: MessagesRequestBody; lastEntryId?: string } | undefined;
+  let sent: { built: BuiltRequest; lastEntryId?: string } | undefined;
+  const session = deps.session;
   const response = await streamWithRetries(
     deps.model,
     () => {
-      const entries = deps.session.entries();
-      const body = buildRequestBody(deps.session.header, entries, deps.session.inheritedBreakpointsEnd(), { dropMismatchedThinking: deps.session.dropsMismatchedThinking });
-      sent = { body, lastEntryId: entries[entries.length - 1]?.id };
-      return sent.body;
+      const entries = session.entries();
+      const fork = session.inheritedBreakpointsEnd();
+      // A parent's requests and a fork's first keep their leading messages built on the parent, for the
+      // next request that repeats them (agent/requestPrefix.ts); a fork's later requests repeat no one's.
+      const home = fork || !session.bootstrap ? session.prefixHome : undefined;
+      const built = buildRequest(session.header, entries, fork, { dropMismatchedThinking: session.dropsMismatchedThinking }, home);
+      sent = { built, lastEntryId: entries[entries.length - 1]?.id };
+      return built.body;
     },
     deps.signal,
     {
@@ -192,18 +198,22 @@ async function requestOnce(deps: LoopDeps) {
       onThinking: text => deps.emit({ type: 'thinking_delta', text }),
       onStart: () => deps.onResponseStart?.(),
     },
-    { maxRetries: deps.maxRetries, onRetry: (attempt, delayMs, error) => deps.emit({ type: 'retry', attempt, delayMs, error }) },
+    {
+      maxRetries: deps.maxRetries, onRetry: (attempt, delayMs, error) => deps.emit({ type: 'retry', attempt, delayMs, error }),
+      facts: () => sent && { encoded: sent.built.encoded, ttl: sent.built.ttl },
+    },
   );
   if (!('error' in response) && sent) {
-    // Recording what was sent walks the whole body (a hash per block): work that can wait a turn, so calls
+    // Recording what was sent hashes the blocks the request added: work that can wait a turn, so calls
     // and other forks' events queued behind this response are served first (one run's steps never add up
     // to one long block of the runtime's only thread), nor do several runs' steps (heavyTurn.ts).
     await heavyTurn();
-    const record = fingerprint(sent.body, response.serverTime ?? Date.now(), response.usage, sent.lastEntryId, response.inputTransformations);
+    const { built } = sent;
+    const record = fingerprint(built.body, response.serverTime ?? Date.now(), response.usage, sent.lastEntryId, response.inputTransformations, { prefix: built.prefix, ttl: built.ttl });
     const explained = deps.explainFirstRequest?.(record);
     deps.session.recordRequest(explained ? { ...record, explained } : record);
   }
-  return { response, body: sent?.body };
+  return { response, built: sent?.built };
 }
 
 /** Every tool_use gets exactly one tool_result, whatever happens (denied, cancelled, failed). */

@@ -3,10 +3,15 @@
 // same cache_control placement rule everywhere.
 import type { CacheControl, ContentBlock, Entry, Message, SessionHeader } from '../../common/transcript';
 import { minCacheableTokens } from './cacheMinimums';
-import type { MessagesRequestBody, ThinkingConfig } from '../model/wire';
+import type { EncodedBody, MessagesRequestBody, ThinkingConfig } from '../model/wire';
+import { requestTtl } from '../model/wire';
+import { encodeBody, encodeMessages } from '../model/requestBytes';
 import type { ForkFirstRequest } from '../session/session';
 import { modelFacts } from '../../common/models';
-import { bindingLookup, keepValidThinking } from './thinkingBinding';
+import { bindingLookup, chainOver, chainStart, keepValidFrom, keepValidThinking } from './thinkingBinding';
+import type { ChainState } from './thinkingBinding';
+import { matchingPrefix, prefixEnds } from './requestPrefix';
+import type { PrefixHome, RequestPrefix } from './requestPrefix';
 
 /** Consecutive same-role entries become one message, as the API would merge them anyway. */
 export function entriesToMessages(entries: readonly Entry[]): Message[] {
@@ -47,13 +52,45 @@ interface Mark { entry: number; block?: number }
 export interface BodyOptions { dropMismatchedThinking?: boolean }
 
 export function buildRequestBody(header: SessionHeader, entries: readonly Entry[], fork?: ForkFirstRequest, options: BodyOptions = {}): MessagesRequestBody {
+  return fullBody(header, entries, planMarks(header, entries, fork), options);
+}
+
+/** A body with what its sender needs beside it, so nothing walks the whole history again to find it. */
+export interface BuiltRequest {
+  body: MessagesRequestBody;
+  /** JSON.stringify({ ...body, stream: true }) as bytes. */
+  encoded: EncodedBody;
+  ttl: '5m' | '1h';
+  /** The kept prefix body.messages starts with (its fingerprint hashes are reused: cache/fingerprint.ts). */
+  prefix?: RequestPrefix;
+  /** The thinking chain after the body's messages (asked for when a response carries thinking). */
+  chainAfter(): ChainState;
+}
+
+/**
+ * buildRequestBody, reusing a prefix kept in `home` (agent/requestPrefix.ts): the messages for entries up
+ * to the parent's latest request (a fork's first request) or for all of them (any other request of a
+ * parent), built once — by the parent's request or the first sibling — and kept there for the next.
+ * Without a home, or where the split would change the bytes, it builds the whole body as before.
+ */
+export function buildRequest(header: SessionHeader, entries: readonly Entry[], fork?: ForkFirstRequest, options: BodyOptions = {}, home?: PrefixHome): BuiltRequest {
+  const plan = planMarks(header, entries, fork);
+  const reused = home ? withPrefix(header, entries, fork, options, plan, home) : undefined;
+  if (reused) return reused;
+  const body = fullBody(header, entries, plan, options);
+  return { body, encoded: encodeBody(body), ttl: requestTtl(body), chainAfter: () => chainOver(body.messages, chainStart(body)) };
+}
+
+interface MarkPlan { cache: CacheControl; onSystem: boolean; marks: Mark[] }
+
+function planMarks(header: SessionHeader, entries: readonly Entry[], fork?: ForkFirstRequest): MarkPlan {
   const cache: CacheControl = header.settings.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
   const startupAt = entries.length > 0 && entries[0].kind === 'startup' ? 0 : -1;
   const onSystem = startupAt < 0 || prefixTokens(header) >= minCacheableTokens(header.settings.model);
   const marks: Mark[] = [];
   if (!onSystem) marks.push({ entry: startupAt });
   if (fork && fork.parentRequestEnd < entries.length) {
-    marks.push(...lastTurnMarks(entries.slice(0, fork.parentRequestEnd + 1)));
+    marks.push(...lastTurnMarks(entries, fork.parentRequestEnd + 1));
     if (fork.closingAt === entries.length - 1) marks.push(shareMark(entries, fork.closingAt));
     else marks.push({ entry: entries.length - 1 });
   } else {
@@ -63,23 +100,103 @@ export function buildRequestBody(header: SessionHeader, entries: readonly Entry[
   // Over the limit (a fork whose prefix breakpoint is the startup entry): the oldest turn breakpoint goes.
   const budget = MAX_BREAKPOINTS - (onSystem ? 1 : 0);
   while (unique.length > budget) unique.splice(onSystem ? 0 : 1, 1);
-  const body: MessagesRequestBody = {
+  return { cache, onSystem, marks: unique };
+}
+
+/** Everything of the body but its messages. */
+function bodyHead(header: SessionHeader, plan: MarkPlan): MessagesRequestBody {
+  return {
     model: header.settings.model,
     max_tokens: header.settings.maxTokens,
-    system: [{ type: 'text', text: header.systemPrompt, ...(onSystem ? { cache_control: cache } : {}) }],
+    system: [{ type: 'text', text: header.systemPrompt, ...(plan.onSystem ? { cache_control: plan.cache } : {}) }],
     tools: header.tools.map(tool => ({ ...tool })),
-    messages: entriesToMessages(unique.length === 0 ? entries : withBreakpoints(entries, unique, cache)),
+    messages: [],
   };
+}
+
+/** The thinking settings and effort, after the messages (as JSON.stringify orders the keys). */
+function finish(body: MessagesRequestBody, header: SessionHeader, unbound: number, options: BodyOptions): MessagesRequestBody {
   const thinking = thinkingConfig(header.settings);
   if (thinking) body.thinking = thinking;
   const effort = header.settings.effort;
   if (effort && modelFacts(body.model).effortLevels.includes(effort)) body.output_config = { effort };
-  const kept = keepValidThinking(body, bindingLookup(entries));
-  body.messages = kept.messages;
   // A history the engine cannot vouch for (blocks with no binding on record): the API drops what fails
   // instead of refusing the request (preserved-thinking docs, "prefix_mismatch_behavior", read 2026-12-01).
-  if ((kept.unbound > 0 || options.dropMismatchedThinking) && body.thinking?.type === 'adaptive') body.thinking = { ...body.thinking, block_binding: { prefix_mismatch_behavior: 'drop_block' } };
+  if ((unbound > 0 || options.dropMismatchedThinking) && body.thinking?.type === 'adaptive') body.thinking = { ...body.thinking, block_binding: { prefix_mismatch_behavior: 'drop_block' } };
   return body;
+}
+
+function fullBody(header: SessionHeader, entries: readonly Entry[], plan: MarkPlan, options: BodyOptions): MessagesRequestBody {
+  const body = bodyHead(header, plan);
+  body.messages = entriesToMessages(plan.marks.length === 0 ? entries : withBreakpoints(entries, plan.marks, plan.cache));
+  const kept = keepValidThinking(body, bindingLookup(entries));
+  body.messages = kept.messages;
+  return finish(body, header, kept.unbound, options);
+}
+
+/**
+ * The body as the kept prefix plus what follows it. Prompt caching matches the prompt byte for byte, tools
+ * → system → messages up to each breakpoint (https://platform.claude.com/docs/en/build-with-claude/prompt-caching,
+ * "Prompt caching references the entire prompt", read 2026-12-02), so the result must be exactly the full
+ * build's bytes: the split falls between two messages, never inside one (undefined when it would).
+ */
+function withPrefix(header: SessionHeader, entries: readonly Entry[], fork: ForkFirstRequest | undefined, options: BodyOptions, plan: MarkPlan, home: PrefixHome): BuiltRequest | undefined {
+  const count = fork ? Math.min(fork.parentRequestEnd + 1, entries.length) : entries.length;
+  if (count <= 0) return undefined;
+  const model = header.settings.model;
+  const head = bodyHead(header, plan);
+  const start = () => chainStart(head);
+  const marksIn = plan.marks.filter(mark => mark.entry < count);
+  const key = JSON.stringify([model, plan.cache, plan.onSystem, marksIn, header.systemPrompt, header.tools]);
+  let prefix = matchingPrefix(home, key, entries, count);
+  if (!prefix) {
+    const part = count === entries.length ? entries : entries.slice(0, count);
+    const messages = entriesToMessages(marksIn.length === 0 ? part : withBreakpoints(part, marksIn, plan.cache));
+    const kept = keepValidFrom(model, messages, bindingLookup(part), start);
+    const { blocks, oneHour } = messagesFacts(kept.messages);
+    prefix = {
+      key, count, ends: prefixEnds(entries, count), messages: kept.messages, lead: encodeMessages(kept.messages.slice(0, -1)),
+      oneHour, unbound: kept.unbound, chain: kept.state, blockCount: head.tools.length + head.system.length + blocks,
+    };
+    home.prefix = prefix;
+  }
+  const made = prefix;
+  const restEntries = entries.slice(count);
+  const restMarks = plan.marks.filter(mark => mark.entry >= count).map(mark => ({ ...mark, entry: mark.entry - count }));
+  const restMessages = entriesToMessages(restMarks.length === 0 ? restEntries : withBreakpoints(restEntries, restMarks, plan.cache));
+  const prefixChain = () => (made.chain ??= chainOver(made.messages, start()));
+  const rest = keepValidFrom(model, restMessages, bindingLookup(restEntries), prefixChain);
+  const last = prefix.messages.length - 1;
+  // A parent's own request is its prefix alone: its messages are used as they are (nothing changes them).
+  const messages = rest.messages.length === 0 ? (prefix.messages as Message[]) : prefix.messages.concat(rest.messages);
+  // The rest's first message joins the prefix's last when they share a role, as the full build joins them:
+  // same-role entries (a fork's directive after the parent's last user entry) in entriesToMessages, or the
+  // neighbours of a message the thinking rule emptied in keepValidThinking — both as { role, content }.
+  if (rest.messages.length > 0 && last >= 0 && rest.messages[0].role === prefix.messages[last].role) {
+    messages.splice(last, 2, { role: prefix.messages[last].role, content: [...prefix.messages[last].content, ...rest.messages[0].content] });
+  }
+  head.messages = messages;
+  const body = finish(head, header, prefix.unbound + rest.unbound, options);
+  const oneHour = (plan.onSystem && plan.cache.ttl === '1h') || prefix.oneHour || messagesFacts(rest.messages).oneHour;
+  return {
+    body,
+    // The prefix's last message is encoded each time: a directive may join it.
+    encoded: encodeBody(body, { count: last, bytes: prefix.lead }),
+    ttl: oneHour ? '1h' : '5m',
+    prefix,
+    chainAfter: () => rest.state ?? chainOver(rest.messages, prefixChain()),
+  };
+}
+
+/** How many blocks the messages hold, and requestTtl's rule over them: whether a block asks for 1 hour. */
+function messagesFacts(messages: readonly Message[]): { blocks: number; oneHour: boolean } {
+  let blocks = 0;
+  let oneHour = false;
+  for (const message of messages) {
+    blocks += message.content.length;
+    if (!oneHour) for (const block of message.content) if ((block as { cache_control?: CacheControl }).cache_control?.ttl === '1h') oneHour = true;
+  }
+  return { blocks, oneHour };
 }
 
 /**
@@ -103,13 +220,13 @@ function prefixTokens(header: SessionHeader): number {
   return Math.ceil((JSON.stringify(header.tools).length + header.systemPrompt.length) / 4);
 }
 
-/** The final entry, and the user entry before the last assistant run. */
-function lastTurnMarks(entries: readonly Entry[]): Mark[] {
+/** The final entry, and the user entry before the last assistant run, of entries [0, end). */
+function lastTurnMarks(entries: readonly Entry[], end = entries.length): Mark[] {
   const marks: Mark[] = [];
-  let runStart = findLastIndex(entries, e => e.message.role === 'assistant');
+  let runStart = findLastIndex(entries, e => e.message.role === 'assistant', end);
   while (runStart > 0 && entries[runStart - 1].message.role === 'assistant') runStart--;
   if (runStart > 0) marks.push({ entry: runStart - 1 });
-  if (entries.length > 0) marks.push({ entry: entries.length - 1 });
+  if (end > 0) marks.push({ entry: end - 1 });
   return marks;
 }
 
@@ -153,7 +270,7 @@ function withBreakpoints(entries: readonly Entry[], marks: readonly Mark[], cach
   });
 }
 
-function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
-  for (let i = items.length - 1; i >= 0; i--) if (predicate(items[i])) return i;
+function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean, end = items.length): number {
+  for (let i = end - 1; i >= 0; i--) if (predicate(items[i])) return i;
   return -1;
 }

@@ -1,7 +1,7 @@
 // Model requests retried on retryable errors (the SDK's rules, model/retryRules.ts, plus network errors):
 // the server's retry-after-ms / retry-after when given, else exponential backoff with jitter. Used by turns and by compaction alike.
 import type { ErrorInfo } from '../../common/agentEvents';
-import type { ModelClient, ModelResponse, StreamHandlers } from '../model/modelClient';
+import type { BodyFacts, ModelClient, ModelResponse, StreamHandlers } from '../model/modelClient';
 import { ModelError } from '../model/modelClient';
 import type { MessagesRequestBody } from '../model/wire';
 import type { Usage } from '../../common/transcript';
@@ -12,6 +12,8 @@ export interface RetryOptions {
   /** Retries after the first attempt (default 4; at most 2 for an unreachable endpoint). */
   maxRetries?: number;
   onRetry?(attempt: number, delayMs: number, error: ErrorInfo): void;
+  /** What the caller knows of the body it just built (its bytes, its TTL). */
+  facts?(): BodyFacts | undefined;
 }
 
 /**
@@ -28,7 +30,8 @@ export async function streamWithRetries(
   let lost: Usage | undefined;
   for (let attempt = 0; ; attempt++) {
     try {
-      return { ...(await model.stream(body(), signal, handlers)), lost };
+      const built = body();
+      return { ...(await model.stream(built, signal, handlers, options.facts?.())), lost };
     } catch (error) {
       const modelError = error instanceof ModelError ? error : new ModelError({ kind: 'internal', message: String(error) });
       if (modelError.billed) lost = lost ? addUsage(lost, modelError.billed) : modelError.billed;

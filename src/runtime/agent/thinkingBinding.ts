@@ -85,20 +85,37 @@ function extend(before: string, role: Message['role'], block: ContentBlock): str
 }
 
 /**
- * The bindings of a response's thinking blocks, from the body that produced it: each block's prefix is the
- * request's content plus the response blocks before it; its predecessor the last thinking block sent (or
- * the previous one in this response).
+ * Where the prefix chain stands after some messages: the digest of everything before, and the last thinking
+ * block sent (null: none yet). Requests that repeat a prefix keep its state (agent/requestPrefix.ts).
  */
-export function bindingsFor(body: MessagesRequestBody, content: readonly ContentBlock[]): ThinkingBinding[] | undefined {
-  if (!content.some(isThinking)) return undefined;
-  let prefix = startDigest(body);
-  let last: string | null = null;
-  for (const message of body.messages) {
+export interface ChainState { prefix: string; last: string | null }
+
+/** The state before any message: the digest of system + tools. */
+export function chainStart(body: Pick<MessagesRequestBody, 'system' | 'tools'>): ChainState {
+  return { prefix: startDigest(body), last: null };
+}
+
+/** The state after `messages`, from `from`. */
+export function chainOver(messages: readonly Message[], from: ChainState): ChainState {
+  let prefix = from.prefix;
+  let last = from.last;
+  for (const message of messages) {
     for (const block of message.content) {
       if (isThinking(block)) last = thinkingId(block);
       else prefix = extend(prefix, message.role, block);
     }
   }
+  return { prefix, last };
+}
+
+/**
+ * The bindings of a response's thinking blocks, from the body that produced it: each block's prefix is the
+ * request's content plus the response blocks before it; its predecessor the last thinking block sent (or
+ * the previous one in this response). `after`: the chain's state after the body's messages, when known.
+ */
+export function bindingsFor(body: MessagesRequestBody, content: readonly ContentBlock[], after?: () => ChainState): ThinkingBinding[] | undefined {
+  if (!content.some(isThinking)) return undefined;
+  let { prefix, last } = after ? after() : chainOver(body.messages, chainStart(body));
   const bindings: ThinkingBinding[] = [];
   for (const block of content) {
     if (isThinking(block)) {
@@ -140,15 +157,24 @@ export interface KeptThinking {
  * as the API itself would join them.
  */
 export function keepValidThinking(body: MessagesRequestBody, bindings: ReadonlyMap<string, ThinkingBinding>): KeptThinking {
-  const facts = modelFacts(body.model);
-  if (!facts.prefixCheck || !body.messages.some(message => message.content.some(isThinking))) return { messages: body.messages, dropped: 0, unbound: 0 };
-  const readable = (model: string) => model === body.model || facts.readsThinkingFrom.includes(model);
-  let prefix = startDigest(body);
-  let lastKept: string | null = null;
+  return keepValidFrom(body.model, body.messages, bindings, () => chainStart(body));
+}
+
+/**
+ * keepValidThinking over `messages` that follow a prefix whose chain ends at `from` (asked for only when
+ * needed). `state`: the chain after the kept messages, when it was walked (models with the prefix check).
+ */
+export function keepValidFrom(model: string, messages: Message[], bindings: ReadonlyMap<string, ThinkingBinding>, from: () => ChainState): KeptThinking & { state?: ChainState } {
+  const facts = modelFacts(model);
+  if (!facts.prefixCheck || !messages.some(message => message.content.some(isThinking))) return { messages, dropped: 0, unbound: 0 };
+  const readable = (source: string) => source === model || facts.readsThinkingFrom.includes(source);
+  const start = from();
+  let prefix = start.prefix;
+  let lastKept = start.last;
   let dropped = 0;
   let unbound = 0;
   const kept: Message[] = [];
-  for (const message of body.messages) {
+  for (const message of messages) {
     const content: ContentBlock[] = [];
     for (const block of message.content) {
       if (!isThinking(block)) {
@@ -177,5 +203,5 @@ export function keepValidThinking(body: MessagesRequestBody, bindings: ReadonlyM
     if (previous && previous.role === message.role) kept[kept.length - 1] = { role: message.role, content: [...previous.content, ...content] };
     else kept.push(content.length === message.content.length ? message : { role: message.role, content });
   }
-  return { messages: dropped === 0 ? body.messages : kept, dropped, unbound };
+  return { messages: dropped === 0 ? messages : kept, dropped, unbound, state: { prefix, last: lastKept } };
 }

@@ -6,24 +6,45 @@ import type { InputTransformation, Usage } from '../../common/transcript';
 import type { MessagesRequestBody } from '../model/wire';
 import { requestTtl } from '../model/wire';
 import type { RequestRecord } from '../session/records';
+import type { RequestPrefix } from '../agent/requestPrefix';
 
-export function fingerprint(body: MessagesRequestBody, time: number, usage: Usage, lastEntryId: string | undefined, inputTransformations?: InputTransformation[]): RequestRecord {
-  const blocks: string[] = [];
-  const breakpoints: number[] = [];
+/**
+ * `known`: what the body was built from — the prefix its messages start with, whose hashes are kept on it
+ * (computed by the first request that repeats it, reused by the next: a fork's first request hashes only
+ * what follows its parent's latest request), and its TTL.
+ */
+export function fingerprint(
+  body: MessagesRequestBody, time: number, usage: Usage, lastEntryId: string | undefined, inputTransformations?: InputTransformation[],
+  known?: { prefix?: RequestPrefix; ttl: '5m' | '1h' },
+): RequestRecord {
+  const prefix = known?.prefix;
+  const reuse = prefix?.blocks && prefix.breakpoints ? prefix : undefined;
+  const blocks: string[] = reuse ? reuse.blocks!.slice() : [];
+  const breakpoints: number[] = reuse ? reuse.breakpoints!.slice() : [];
   const add = (where: string, block: unknown) => {
     if (hasBreakpoint(block)) breakpoints.push(blocks.length);
     blocks.push(blockHash(where, block));
   };
-  for (const tool of body.tools) add('tool', tool);
-  for (const block of body.system) add('system', block);
-  body.messages.forEach((message, i) => {
-    for (const block of message.content) add(`${i}:${message.role}`, block);
-  });
+  if (!reuse) {
+    for (const tool of body.tools) add('tool', tool);
+    for (const block of body.system) add('system', block);
+  }
+  // After a kept prefix: the rest of its last message (a directive joined to it), then the messages after it.
+  const from = reuse ? reuse.messages.length - 1 : 0;
+  for (let i = Math.max(from, 0); i < body.messages.length; i++) {
+    const message = body.messages[i];
+    const skip = reuse && i === from ? reuse.messages[from].content.length : 0;
+    for (let b = skip; b < message.content.length; b++) add(`${i}:${message.role}`, message.content[b]);
+  }
+  if (prefix && !reuse) {
+    prefix.blocks = blocks.slice(0, prefix.blockCount);
+    prefix.breakpoints = breakpoints.filter(at => at < prefix.blockCount);
+  }
   return {
     time: new Date(time).toISOString(),
     model: body.model,
     thinking: body.thinking ? JSON.stringify(body.thinking) : 'off',
-    ttl: requestTtl(body),
+    ttl: known?.ttl ?? requestTtl(body),
     toolBlocks: body.tools.length,
     systemBlocks: body.system.length,
     blocks,

@@ -3,10 +3,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ErrorInfo } from '../../common/agentEvents';
 import type { ContentBlock, InputTransformation, Usage } from '../../common/transcript';
-import type { MessagesRequestBody } from './wire';
+import type { EncodedBody, MessagesRequestBody } from './wire';
 import { THINKING_BINDING_BETA, requestTtl } from './wire';
 import { ModelError } from './modelClient';
-import type { ModelClient, ModelResponse, StreamHandlers } from './modelClient';
+import type { BodyFacts, ModelClient, ModelResponse, StreamHandlers } from './modelClient';
 import { retryAdvice } from './retryRules';
 import { providerModelId } from './modelIds';
 import { createSdk } from './providers';
@@ -22,12 +22,12 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   // Made on the first request: a provider's SDK loads only then (providers.ts).
   let sdk: Promise<Anthropic> | undefined;
   return {
-    async stream(body: MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers): Promise<ModelResponse> {
+    async stream(body: MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers, facts: BodyFacts = {}): Promise<ModelResponse> {
       let started = false;
       // Usage as the stream reported it so far: message_start carries the input, message_delta the output.
       let billed: Usage | undefined;
       let serverTime: number | undefined;
-      const ttl = requestTtl(body);
+      const ttl = facts.ttl ?? requestTtl(body);
       try {
         const sent = { ...body, model: providerModelId(options.provider, body.model) };
         // A failed construction is not kept: the next request tries again.
@@ -37,7 +37,11 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
         });
         // block_binding is refused without its beta header, which the API does not remember between requests.
         const beta = body.thinking?.type === 'adaptive' && body.thinking.block_binding ? { 'anthropic-beta': THINKING_BINDING_BETA } : undefined;
-        const stream = (await sdk).messages.stream(sent as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal, ...bodyOptions(options, sent, beta) });
+        const own = bodyOptions(options, sent, beta, facts.encoded);
+        // With the bytes given, the SDK's params serve only its own bookkeeping (headers from the tools and
+        // messages, which carry none of its helper marks): no second walk of a long history.
+        const params = own.body ? { ...sent, messages: [] } : sent;
+        const stream = (await sdk).messages.stream(params as unknown as Anthropic.MessageCreateParamsNonStreaming, { signal, ...own });
         // input_transformations: on message_start's message, again on message_delta after a mid-stream fallback.
         let transformations: InputTransformation[] | undefined;
         stream.on('streamEvent', event => {
@@ -73,14 +77,32 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
 }
 
 /**
- * The Anthropic API's body as bytes we encoded (requestBytes.ts): the SDK sends a Buffer body verbatim, and
- * its own `body` (the same params plus `stream: true`, JSON.stringify'd) would be the same bytes. The cloud
- * SDKs rewrite the body for their endpoints (model into the URL, their version field), so they encode it
- * themselves; FORK_AGENTS_BODY_ENCODER=sdk does the same for the Anthropic API (to compare the two).
+ * The Anthropic API's body as bytes we encoded (requestBytes.ts): its own `body` (the same params plus
+ * `stream: true`, JSON.stringify'd) would be the same bytes. They go as a stream of the encoded Buffers with
+ * their total as Content-Length (so no chunked encoding, and the same request on the wire): the SDK passes a
+ * ReadableStream on verbatim, and fetch copies neither it nor its chunks — a single Buffer body it would copy
+ * twice. The cloud SDKs rewrite the body for their endpoints (model into the URL, their version field), so
+ * they encode it themselves; FORK_AGENTS_BODY_ENCODER=sdk does the same for the Anthropic API (to compare).
  */
-function bodyOptions(options: AnthropicClientOptions, sent: MessagesRequestBody, headers: Record<string, string> | undefined): { headers?: Record<string, string>; body?: Buffer } {
+function bodyOptions(options: AnthropicClientOptions, sent: MessagesRequestBody, headers: Record<string, string> | undefined, encoded: EncodedBody | undefined): { headers?: Record<string, string>; body?: ReadableStream<Uint8Array> } {
   if (options.provider || process.env.FORK_AGENTS_BODY_ENCODER === 'sdk') return headers ? { headers } : {};
-  return { headers: { ...headers, 'content-type': 'application/json' }, body: requestBytes({ ...sent, stream: true }) };
+  const bytes = encoded ?? wholeBody(requestBytes({ ...sent, stream: true }));
+  return { headers: { ...headers, 'content-type': 'application/json', 'content-length': String(bytes.byteLength) }, body: chunkStream(bytes.chunks) };
+}
+
+function wholeBody(bytes: Buffer): EncodedBody {
+  return { chunks: [bytes], byteLength: bytes.length };
+}
+
+/** The chunks as a body stream, one chunk a pull (a request retried gets a fresh stream of the same chunks). */
+function chunkStream(chunks: readonly Buffer[]): ReadableStream<Uint8Array> {
+  let next = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (next < chunks.length) controller.enqueue(chunks[next++]);
+      else controller.close();
+    },
+  });
 }
 
 /** The endpoint's Claude models (every page); throws what the SDK threw. */

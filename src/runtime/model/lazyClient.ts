@@ -23,9 +23,9 @@ function clientModule(): Promise<ClientModule> {
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
   let client: ModelClient | undefined;
   return {
-    async stream(body, signal, handlers) {
+    async stream(body, signal, handlers, facts) {
       client ??= (await clientModule()).createAnthropicClient(options);
-      return client.stream(body, signal, handlers);
+      return client.stream(body, signal, handlers, facts);
     },
   };
 }

@@ -1,7 +1,7 @@
 // The runtime's view of a language model: one streaming request at a time, typed errors.
 import type { ErrorInfo } from '../../common/agentEvents';
 import type { InputTransformation, Message, Usage } from '../../common/transcript';
-import type { MessagesRequestBody } from './wire';
+import type { EncodedBody, MessagesRequestBody } from './wire';
 
 export interface StreamHandlers {
   onText(delta: string): void;
@@ -20,8 +20,14 @@ export interface ModelResponse {
   inputTransformations?: InputTransformation[];
 }
 
+/**
+ * What the caller already knows of a body, so the client need not walk it again: its bytes (sent as they
+ * are to the Anthropic API; the cloud SDKs encode their own) and the cache TTL its breakpoints ask for.
+ */
+export interface BodyFacts { encoded?: EncodedBody; ttl?: '5m' | '1h' }
+
 export interface ModelClient {
-  stream(body: MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers): Promise<ModelResponse>;
+  stream(body: MessagesRequestBody, signal: AbortSignal, handlers: StreamHandlers, facts?: BodyFacts): Promise<ModelResponse>;
 }
 
 const MODEL_ERROR = Symbol.for('fork-agents.ModelError');

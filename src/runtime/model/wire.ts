@@ -12,6 +12,12 @@ export interface MessagesRequestBody {
   output_config?: { effort: Effort };
 }
 
+/**
+ * A body as the bytes of JSON.stringify({ ...body, stream: true }) (model/requestBytes.ts), in order: sent as
+ * a stream of these Buffers with their total as Content-Length, so no layer copies them into one buffer.
+ */
+export interface EncodedBody { chunks: readonly Buffer[]; byteLength: number }
+
 export type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
 /**

@@ -16,6 +16,7 @@ import type { LineDamage, RepairRecord } from './damage';
 import { RewindStack } from './rewindStack';
 import { SealedChain } from './sealedChain';
 import type { SealedState } from './sealedChain';
+import type { PrefixHome } from '../agent/requestPrefix';
 
 /** A fork before its first answer: where the parent's latest request ended, and the fork's closing entry. */
 export interface ForkFirstRequest {
@@ -60,6 +61,11 @@ export class Session {
   /** What it was billed and sent. */
   readonly ledger: SessionLedger;
   private chatApproval?: ApprovalMode;
+  /**
+   * The leading messages of this history's latest request, built once (agent/requestPrefix.ts). A fork
+   * started in this runtime shares its parent's, so its first request and its siblings' reuse them.
+   */
+  prefixHome: PrefixHome = {};
   /** The API once refused this history's thinking as bound elsewhere: later requests ask it to drop what fails (agent/loop.ts). */
   dropsMismatchedThinking = false;
   /** Code checkpoints in record order (checkpoint/codeAt.ts finds an entry's). */

@@ -37,7 +37,7 @@ export class SessionLedger {
 
   /** A request record read back from the file. */
   replayRequest(stored: StoredRequest): void {
-    this.sent.push(deepFreeze(resolveRequest(stored, base => this.requestBase(base))));
+    this.sent.push(frozen(resolveRequest(stored, base => this.requestBase(base))));
   }
 
   /**
@@ -54,7 +54,7 @@ export class SessionLedger {
       : request;
     write(stored);
     // Unknown blocks it shares with the previous record are kept unknown in memory too: what a reload reads.
-    this.sent.push(deepFreeze(before?.blocks[0] === UNKNOWN_BLOCK ? resolveRequest(stored, () => before) : request));
+    this.sent.push(frozen(before?.blocks[0] === UNKNOWN_BLOCK ? resolveRequest(stored, () => before) : request));
   }
 
   /** The record a stored request extends, when in memory; a same-session base must be the previous record read (a damaged line lost none). */
@@ -62,4 +62,14 @@ export class SessionLedger {
     if (base.sessionId === undefined) return base.index === this.sent.length - 1 ? this.sent[base.index] : undefined;
     return this.requestsOf?.(base.sessionId)?.[base.index];
   }
+}
+
+/**
+ * A record frozen whole. Its hash list holds one string per prompt block (150,000 for a 60,000-entry
+ * history): frozen as one array, not walked key by key (strings are immutable already).
+ */
+function frozen(record: RequestRecord): RequestRecord {
+  Object.freeze(record.blocks);
+  Object.freeze(record.breakpoints);
+  return deepFreeze(record);
 }

@@ -138,6 +138,8 @@ function persist(
   // fork is announced or sends (ARCHITECTURE.md, "What a started fork promises").
   const session = store.create(header, [Session.bootstrapRecord(bootstrap, history ? [] : inherited.toArray(), history)], { flushOffThread: true });
   session.applyBootstrap(bootstrap, inherited);
+  // Its first request repeats the parent's latest: the messages the parent (or a sibling) built are reused.
+  session.prefixHome = spec.parent.prefixHome;
   return session;
 }
 
