@@ -1,5 +1,5 @@
 // Section 3c: an `all` fork on a model that keeps and checks its thinking (Sonnet 5.5, preserved thinking)
-// beside an older model without it (Sonnet 4.5): the fork's first request must still read ≥ 90% from the
+// beside an older model without it (Haiku 4.5): the fork's first request must still read ≥ 90% from the
 // cache, and on 5.5 carry the parent's thinking blocks byte for byte (the API refuses a changed prefix).
 // Same parent as section 3 (~30,000 tokens of tool results), through the real runtime, SDK and fake.
 import * as os from 'node:os';
@@ -11,7 +11,7 @@ import { startRuntimeRun } from './runtimeDriver';
 import type { Row, Section } from './types';
 import { pct, thousands } from './stats';
 
-const MODELS = ['claude-sonnet-5-5', 'claude-sonnet-4-5'];
+const MODELS = ['claude-sonnet-5-5', 'claude-haiku-4-5'];
 const TARGET_SHARE = 0.9;
 const BOILERPLATE = '<fork-boilerplate>';
 

@@ -58,7 +58,7 @@ describe('cli: fork-agents', function () {
   it('--thinking-budget and --cache-ttl fix a chat\'s settings, which its fork keeps; chat --session on a fork is refused', async () => {
     fake.setResponder(r => (r.rawBody.includes('<fork-boilerplate>') ? say('Scope: fork.') : say('parent answer')));
     // Budgets are for models that take them (a 5.x model is refused at start: see below).
-    const chat = await cli('chat', '--cwd', cwd, '--model', 'claude-sonnet-4-5', '--thinking-budget', '2048', '--cache-ttl', '1h', '--json', 'think first');
+    const chat = await cli('chat', '--cwd', cwd, '--model', 'claude-haiku-4-5', '--thinking-budget', '2048', '--cache-ttl', '1h', '--json', 'think first');
     assert.equal(chat.code, 0, chat.stderr);
     const fork = await cli('fork', '--cwd', cwd, '--session', lastJson(chat).sessionId, '--isolation', 'shared', '--wait', '--json', 'inherit');
     assert.equal(fork.code, 0, fork.stderr);

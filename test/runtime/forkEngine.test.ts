@@ -262,7 +262,7 @@ describe('runtime: fork engine, second pass (issue 10)', function () {
 
   it('10: a fork keeps the parent\'s thinking config and 1h TTL, from the settings through session creation', async () => {
     await begin();
-    await h.configure({ model: 'claude-sonnet-4-5', thinkingBudgetTokens: 2048, cacheTtl: '1h' }); // budgets: models that take them
+    await h.configure({ model: 'claude-haiku-4-5', thinkingBudgetTokens: 2048, cacheTtl: '1h' }); // budgets: models that take them
     responder = r => (isFork(r) ? say('Scope: thinking') : say('thought about it'));
     const { sessionId } = await h.send('think');
     const { header } = await h.transcript(sessionId);
