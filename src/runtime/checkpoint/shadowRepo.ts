@@ -11,6 +11,7 @@ import { git, gitOk } from '../git/run';
 import type { GitOptions, GitResult } from '../git/run';
 import { ensurePrivateDir } from '../../ipc/privateFs';
 import type { ChangeWatcher } from './changeWatcher';
+import type { TrackedPaths } from './trackedPaths';
 import type { LargeFileRef } from '../session/records';
 
 export interface ShadowRepo {
@@ -28,6 +29,8 @@ export interface ShadowRepo {
   lastLarge?: LargeFileRef[];
   /** What changed since the last checkpoint, from file notices (checkpoint/changeWatcher.ts); made at the first. */
   watcher?: ChangeWatcher;
+  /** The index's paths in memory, while the index is the one the last checkpoint wrote (checkpoint/trackedPaths.ts). */
+  tracked?: TrackedPaths;
   /** false: never watch, every checkpoint scans the whole tree (the bench's comparison). */
   watch?: false;
 }

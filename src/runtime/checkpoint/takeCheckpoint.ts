@@ -14,6 +14,7 @@ import { serialized, shadowGit, shadowGitOk } from './shadowRepo';
 import { noteTree } from './sweepCheckpoints';
 import { assumeKept, keepObjects, keepWholeTree } from './keepObjects';
 import { ChangeWatcher, MAX_WATCHED_FOLDERS } from './changeWatcher';
+import { followWrite, forgetTracked, quickListing } from './trackedPaths';
 import { log } from '../log';
 import type { ShadowRepo } from './shadowRepo';
 
@@ -41,7 +42,10 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     // Only what changed since the last checkpoint is asked about when the watcher knows it; the same
     // question of git either way, so ignored, deleted and untracked files are treated alike.
     const scope = known === undefined || known.size > MAX_PATHSPECS ? undefined : [...known];
-    const listed = scope === undefined ? await scanAll(shadow) : await scanPaths(shadow, scope);
+    // The usual turn (edits of tracked files, new plain files) is listed from memory (trackedPaths.ts).
+    const quick = scope === undefined || scope.length === 0 ? undefined : await quickListing(shadow, scope, touched);
+    if (!quick && scope?.length !== 0) forgetTracked(shadow);
+    const listed = quick ?? (scope === undefined ? await scanAll(shadow) : await scanPaths(shadow, scope));
     // Nested repositories show as `dir/`: their own history is theirs, not a file of ours.
     const candidates = [...new Set([...listed.paths, ...touched])].filter(p => p !== '' && !p.endsWith('/') && isInside(p));
     // Only checkpoints write the shadow's index (restores use a scratch one), so an empty list means the
@@ -58,10 +62,12 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     }
     const update: string[] = [];
     const drop: string[] = [];
+    const present = new Set<string>();
     let newBytes = 0;
     await Promise.all(candidates.map(async rel => {
       // Safe to drop: a file gone since git listed it is not large; the checkpoint records it as deleted.
       const stat = await fs.lstat(path.join(shadow.workTree, rel)).catch(() => undefined);
+      if (stat) present.add(rel);
       if (stat?.isFile() && stat.size > LARGE_FILE_BYTES) {
         large.push({ path: rel, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) });
         drop.push(rel);
@@ -89,6 +95,7 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     }
     const tree = (await shadowGitOk(shadow, [...SPLIT_INDEX, 'write-tree'])).trim();
     shadow.lastTree = tree;
+    if (quick) await followWrite(shadow, update, drop, present);
     // What the tree borrows from the user's objects is copied, so their gc cannot take it (keepObjects.ts).
     // The whole first tree can take seconds in a big repository: it is queued behind this checkpoint, not
     // waited for; every later piece of work on the shadow (checkpoints, restores) waits for it.
