@@ -87,13 +87,16 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     if (update.length > MAX_NEW_FILES || newBytes > MAX_NEW_BYTES) {
       throw new CheckpointSkipped(`${update.length} files (${Math.round(newBytes / 1048576)} MiB) to record: over the checkpoint limit of ${MAX_NEW_FILES} files / ${MAX_NEW_BYTES / 1048576} MiB.`);
     }
-    if (drop.length > 0) await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--force-remove', '-z', '--stdin'], { input: drop.join('\0') + '\0' });
+    // The writes see the shadow's own objects only: every object they need that it lacks is written
+    // into it, none is borrowed from the user's repository (keepObjects.ts); write-tree then does not
+    // look for the blobs of entries the index was seeded with (the first tree's copy holds them).
+    if (drop.length > 0) await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--force-remove', '-z', '--stdin'], { input: drop.join('\0') + '\0', ownObjects: true });
     if (update.length > 0) {
       // update-index stats each path and hashes only those whose stat data differs from the index;
       // --replace: a file where a folder was (or the reverse) takes the place of the old entries.
-      await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: update.join('\0') + '\0', timeoutMs: CHECKPOINT_TIMEOUT_MS });
+      await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: update.join('\0') + '\0', timeoutMs: CHECKPOINT_TIMEOUT_MS, ownObjects: true });
     }
-    const tree = (await shadowGitOk(shadow, [...SPLIT_INDEX, 'write-tree'])).trim();
+    const tree = (await shadowGitOk(shadow, [...SPLIT_INDEX, 'write-tree', '--missing-ok'], { ownObjects: true })).trim();
     shadow.lastTree = tree;
     if (quick) await followWrite(shadow, update, drop, present);
     // What the tree borrows from the user's objects is copied, so their gc cannot take it (keepObjects.ts).
