@@ -83,6 +83,18 @@ describe('checkpoints: the index paths kept in memory between checkpoints', func
     assert.ok(paths(later).includes('kept.log') && !paths(later).includes('fresh.log'));
   });
 
+  it('a turn that edited more files than git is given as pathspecs is listed from memory too', async function () {
+    this.timeout(90_000);
+    for (let i = 0; i < 1_100; i++) file(`many/f${i}.txt`, `${i}\n`);
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'many files');
+    await same('the new files, in new folders', watched, false);
+    for (let i = 0; i < 1_100; i++) file(`many/f${i}.txt`, `${i}, edited\n`);
+    file('many/new.txt', 'and one new\n');
+    fs.rmSync(path.join(repo, 'src', 'a.txt'));
+    await same('1,100 edits, a new file and a deletion', watched, true);
+  });
+
   it('another runtime writing the same shadow index, and a restarted runtime: the list is read again, nothing stale is recorded', async () => {
     file('src/a.txt', 'a, edited\n');
     await same('the list in use', watched, true);

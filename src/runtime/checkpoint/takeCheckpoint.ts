@@ -2,8 +2,9 @@
 // file a tool touched (ignored or not) — as a tree in the shadow repository. The shadow's index persists
 // between checkpoints, so git hashes only the files whose stat data changed since the last one. Which
 // paths to ask about comes from the shadow's watcher (changeWatcher.ts): git then looks at those paths
-// only — `ls-files -c -o` over them, never `-m`/`-d`, which stat every file of the index whatever the
-// pathspec — and a checkpoint with nothing changed runs no git at all. The index is written in split
+// only — sorted from the index's paths kept in memory when they are edits and new plain files
+// (trackedPaths.ts), else `ls-files -c -o` over them, never `-m`/`-d`, which stat every file of the index
+// whatever the pathspec — and a checkpoint with nothing changed runs no git at all. The index is written in split
 // mode (only the changed entries each time), so the cost follows the changed files, not the repository's
 // size (`npm run bench`, section checkpoints; docs/benchmarks.md). Without a trusted watcher every
 // checkpoint scans all.
@@ -41,10 +42,12 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     const known = await knownChanges(shadow);
     // Only what changed since the last checkpoint is asked about when the watcher knows it; the same
     // question of git either way, so ignored, deleted and untracked files are treated alike.
-    const scope = known === undefined || known.size > MAX_PATHSPECS ? undefined : [...known];
-    // The usual turn (edits of tracked files, new plain files) is listed from memory (trackedPaths.ts).
-    const quick = scope === undefined || scope.length === 0 ? undefined : await quickListing(shadow, scope, touched);
-    if (!quick && scope?.length !== 0) forgetTracked(shadow);
+    const changed = known === undefined ? undefined : [...known];
+    // The usual turn (edits of tracked files, new plain files) is listed from memory (trackedPaths.ts),
+    // however many files it changed: no pathspecs.
+    const quick = changed === undefined || changed.length === 0 ? undefined : await quickListing(shadow, changed, touched);
+    if (!quick && changed?.length !== 0) forgetTracked(shadow);
+    const scope = quick ? changed : changed === undefined || changed.length > MAX_PATHSPECS ? undefined : changed;
     const listed = quick ?? (scope === undefined ? await scanAll(shadow) : await scanPaths(shadow, scope));
     // Nested repositories show as `dir/`: their own history is theirs, not a file of ours.
     const candidates = [...new Set([...listed.paths, ...touched])].filter(p => p !== '' && !p.endsWith('/') && isInside(p));
@@ -119,7 +122,7 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
 
 /**
  * More changed paths than this are not passed as pathspecs: git matches every index entry against every
- * pathspec, so past this one scan of everything is as quick.
+ * pathspec, so past this one scan of everything is as quick. A turn listed from memory passes none.
  */
 const MAX_PATHSPECS = 1_000;
 
