@@ -140,8 +140,8 @@ export const checkpointsSection: Section = {
       notes: [
         `Machine load average (1/5/15 min) at the section's start ${load(loadAtStart)}, at its end ${load(os.loadavg())}; each row's "load" is the 1-minute figure when that size was measured.`,
         `First checkpoint of a folder (shadow made, index seeded from the repository's): ${SIZES.map(f => `${thousands(f)} files ${ms(first[f])}`).join(', ')}.`,
-        'watched (the runtime): the watcher names the changed paths; ls-files -c -o over just those, update-index of them, write-tree, both writing the split index; nothing changed: no git at all. scanned: ls-files -m -o -d over every file (stat pass), then the same.',
-        'The first checkpoint also starts the watcher and queues the copy of the tree\'s borrowed objects (keepObjects.ts); the warm-up turn waits for that copy, the measured ones do not.',
+        'watched (the runtime): the watcher names the changed paths; those the index has and new plain files are sorted from the index paths kept in memory (new files: check-ignore --no-index), anything else by ls-files -c -o over just those paths; then update-index of them and write-tree, both writing the split index with the user\'s objects out of view (nothing to copy after); nothing changed: no git at all. scanned: ls-files -m -o -d over every file (stat pass), then the same.',
+        'The first checkpoint also starts the watcher and queues the copy of the tree\'s borrowed objects (keepObjects.ts); the warm-up turn waits for that copy and reads the index paths into memory, the measured ones do neither.',
         'Wall time on a loaded machine is mostly waiting for a core (see the load figures); git CPU (user + system of the git processes, 10 ms ticks) does not wait.',
       ],
     };

@@ -2,7 +2,7 @@
 // and blobs the repository lacks are packed from the shadow and unpacked there. Objects only — no ref,
 // branch or index of the user's changes; the fork's base commit (createWorktree.ts) then names the tree.
 import { git, gitBytes, gitOk } from '../git/run';
-import { serialized, shadowArgs, shadowGitOk } from './shadowRepo';
+import { serialized, shadowArgs, shadowGitOk, shadowOptions } from './shadowRepo';
 import type { ShadowRepo } from './shadowRepo';
 
 export async function copyTreeToRepo(shadow: ShadowRepo, tree: string): Promise<void> {
@@ -18,7 +18,7 @@ export async function copyTreeToRepo(shadow: ShadowRepo, tree: string): Promise<
   const missing = check.split('\n').filter(line => line.endsWith(' missing')).map(line => line.split(' ')[0]);
   if (missing.length === 0) return;
   const pack = await serialized(shadow, () =>
-    gitBytes(shadow.workTree, shadowArgs(shadow, ['pack-objects', '--stdout', '-q']), { input: missing.join('\n') + '\n', timeoutMs: 10 * 60_000 }));
+    gitBytes(shadow.workTree, shadowArgs(shadow, ['pack-objects', '--stdout', '-q']), shadowOptions(shadow, { input: missing.join('\n') + '\n', timeoutMs: 10 * 60_000 })));
   if (pack.code !== 0) throw new Error(`git pack-objects failed (exit ${pack.code}): ${pack.stderr.trim()}`);
   const unpacked = await git(shadow.workTree, ['unpack-objects', '-q'], { input: pack.stdout, timeoutMs: 10 * 60_000 });
   if (unpacked.code !== 0) throw new Error(`git unpack-objects failed (exit ${unpacked.code}): ${unpacked.stderr.trim()}`);

@@ -1,17 +1,18 @@
-// Checkpoints keep their own objects. The shadow reads the user's objects through alternates, so a tree
+// Checkpoints keep their own objects. The shadow reads the user's objects as alternates, so a tree
 // whose blobs git found already in the user's repository (the files as committed, staged or as some
-// commit had them) holds no copy of them. The user's repository knows nothing of our trees: after a
+// commit had them) would hold no copy of them. The user's repository knows nothing of our trees: after a
 // rebase, an expired reflog and `git gc --prune=now`, those objects are gone and the checkpoint with them.
-// So every object a checkpoint needs that is not a loose object of the shadow's own is packed into the
-// shadow's own object store (`pack-objects` without `--local` copies borrowed objects too): the whole
-// first tree once, then per checkpoint only what differs from the last kept tree.
+// So the first tree of a shadow (its index seeded from the user's, whose entries name the user's blobs)
+// has every object it needs that the shadow lacks packed into the shadow's own store (`pack-objects`
+// without `--local` copies borrowed objects too). Every later checkpoint writes with the user's objects
+// out of view (takeCheckpoint.ts), so whatever it needs and the shadow lacks is written into the shadow:
+// after the first tree nothing is left to copy, and no git runs for it.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { shadowGit, shadowGitOk } from './shadowRepo';
+import { KEPT_NAME, shadowGit, shadowGitOk } from './shadowRepo';
 import type { ShadowRepo } from './shadowRepo';
 import type { GitOptions } from '../git/run';
 
-const KEPT_NAME = 'fork-agents-kept';
 const KEEP_TIMEOUT_MS = 10 * 60_000;
 
 /** The last tree whose objects are all in the shadow's own store (remembered across runtimes). */
@@ -24,8 +25,7 @@ async function keptTree(shadow: ShadowRepo): Promise<string | undefined> {
 
 /**
  * Makes the shadow hold every object of `tree` itself. Call inside `serialized`: it reads the tree the
- * last call kept. Cheap when a turn changed few files: the objects that are new since the kept tree are
- * listed by one diff-tree, and those git just wrote (loose in the shadow) need no copy.
+ * last call kept. Once one tree is kept, a later one has nothing borrowed (see above): it is only noted.
  */
 export async function keepObjects(shadow: ShadowRepo, tree: string): Promise<'kept' | 'whole-tree-needed'> {
   const kept = await keptTree(shadow);
@@ -34,7 +34,7 @@ export async function keepObjects(shadow: ShadowRepo, tree: string): Promise<'ke
   // one read from the file may have been swept.
   const usable = kept !== undefined && (kept === shadow.keptTree || (await objectGit(shadow, ['cat-file', '-e', `${kept}^{tree}`])).code === 0);
   if (!usable) return 'whole-tree-needed';
-  await pack(shadow, tree, await newSince(shadow, kept, tree));
+  await noteKept(shadow, tree);
   return 'kept';
 }
 
@@ -48,6 +48,10 @@ export async function keepWholeTree(shadow: ShadowRepo, tree: string): Promise<v
  * branch keeps reachable in the user's repository; what the fork changes after is copied as usual.
  */
 export async function assumeKept(shadow: ShadowRepo, tree: string): Promise<void> {
+  await noteKept(shadow, tree);
+}
+
+async function noteKept(shadow: ShadowRepo, tree: string): Promise<void> {
   await fs.writeFile(path.join(shadow.gitDir, KEPT_NAME), `${tree}\n`, { mode: 0o600 });
   shadow.keptTree = tree;
 }
@@ -62,8 +66,7 @@ async function pack(shadow: ShadowRepo, tree: string, ids: Set<string>): Promise
     // Into the shadow's own pack folder, whatever the alternates already have.
     await objectGitOk(shadow, ['pack-objects', '-q', path.join(shadow.gitDir, 'objects', 'pack', 'pack')], { input: toPack.join('\n') + '\n', timeoutMs: KEEP_TIMEOUT_MS });
   }
-  await fs.writeFile(path.join(shadow.gitDir, KEPT_NAME), `${tree}\n`, { mode: 0o600 });
-  shadow.keptTree = tree;
+  await noteKept(shadow, tree);
 }
 
 /**
@@ -84,19 +87,6 @@ function objectGitOk(shadow: ShadowRepo, args: string[], options: GitOptions = {
 async function isOwnLoose(shadow: ShadowRepo, id: string): Promise<boolean> {
   // Safe to drop: a missing file only means "not loose here"; the object is packed then (a copy at worst).
   return fs.access(path.join(shadow.gitDir, 'objects', id.slice(0, 2), id.slice(2))).then(() => true, () => false);
-}
-
-/** Blobs and trees on the new side of what differs from `from` to `to` (submodule commits are not ours). */
-async function newSince(shadow: ShadowRepo, from: string, to: string): Promise<Set<string>> {
-  const raw = await objectGitOk(shadow, ['diff-tree', '-r', '-t', '-z', '--no-renames', from, to], { timeoutMs: KEEP_TIMEOUT_MS });
-  const ids = new Set<string>();
-  const fields = raw.split('\0');
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    if (!fields[i].startsWith(':')) continue;
-    const [, newMode, , newId] = fields[i].slice(1).split(' ');
-    if (newMode !== '160000' && !/^0+$/.test(newId)) ids.add(newId);
-  }
-  return ids;
 }
 
 async function allOf(shadow: ShadowRepo, tree: string): Promise<Set<string>> {

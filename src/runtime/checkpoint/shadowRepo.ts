@@ -2,7 +2,9 @@
 // (`<store>/checkpoints/<hash of the folder>.git`) whose objects hold the folder's checkpoints. Every call
 // names it with --git-dir / --work-tree and its own index file, so the user's repository — branches,
 // index, stash, refs, config — is never read for writing or written; nothing in it is ever pushed.
-// Objects the user's repository already has are read through `objects/info/alternates`, not copied.
+// Objects the user's repository already has are read through alternates, not copied — named by the
+// environment on each call (GIT_ALTERNATE_OBJECT_DIRECTORIES), not by `objects/info/alternates`, so the
+// checkpoint's own writes can leave them out of view and write every object they need into the shadow.
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -11,6 +13,7 @@ import { git, gitOk } from '../git/run';
 import type { GitOptions, GitResult } from '../git/run';
 import { ensurePrivateDir } from '../../ipc/privateFs';
 import type { ChangeWatcher } from './changeWatcher';
+import type { TrackedPaths } from './trackedPaths';
 import type { LargeFileRef } from '../session/records';
 
 export interface ShadowRepo {
@@ -28,9 +31,23 @@ export interface ShadowRepo {
   lastLarge?: LargeFileRef[];
   /** What changed since the last checkpoint, from file notices (checkpoint/changeWatcher.ts); made at the first. */
   watcher?: ChangeWatcher;
+  /** The index's paths in memory, while the index is the one the last checkpoint wrote (checkpoint/trackedPaths.ts). */
+  tracked?: TrackedPaths;
   /** false: never watch, every checkpoint scans the whole tree (the bench's comparison). */
   watch?: false;
+  /** The user's objects folder the shadow reads (a git work tree's), or undefined (a plain folder). */
+  borrowed?: string;
 }
+
+/** Options of a call in the shadow. `ownObjects`: the user's objects out of view (checkpoint writes). */
+export interface ShadowGitOptions extends GitOptions {
+  ownObjects?: true;
+}
+
+/** The file in the shadow's git folder naming the user's objects folder. */
+const BORROWED_NAME = 'fork-agents-borrowed';
+/** The file naming the last tree whose objects are all the shadow's own (checkpoint/keepObjects.ts). */
+export const KEPT_NAME = 'fork-agents-kept';
 
 const opened = new Map<string, Promise<ShadowRepo>>();
 const queues = new Map<string, Promise<unknown>>();
@@ -61,6 +78,7 @@ async function openShadow(storeDir: string, root: string): Promise<ShadowRepo> {
   const shadow: ShadowRepo = { workTree, gitDir, indexFile: path.join(gitDir, 'index') };
   try {
     await fs.access(path.join(gitDir, 'HEAD'));
+    shadow.borrowed = await borrowedFrom(gitDir);
     return shadow;
   } catch {
     // First use: made below.
@@ -78,7 +96,7 @@ async function openShadow(storeDir: string, root: string): Promise<ShadowRepo> {
   await fs.writeFile(path.join(staging, 'description'), `Fork Agents checkpoints of ${workTree}\n`);
   if (repo) {
     const common = path.resolve(real, (await gitOk(real, ['rev-parse', '--git-common-dir'])).trim());
-    await fs.writeFile(path.join(staging, 'objects', 'info', 'alternates'), path.join(common, 'objects') + '\n');
+    await fs.writeFile(path.join(staging, BORROWED_NAME), path.join(common, 'objects') + '\n');
     // The user's own exclusions count too (`.gitignore` files are read from the work tree anyway).
     // Safe to drop: no exclude file is the common case, and means no extra exclusions.
     const exclude = await fs.readFile(path.join(common, 'info', 'exclude')).catch(() => undefined);
@@ -94,7 +112,37 @@ async function openShadow(storeDir: string, root: string): Promise<ShadowRepo> {
     await fs.rm(staging, { recursive: true, force: true });
     if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
   });
+  shadow.borrowed = await borrowedFrom(gitDir);
   return shadow;
+}
+
+/**
+ * The user's objects folder a shadow reads, if any. A shadow made by an earlier version names it in
+ * `objects/info/alternates`, which no call could leave out: it moves to the shadow's own file.
+ */
+export async function borrowedFrom(gitDir: string): Promise<string | undefined> {
+  const file = path.join(gitDir, BORROWED_NAME);
+  // Safe to drop: no file is a shadow of a plain folder (or one made before the file existed, below).
+  const saved = (await fs.readFile(file, 'utf8').catch(() => '')).split('\n')[0];
+  if (saved) return saved;
+  const legacy = path.join(gitDir, 'objects', 'info', 'alternates');
+  // Safe to drop: no alternates file, no borrowed objects.
+  const old = (await fs.readFile(legacy, 'utf8').catch(() => '')).split('\n')[0];
+  if (!old) return undefined;
+  await fs.writeFile(`${file}.${process.pid}.tmp`, old + '\n', { mode: 0o600 });
+  await fs.rename(`${file}.${process.pid}.tmp`, file);
+  await fs.rm(legacy, { force: true });
+  // Its index may name objects it borrowed that no kept tree copied (a checkpoint cut short): the next
+  // checkpoint copies its whole tree once, as a new shadow's first does.
+  await fs.rm(path.join(gitDir, KEPT_NAME), { force: true });
+  return old;
+}
+
+/** The environment that lets git read the user's objects too; a path with `:` C-quoted (git(1), GIT_ALTERNATE_OBJECT_DIRECTORIES). */
+export function borrowedEnv(borrowed: string | undefined): Record<string, string> {
+  if (!borrowed) return {};
+  const quoted = /[:"\\]/.test(borrowed) ? `"${borrowed.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : borrowed;
+  return { GIT_ALTERNATE_OBJECT_DIRECTORIES: quoted };
 }
 
 /**
@@ -138,11 +186,11 @@ export async function removeShadow(gitDir: string): Promise<void> {
 }
 
 /** git in the shadow repository, over its work tree, with its private index. */
-export function shadowGit(shadow: ShadowRepo, args: string[], options: GitOptions = {}): Promise<GitResult> {
+export function shadowGit(shadow: ShadowRepo, args: string[], options: ShadowGitOptions = {}): Promise<GitResult> {
   return git(shadow.workTree, shadowArgs(shadow, args), shadowOptions(shadow, options));
 }
 
-export async function shadowGitOk(shadow: ShadowRepo, args: string[], options: GitOptions = {}): Promise<string> {
+export async function shadowGitOk(shadow: ShadowRepo, args: string[], options: ShadowGitOptions = {}): Promise<string> {
   return gitOk(shadow.workTree, shadowArgs(shadow, args), shadowOptions(shadow, options));
 }
 
@@ -150,8 +198,9 @@ export function shadowArgs(shadow: ShadowRepo, args: string[]): string[] {
   return [`--git-dir=${shadow.gitDir}`, `--work-tree=${shadow.workTree}`, ...args];
 }
 
-function shadowOptions(shadow: ShadowRepo, options: GitOptions): GitOptions {
-  return { ...options, env: { GIT_INDEX_FILE: shadow.indexFile, ...options.env } };
+export function shadowOptions(shadow: ShadowRepo, options: ShadowGitOptions = {}): GitOptions {
+  const { ownObjects, ...rest } = options;
+  return { ...rest, env: { GIT_INDEX_FILE: shadow.indexFile, ...(ownObjects ? { GIT_ALTERNATE_OBJECT_DIRECTORIES: '' } : borrowedEnv(shadow.borrowed)), ...options.env } };
 }
 
 /** Runs `work` after every earlier piece of work on this shadow: one index, one writer at a time. */

@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { git } from '../git/run';
 import { log } from '../log';
-import { checkpointsDir, removeShadow } from './shadowRepo';
+import { borrowedEnv, borrowedFrom, checkpointsDir, removeShadow } from './shadowRepo';
 
 const LOG_NAME = 'fork-agents-trees.log';
 const DAY_MS = 24 * 3600_000;
@@ -45,7 +45,8 @@ async function sweepOne(gitDir: string, cutoff: number): Promise<boolean> {
     await removeShadow(gitDir);
     return true;
   }
-  const run = (args: string[], input?: string) => git(gitDir, [`--git-dir=${gitDir}`, ...args], input === undefined ? {} : { input });
+  const env = borrowedEnv(await borrowedFrom(gitDir));
+  const run = (args: string[], input?: string) => git(gitDir, [`--git-dir=${gitDir}`, ...args], input === undefined ? { env } : { env, input });
   const refs = (await run(['for-each-ref', '--format=%(refname)', 'refs/keep/'])).stdout.split('\n').filter(Boolean);
   const commands = [
     ...refs.filter(ref => !kept.has(ref.slice('refs/keep/'.length))).map(ref => `delete ${ref}`),

@@ -2,8 +2,9 @@
 // file a tool touched (ignored or not) — as a tree in the shadow repository. The shadow's index persists
 // between checkpoints, so git hashes only the files whose stat data changed since the last one. Which
 // paths to ask about comes from the shadow's watcher (changeWatcher.ts): git then looks at those paths
-// only — `ls-files -c -o` over them, never `-m`/`-d`, which stat every file of the index whatever the
-// pathspec — and a checkpoint with nothing changed runs no git at all. The index is written in split
+// only — sorted from the index's paths kept in memory when they are edits and new plain files
+// (trackedPaths.ts), else `ls-files -c -o` over them, never `-m`/`-d`, which stat every file of the index
+// whatever the pathspec — and a checkpoint with nothing changed runs no git at all. The index is written in split
 // mode (only the changed entries each time), so the cost follows the changed files, not the repository's
 // size (`npm run bench`, section checkpoints; docs/benchmarks.md). Without a trusted watcher every
 // checkpoint scans all.
@@ -14,6 +15,7 @@ import { serialized, shadowGit, shadowGitOk } from './shadowRepo';
 import { noteTree } from './sweepCheckpoints';
 import { assumeKept, keepObjects, keepWholeTree } from './keepObjects';
 import { ChangeWatcher, MAX_WATCHED_FOLDERS } from './changeWatcher';
+import { followWrite, forgetTracked, quickListing } from './trackedPaths';
 import { log } from '../log';
 import type { ShadowRepo } from './shadowRepo';
 
@@ -40,8 +42,13 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     const known = await knownChanges(shadow);
     // Only what changed since the last checkpoint is asked about when the watcher knows it; the same
     // question of git either way, so ignored, deleted and untracked files are treated alike.
-    const scope = known === undefined || known.size > MAX_PATHSPECS ? undefined : [...known];
-    const listed = scope === undefined ? await scanAll(shadow) : await scanPaths(shadow, scope);
+    const changed = known === undefined ? undefined : [...known];
+    // The usual turn (edits of tracked files, new plain files) is listed from memory (trackedPaths.ts),
+    // however many files it changed: no pathspecs.
+    const quick = changed === undefined || changed.length === 0 ? undefined : await quickListing(shadow, changed, touched);
+    if (!quick && changed?.length !== 0) forgetTracked(shadow);
+    const scope = quick ? changed : changed === undefined || changed.length > MAX_PATHSPECS ? undefined : changed;
+    const listed = quick ?? (scope === undefined ? await scanAll(shadow) : await scanPaths(shadow, scope));
     // Nested repositories show as `dir/`: their own history is theirs, not a file of ours.
     const candidates = [...new Set([...listed.paths, ...touched])].filter(p => p !== '' && !p.endsWith('/') && isInside(p));
     // Only checkpoints write the shadow's index (restores use a scratch one), so an empty list means the
@@ -58,10 +65,12 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     }
     const update: string[] = [];
     const drop: string[] = [];
+    const present = new Set<string>();
     let newBytes = 0;
     await Promise.all(candidates.map(async rel => {
       // Safe to drop: a file gone since git listed it is not large; the checkpoint records it as deleted.
       const stat = await fs.lstat(path.join(shadow.workTree, rel)).catch(() => undefined);
+      if (stat) present.add(rel);
       if (stat?.isFile() && stat.size > LARGE_FILE_BYTES) {
         large.push({ path: rel, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) });
         drop.push(rel);
@@ -81,14 +90,18 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     if (update.length > MAX_NEW_FILES || newBytes > MAX_NEW_BYTES) {
       throw new CheckpointSkipped(`${update.length} files (${Math.round(newBytes / 1048576)} MiB) to record: over the checkpoint limit of ${MAX_NEW_FILES} files / ${MAX_NEW_BYTES / 1048576} MiB.`);
     }
-    if (drop.length > 0) await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--force-remove', '-z', '--stdin'], { input: drop.join('\0') + '\0' });
+    // The writes see the shadow's own objects only: every object they need that it lacks is written
+    // into it, none is borrowed from the user's repository (keepObjects.ts); write-tree then does not
+    // look for the blobs of entries the index was seeded with (the first tree's copy holds them).
+    if (drop.length > 0) await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--force-remove', '-z', '--stdin'], { input: drop.join('\0') + '\0', ownObjects: true });
     if (update.length > 0) {
       // update-index stats each path and hashes only those whose stat data differs from the index;
       // --replace: a file where a folder was (or the reverse) takes the place of the old entries.
-      await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: update.join('\0') + '\0', timeoutMs: CHECKPOINT_TIMEOUT_MS });
+      await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: update.join('\0') + '\0', timeoutMs: CHECKPOINT_TIMEOUT_MS, ownObjects: true });
     }
-    const tree = (await shadowGitOk(shadow, [...SPLIT_INDEX, 'write-tree'])).trim();
+    const tree = (await shadowGitOk(shadow, [...SPLIT_INDEX, 'write-tree', '--missing-ok'], { ownObjects: true })).trim();
     shadow.lastTree = tree;
+    if (quick) await followWrite(shadow, update, drop, present);
     // What the tree borrows from the user's objects is copied, so their gc cannot take it (keepObjects.ts).
     // The whole first tree can take seconds in a big repository: it is queued behind this checkpoint, not
     // waited for; every later piece of work on the shadow (checkpoints, restores) waits for it.
@@ -109,7 +122,7 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
 
 /**
  * More changed paths than this are not passed as pathspecs: git matches every index entry against every
- * pathspec, so past this one scan of everything is as quick.
+ * pathspec, so past this one scan of everything is as quick. A turn listed from memory passes none.
  */
 const MAX_PATHSPECS = 1_000;
 
