@@ -184,3 +184,57 @@ describe('runtime: a fork\'s first request after its parent changed is a fresh r
     assertSame(all, await fresh({ sessionId, directive: 'All again.', forkTurns: 'all' }), 'all after narrowed');
   });
 });
+
+// With preserved thinking (each block bound to the exact prefix before it): a narrowed window leaves the
+// window's thinking out, compaction drops it; the kept prefix must not carry the blocks of the history before.
+describe('runtime: a thinking parent\'s forks after a narrowed fork and a compaction are a fresh runtime\'s', function () {
+  this.timeout(120_000);
+  let h: Harness;
+  afterEach(async () => h.dispose());
+
+  it('all, --turns 1, all, then /compact and all: each first request as a restarted runtime sends it', async () => {
+    h = await startHarness({ fake: { minCacheTokens: 256 }, config: { model: 'claude-opus-5-5' } });
+    fs.writeFileSync(path.join(h.root, 'notes.md'), 'The secret word is pelican.\n'.repeat(40));
+    const turns: ReturnType<typeof say>[] = [];
+    h.fake.setResponder(r => (isSummaryRequest(r) ? say('SUMMARY: the word is pelican.') : isForkRequest(r) ? say('Scope: test.\nResult: done.') : turns.shift() ?? say('extra')));
+    let sessionId: string | undefined;
+    for (let turn = 1; turn <= 3; turn++) {
+      turns.push(
+        { content: [{ type: 'thinking', thinking: `Turn ${turn}: read notes.md first.` }, { type: 'tool_use', name: 'read_file', input: { path: 'notes.md' } }] },
+        { content: [{ type: 'thinking', thinking: 'The file answers it.' }, { type: 'text', text: 'The word is pelican.' }] },
+      );
+      const result = await h.send(`What is the secret word? (turn ${turn})`, sessionId ? { sessionId } : {});
+      sessionId = result.sessionId;
+      assert.equal(result.stopReason, 'end_turn', JSON.stringify(result.error));
+    }
+    const forkOf = async (directive: string, forkTurns: string): Promise<ReceivedRequest> => {
+      const started = await sendRequest(h.client.endpoint, forkStart, { sessionId: sessionId!, directive, forkTurns, isolation: 'shared' });
+      const done = await sendRequest(h.client.endpoint, forkWait, { forkId: started.id });
+      assert.equal(done.state, 'completed', JSON.stringify(done));
+      return h.fake.requests.find(r => isForkRequest(r) && r.rawBody.includes(`DIRECTIVE: ${directive}`))!;
+    };
+    const restarted = async () => {
+      await killRuntime(h.runtimePid());
+      await h.reconnect();
+    };
+    const live = [await forkOf('All one.', 'all'), await forkOf('One turn.', '1'), await forkOf('All two.', 'all')];
+    const cold: ReceivedRequest[] = [];
+    const coldFork = async (directive: string, forkTurns: string) => {
+      await restarted();
+      const before = h.fake.requests.length;
+      await forkOf(directive, forkTurns);
+      cold.push(h.fake.requests.slice(before).find(r => isForkRequest(r) && r.rawBody.includes(`DIRECTIVE: ${directive}`))!);
+    };
+    for (const [directive, forkTurns] of [['All one.', 'all'], ['One turn.', '1'], ['All two.', 'all']]) await coldFork(directive, forkTurns);
+    // The runtime keeps the prefix the last fork built; the compaction comes after it.
+    await sendRequest(h.client.endpoint, sessionCompact, { sessionId: sessionId! });
+    live.push(await forkOf('After compaction.', 'all'));
+    assert.match(live[3].rawBody, /SUMMARY: the word is pelican/);
+    await coldFork('After compaction.', 'all');
+    assert.ok(live.every(r => r.status === 200) && cold.every(r => r.status === 200), 'every fork request accepted');
+    for (let i = 0; i < live.length; i++) {
+      assert.equal(live[i].headers['content-length'], String(Buffer.byteLength(live[i].rawBody)), `fork ${i + 1}: content-length`);
+      assert.equal(withoutIds(live[i].rawBody), withoutIds(cold[i].rawBody), `fork ${i + 1}: the kept prefix sent other bytes than a fresh build`);
+    }
+  });
+});
