@@ -151,6 +151,24 @@ const mochaStage = (name, specs, timeout, extra = []) => ({
   },
 });
 
+/**
+ * mocha's failure list ("  1) suite\n       title:\n     Error: …") cut to each failure's title and first
+ * lines of its message, in order: printed again under the summary, so the end of a long log still shows
+ * the first failure and not only the last ones' stack traces.
+ */
+function failureDigest(output, linesEach = 4) {
+  const text = plain(output);
+  const at = text.search(/^\s*\d+ failing\s*$/m);
+  if (at < 0) return [];
+  return text.slice(at).split(/\n(?=[ \t]+\d+\) )/).slice(1).map(block => {
+    const lines = block.split('\n').map(line => line.trim()).filter(Boolean);
+    lines[0] = lines[0].replace(/^\d+\) /, '');
+    const message = lines.findIndex(line => /^\w*(Error|Exception)\b|^AssertionError|^TimeoutError/.test(line));
+    const head = message < 0 ? lines.slice(0, 2) : lines.slice(0, message);
+    return [...head, ...(message < 0 ? lines.slice(2, linesEach) : lines.slice(message, message + linesEach - 1))].join('\n    ');
+  });
+}
+
 const e2eStage = (name, args, summary, timeoutMs = 10 * 60_000) => ({
   name,
   async run(out) {
@@ -160,7 +178,7 @@ const e2eStage = (name, args, summary, timeoutMs = 10 * 60_000) => ({
       return { ok: false, detail: 'code-server/chromium missing (run scripts/e2e/setup.sh)' };
     }
     const result = await run(node, args, { finishedWhen: MOCHA_DONE, graceMs: 60_000, timeoutMs, out });
-    return { ok: result.code === 0, detail: describe(result, summary) };
+    return { ok: result.code === 0, detail: describe(result, summary), failures: failureDigest(result.output) };
   },
 });
 
@@ -281,6 +299,10 @@ for (const r of results) {
   console.log(`${r.ok ? 'PASS' : 'FAIL'}  ${r.name.padEnd(width)}  ${r.seconds.toFixed(1).padStart(6)}s  ${r.detail}`);
 }
 for (const skipped of stages.slice(results.length)) console.log(`NOT RUN  ${skipped.name} (an earlier build step failed)`);
+for (const r of results.filter(r => r.failures?.length)) {
+  console.log(`\n━━ ${r.name}: ${r.failures.length} failure(s), in the order they happened (details above) ━━`);
+  for (const [i, failure] of r.failures.entries()) console.log(`  ${i + 1}) ${failure}`);
+}
 const failed = results.filter(r => !r.ok).length + (stages.length - results.length);
 console.log(`${failed === 0 ? 'all passed' : `${failed} stage(s) failed or did not run`} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
 if (existsSync(join(root, 'test-results'))) console.log(`screenshots and logs: ${join(root, 'test-results')}`);
