@@ -111,8 +111,13 @@ export class TournamentManager implements GroupHooks, TournamentLauncher {
     return group.summary.forkIds.filter(id => this.forks.cancel(id));
   }
 
-  compare(groupId: string): Promise<TournamentCompareResult> {
+  /**
+   * The comparison. While the verdict is being decided (every attempt has just ended, so a client that saw the
+   * last one end may ask now) it waits for it: the answer then has the verdict, which no later fork event would bring.
+   */
+  async compare(groupId: string): Promise<TournamentCompareResult> {
     const group = this.groupOf(groupId);
+    if (group.deciding) await group.deciding;
     return compareGroup(this.forks, group.summary, group.judgeUsage);
   }
 
