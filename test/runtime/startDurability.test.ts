@@ -30,22 +30,23 @@ interface Call { line: number; tid: string; name: string; args: string; result: 
 /**
  * strace's lines as calls in the order they returned: a call another thread interrupted is split into
  * "<unfinished ...>" and "<... name resumed>"; it is placed where it resumed (returned), with the
- * arguments of its first half.
+ * arguments of its first half. strace pads a thread id to five columns ("9084  openat(…"), so a machine
+ * whose ids have fewer digits has two spaces after it.
  */
 function returnedCalls(text: string): Call[] {
   const calls: Call[] = [];
   const open = new Map<string, { name: string; args: string }>();
   // strace quotes strings: a JSON message's quotes come as \" and are matched as plain quotes.
   text.replace(/\\"/g, "'").split('\n').forEach((raw, line) => {
-    const unfinished = /^(\d+) (\w+)\((.*) <unfinished \.\.\.>$/.exec(raw);
+    const unfinished = /^(\d+) +(\w+)\((.*) <unfinished \.\.\.>$/.exec(raw);
     if (unfinished) return void open.set(unfinished[1], { name: unfinished[2], args: unfinished[3] });
-    const resumed = /^(\d+) <\.\.\. (\w+) resumed>(.*)\) += (.*)$/.exec(raw);
+    const resumed = /^(\d+) +<\.\.\. (\w+) resumed>(.*)\) += (.*)$/.exec(raw);
     if (resumed) {
       const first = open.get(resumed[1]);
       open.delete(resumed[1]);
       return void calls.push({ line, tid: resumed[1], name: resumed[2], args: (first?.args ?? '') + resumed[3], result: resumed[4] });
     }
-    const whole = /^(\d+) (\w+)\((.*)\) += (.*)$/.exec(raw);
+    const whole = /^(\d+) +(\w+)\((.*)\) += (.*)$/.exec(raw);
     if (whole) calls.push({ line, tid: whole[1], name: whole[2], args: whole[3], result: whole[4] });
   });
   return calls;
