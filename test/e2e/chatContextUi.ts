@@ -74,12 +74,24 @@ function modelPicker(page: Page): Locator {
 
 /** Picks `modelName` in the Chat view's model picker (under Other Models when it is not among the first) and waits until the picker shows it. */
 export async function pickModel(page: Page, modelName: string): Promise<void> {
-  await modelPicker(page).click({ timeout: 15_000 });
-  const widget = page.locator('.action-widget');
-  await widget.first().waitFor({ state: 'visible', timeout: 15_000 });
-  const option = widget.locator('.monaco-list-row', { hasText: modelName });
-  if ((await option.count()) === 0) await widget.locator('.chat-model-picker-section-toggle', { hasText: 'Other Models' }).first().click({ timeout: 15_000 });
-  await option.first().click({ timeout: 15_000 });
+  // The picker can open as an empty "Search models" box, its list not yet filled (seen in CI on a loaded
+  // machine): then it is closed and opened again, up to three times.
+  for (let attempt = 1; ; attempt++) {
+    await modelPicker(page).click({ timeout: 15_000 });
+    const widget = page.locator('.action-widget');
+    await widget.first().waitFor({ state: 'visible', timeout: 15_000 });
+    const option = widget.locator('.monaco-list-row', { hasText: modelName });
+    try {
+      if ((await option.count()) === 0) await widget.locator('.chat-model-picker-section-toggle', { hasText: 'Other Models' }).first().click({ timeout: 5_000 });
+      await option.first().click({ timeout: 10_000 });
+      break;
+    } catch (error) {
+      if (attempt === 3) throw error;
+      console.log(`      (the model picker showed no "${modelName}" row; opening it again)`);
+      await page.keyboard.press('Escape');
+      await widget.first().waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined); // closed or not: the next click opens it
+    }
+  }
   await page.locator('.interactive-input-part .model-picker-name', { hasText: modelName }).first().waitFor({ timeout: 15_000 });
 }
 
