@@ -10,7 +10,7 @@ import { parentRequestEnd } from '../../src/runtime/fork/history/createFork';
 import { renderDirective } from '../../src/runtime/fork/history/directive';
 import { selectHistory, snapshotUpTo } from '../../src/runtime/fork/history/select';
 import { validateRequest } from '../fakes/validate';
-import { Transcript, closingEntry, header, richParent, text, thought } from './forkFixtures';
+import { Transcript, closingEntry, finishedParent, header, richParent, text, thought } from './forkFixtures';
 
 /** The fork's first request, built as the runtime builds it (createFork + Session.inheritedBreakpointsEnd). */
 function forkFirst(h: SessionHeader, snapshot: readonly Entry[], turns: ForkTurns, directive: string) {
@@ -82,16 +82,6 @@ function wideParent(): Entry[] {
     ...Array.from({ length: 10 }, (_, i) => t.call('grep', { pattern: `TODO${i}` })),
   );
   return t.entries;
-}
-
-/** A finished exchange: the parent answered its last prompt with text. */
-function finishedParent(): Entry[] {
-  const entries = richParent().entries.slice();
-  const t = new Transcript();
-  const current = entries[entries.length - 1];
-  const done = t.add('tool_results', 'user', current.message.content.flatMap(b => (b.type === 'tool_use' ? [{ type: 'tool_result' as const, tool_use_id: b.id, content: 'done' }] : [])));
-  const answer = t.add('response', 'assistant', [text('Both forks started; CHANGELOG read.')]);
-  return [...entries, { ...done, id: 'x1' }, { ...answer, id: 'x2' }];
 }
 
 function withTrailingPrompt(): { snapshot: Entry[]; entries: Entry[] } {

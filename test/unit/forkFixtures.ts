@@ -184,3 +184,13 @@ export function header(settings: Partial<ModelSettings> = {}): SessionHeader {
 export function closingEntry(message: Message): Entry {
   return deepFreeze<Entry>({ id: 'e-closing', kind: 'prompt', time: '2025-03-14T10:00:00.000Z', message });
 }
+
+/** richParent with its open calls answered and a final answer: the parent answered its last prompt with text. */
+export function finishedParent(): Entry[] {
+  const entries = richParent().entries.slice();
+  const t = new Transcript();
+  const current = entries[entries.length - 1];
+  const done = t.add('tool_results', 'user', current.message.content.flatMap(b => (b.type === 'tool_use' ? [{ type: 'tool_result' as const, tool_use_id: b.id, content: 'done' }] : [])));
+  const answer = t.add('response', 'assistant', [text('Both forks started; CHANGELOG read.')]);
+  return [...entries, { ...done, id: 'x1' }, { ...answer, id: 'x2' }];
+}

@@ -13,7 +13,7 @@ import { closeBoundary } from '../../src/runtime/fork/history/close';
 import { parentRequestEnd } from '../../src/runtime/fork/history/createFork';
 import { renderDirective } from '../../src/runtime/fork/history/directive';
 import { selectHistory } from '../../src/runtime/fork/history/select';
-import { Transcript, closingEntry, header, richParent, text } from './forkFixtures';
+import { closingEntry, finishedParent, header } from './forkFixtures';
 
 const USAGE = { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
 
@@ -35,16 +35,6 @@ function check(h: SessionHeader, entries: readonly Entry[], fork: ForkFirstReque
   const plain = fingerprint(whole, 0, USAGE, undefined);
   assert.deepEqual(record, plain);
   return { reused: before !== undefined && built.prefix === before };
-}
-
-/** richParent with its open calls answered and a final answer (as fork.request.test.ts builds it). */
-function finishedParent(): Entry[] {
-  const entries = richParent().entries.slice();
-  const t = new Transcript();
-  const current = entries[entries.length - 1];
-  const done = t.add('tool_results', 'user', current.message.content.flatMap(b => (b.type === 'tool_use' ? [{ type: 'tool_result' as const, tool_use_id: b.id, content: 'done' }] : [])));
-  const answer = t.add('response', 'assistant', [text('Both forks started; CHANGELOG read.')]);
-  return [...entries, { ...done, id: 'x1' }, { ...answer, id: 'x2' }];
 }
 
 describe('request prefix: kept leading messages, the bytes of a whole build', () => {
