@@ -43,6 +43,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<ForkAg
   registerApprovals(context, runtime, [panel.approvals, chatApprovals]);
   registerRewindHere(context, runtime, { currentSession: () => panel.chatSession.sessionId, rewound: () => panel.refreshSession() });
   registerChatParticipant(context, { runtime, settings, endsShown, approvals: chatApprovals, current: panel.chatSession });
-  await registerLanguageModel(context, settings, runtime);
+  await registerLanguageModel(context, settings, runtime, output);
   return { storeDir, runtime };
 }

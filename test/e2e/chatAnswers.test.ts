@@ -8,12 +8,13 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { pickedModel } from './chatContextUi';
+import { pickedModel, waitForPickedModel } from './chatContextUi';
 import { openForksView, rowOf } from './forksViewUi';
 import { uiRun } from './uiRun';
 import { forkFromHere, lastResponse, openChat, screenshot, sendInChat, widenChat } from './workbenchUi';
 
 const SLASH_FORK = 'create NOTES.md with notes from a fork';
+const PARALLEL = '@fork in parallel, read README.md; list the files';
 
 /** The answer's links (fork items are links, so they still work in a restored chat). */
 async function linkNames(response: Locator): Promise<string[]> {
@@ -33,7 +34,7 @@ describe('Chat answers that do not hold the user up (code-server + chromium)', f
     await openChat(page);
     await widenChat(page, 620);
     // The endpoint lists Claude Fable 5 and others that sort before Claude Sonnet 5.5 (fork.model's default).
-    await page.locator('.interactive-input-part .model-picker-name', { hasText: 'Claude' }).first().waitFor({ timeout: 60_000 });
+    await waitForPickedModel(page, '★ Claude Sonnet 5.5');
     await screenshot(page, 'chat-answers-picker');
     assert.equal(await pickedModel(page), '★ Claude Sonnet 5.5');
     // One request that writes the cache and reads nothing: it costs more than uncached, and says so in words.
@@ -104,7 +105,7 @@ describe('Chat answers that do not hold the user up (code-server + chromium)', f
 
   it('shows a fork\'s end once: in the answer that started it, or in one notification', async () => {
     const page = run.page;
-    await sendInChat(page, '@fork in parallel, read README.md; list the files');
+    await sendInChat(page, PARALLEL);
     const response = lastResponse(page);
     await forkFromHere(response).waitFor({ timeout: 90_000 });
     const panel = await openForksView(page);
@@ -121,8 +122,7 @@ describe('Chat answers that do not hold the user up (code-server + chromium)', f
 
   it('keeps an earlier answer\'s fork links working after a window reload', async () => {
     const page = run.page;
-    await page.reload();
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await run.reload({ lastMessage: PARALLEL });
     await openChat(page);
     // The last answer (the parallel forks'), restored: the chat drops answers scrolled far out of view.
     const restored = page.locator('.interactive-response', { hasText: 'keep working in the background' }).last();

@@ -68,6 +68,20 @@ export async function pickedModel(page: Page): Promise<string> {
   return (await modelPicker(page).innerText()).trim();
 }
 
+/**
+ * Waits until the picker shows `modelName` as chosen. It shows "Models" and "Auto" while the workbench
+ * resolves the providers, then the provider's first model; a list given before the endpoint's models could
+ * be had names fork.model by its id until the extension's retry brings them (src/host/lm/listRetry.ts).
+ */
+export async function waitForPickedModel(page: Page, modelName: string, timeoutMs = 60_000): Promise<void> {
+  try {
+    await page.locator('.interactive-input-part .model-picker-name', { hasText: modelName }).first().waitFor({ timeout: timeoutMs });
+  } catch (error) {
+    const shown = await pickedModel(page).catch(() => '(no picker)');
+    throw new Error(`the model picker shows "${shown}", not "${modelName}", after ${timeoutMs / 1000} s: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+
 function modelPicker(page: Page): Locator {
   return page.locator('.interactive-input-part .model-picker-name').first();
 }

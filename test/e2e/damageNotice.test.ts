@@ -16,6 +16,7 @@ import { uiRun } from './uiRun';
 import { forkFromHere, lastResponse, openChat, screenshot, sendInChat, widenChat } from './workbenchUi';
 
 const DIRECTIVE = 'list the files and read README.md';
+const SLASH_FORK = `@fork /fork ${DIRECTIVE}`;
 
 describe('Forks view: a damaged fork transcript is named on its row (code-server + chromium)', function () {
   // Two chat turns, a fork, a kill and a reload with the extension's activation: minutes on a loaded machine.
@@ -30,7 +31,7 @@ describe('Forks view: a damaged fork transcript is named on its row (code-server
     await page.locator('.interactive-input-part', { hasText: 'claude' }).first().waitFor({ timeout: 60_000 });
     await sendInChat(page, '@fork hello');
     await forkFromHere(lastResponse(page)).waitFor({ timeout: 60_000 });
-    await sendInChat(page, `@fork /fork ${DIRECTIVE}`);
+    await sendInChat(page, SLASH_FORK);
     await page.locator('.interactive-response', { hasText: 'Started fork' }).first().waitFor({ timeout: 60_000 });
 
     // Its own client, closed before the kill below (uiRun's stays open to the end).
@@ -61,8 +62,8 @@ describe('Forks view: a damaged fork transcript is named on its row (code-server
     chatLines[chatIndex] = chatLines[chatIndex].slice(0, 50) + '{{garbage';
     fs.writeFileSync(chatFile, chatLines.join('\n'));
 
-    await page.reload();
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    // The chat's answer restored after the reload is the one VS Code saved (chatStore.ts).
+    await run.reload({ lastMessage: SLASH_FORK });
     // The extension is active again once its models are in the chat's picker (its commands come with it).
     await page.locator('.interactive-input-part', { hasText: 'claude' }).first().waitFor({ timeout: 90_000 });
     const panel = await openForksView(page);

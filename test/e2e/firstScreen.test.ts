@@ -7,6 +7,8 @@ import { openForksView, rowOf, widenSideBar } from './forksViewUi';
 import { uiRun } from './uiRun';
 import { forkFromHere, lastResponse, openChat, screenshot, sendInChat, waitForModelInPicker, widenChat } from './workbenchUi';
 
+const SLASH_FORK = '@fork /fork summarise the project';
+
 describe('The first screen with the demo model (code-server + chromium)', function () {
   this.timeout(240_000);
   const run = uiRun('first-screen', { stack: { streamDelayMs: 20, userSettings: { 'fork.approvalMode': 'auto-edit' } } });
@@ -26,7 +28,7 @@ describe('The first screen with the demo model (code-server + chromium)', functi
     assert.doesNotMatch(text, /do not understand/);
     await screenshot(page, 'first-screen-chat');
 
-    await sendInChat(page, '@fork /fork summarise the project');
+    await sendInChat(page, SLASH_FORK);
     // The answer ends with the fork at work; the fork-finished notification says when it is done.
     await lastResponse(page).getByText(/It keeps working in the background/).waitFor({ timeout: 90_000 });
     await page.locator('.notification-toast', { hasText: 'Fork "summarise the project" completed.' }).first().waitFor({ timeout: 90_000 });
@@ -46,8 +48,7 @@ describe('The first screen with the demo model (code-server + chromium)', functi
 
   it('keeps Fork from here usable after a reload: the restored answer\'s link still asks for a directive', async () => {
     const page = run.page;
-    await page.reload();
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await run.reload({ lastMessage: SLASH_FORK });
     await openChat(page);
     const restored = page.locator('.interactive-response', { hasText: 'A summary of the project' }).first();
     const link = forkFromHere(restored);

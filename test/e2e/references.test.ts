@@ -151,8 +151,7 @@ describe('Chat references, the model picker and MCP trust (code-server + chromiu
 
   it('remembers the trust across a window reload: no prompt, and a new chat has the tools', async () => {
     const page = run.page;
-    await page.reload();
-    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await run.reload({ lastMessage: `@fork marker-trusted: ${ECHO_ASK}` });
     await openChat(page);
     // After a reload the extension activates again (onStartupFinished) beside the restored editors' language
     // servers: on a loaded machine its models reach the picker later than on a first start.

@@ -18,6 +18,7 @@ import { connectRpc } from '../../src/client/rpcClient';
 import type { RuntimeClient } from '../../src/client/rpcClient';
 import { startFakeAnthropic } from '../fakes/anthropicServer';
 import type { FakeAnthropic, FakeAnthropicOptions } from '../fakes/anthropicServer';
+import { waitForChatSaved } from './chatStore';
 import { describeFailure, onScreen } from './uiDiagnostics';
 import { RESULTS_DIR, screenshot } from './workbenchUi';
 
@@ -47,6 +48,12 @@ export interface UiRun {
   observer(runtimeScript?: string): Promise<RuntimeClient>;
   /** The headless CLI against the window's store and model, as a user would run it beside the editor. */
   cli(...args: string[]): Promise<string>;
+  /**
+   * Reloads the window and waits until it shows the workspace again. `lastMessage`: the last request sent
+   * in the chat, whose answer the reloaded chat should show; the reload waits until VS Code saved it
+   * (chatStore.ts says why).
+   */
+  reload(options?: { lastMessage?: string }): Promise<void>;
 }
 
 /**
@@ -61,6 +68,7 @@ export function uiRun(label: string, options: UiRunOptions | (() => UiRunOptions
   let observer: RuntimeClient | undefined;
   let release: (() => void) | undefined;
   let failed = false;
+  let url = '';
   const started = <T>(value: T | undefined, what: string): T => {
     if (value === undefined) throw new Error(`the UI run "${label}" has no ${what} (not started, or it failed to start)`);
     return value;
@@ -94,6 +102,12 @@ export function uiRun(label: string, options: UiRunOptions | (() => UiRunOptions
       });
       return stdout;
     },
+    async reload(reloadOptions = {}) {
+      const { page } = run.workbench;
+      if (reloadOptions.lastMessage) await waitForChatSaved(run.stack.codeServer.userDataDir, reloadOptions.lastMessage);
+      await page.reload();
+      await showsWorkspace(page, url, path.basename(run.stack.workspace.folder));
+    },
   };
 
   const clock = { start: 0, stack: 0, window: 0, tests: 0 };
@@ -117,7 +131,7 @@ export function uiRun(label: string, options: UiRunOptions | (() => UiRunOptions
     });
     clock.stack = Date.now();
     await chosen.prepare?.(run);
-    const url = chosen.url ? chosen.url(stack) : stack.codeServer.workbenchUrl(stack.workspace.workspaceFile);
+    url = chosen.url ? chosen.url(stack) : stack.codeServer.workbenchUrl(stack.workspace.workspaceFile);
     workbench = await openWorkbench({ chromium: tools.chromium, runDir: stack.runDir, url });
     clock.window = Date.now();
   });
@@ -159,4 +173,23 @@ export function uiRun(label: string, options: UiRunOptions | (() => UiRunOptions
   });
 
   return run;
+}
+
+/**
+ * Waits until the reloaded window shows the workspace: its title names `name`. A reload can come up as an
+ * empty window ("No Folder Opened") although its URL still names the workspace; then the URL is loaded
+ * again, once.
+ */
+async function showsWorkspace(page: Page, url: string, name: string): Promise<void> {
+  const titled = (timeout: number) => page.waitForFunction(
+    (expected: string) => (globalThis as unknown as { document: { title: string } }).document.title.includes(expected), name, { timeout });
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  try {
+    await titled(30_000);
+  } catch {
+    console.log(`      (the reloaded window's title is "${await page.title()}", not naming ${name}: loading ${url} again)`);
+    await page.goto(url);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await titled(60_000);
+  }
 }

@@ -5,16 +5,31 @@ import type { ListedModel } from '../../common/protocol/model';
 import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
 
-export async function availableModels(settings: HostSettings, runtime: RuntimeApi): Promise<ListedModel[]> {
-  let listed: ListedModel[] = [];
+/** The endpoint's models; `problem` says why there are none (the runtime unreachable, or the endpoint's list failed or is empty). */
+export interface EndpointModels {
+  models: ListedModel[];
+  problem?: string;
+}
+
+export async function endpointModels(runtime: RuntimeApi): Promise<EndpointModels> {
   try {
-    listed = (await runtime.request(modelList, {})).models;
-  } catch {
-    // The runtime is not reachable yet: the configured list below still lets the Chat view work.
+    const { models, error } = await runtime.request(modelList, {});
+    return models.length > 0 ? { models } : { models: [], problem: error ?? 'the endpoint lists no Claude models' };
+  } catch (error) {
+    // The runtime is not reachable yet: the configured list still lets the Chat view work meanwhile.
+    return { models: [], problem: `the runtime is not reachable: ${error instanceof Error ? error.message : String(error)}` };
   }
+}
+
+/** The endpoint's models (else `fork.models`) with `fork.model` first. */
+export function offeredModels(settings: HostSettings, listed: readonly ListedModel[]): ListedModel[] {
   const models = listed.length > 0 ? listed : settings.fallbackModels();
   const preferred = settings.model();
   return [models.find(m => m.id === preferred) ?? { id: preferred, name: preferred }, ...models.filter(m => m.id !== preferred)];
+}
+
+export async function availableModels(settings: HostSettings, runtime: RuntimeApi): Promise<ListedModel[]> {
+  return offeredModels(settings, (await endpointModels(runtime)).models);
 }
 
 /**

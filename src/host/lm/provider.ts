@@ -6,30 +6,44 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ErrorInfo } from '../../common/agentEvents';
 import { modelCancel, modelChat, modelPart } from '../../common/protocol/model';
-import type { ModelPartParams } from '../../common/protocol/model';
+import type { ListedModel, ModelPartParams } from '../../common/protocol/model';
 import { turnErrorView } from '../chat/chatErrors';
 import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
-import { availableModels, pickerName } from './models';
+import { ListRetry } from './listRetry';
+import { endpointModels, offeredModels, pickerName } from './models';
 import { buildChatParams } from './toAnthropic';
 
 export const LM_VENDOR = 'fork-agents';
 
 /** Resolves once the workbench lists the model: until then the Chat view answers "Language model unavailable". */
-export async function registerLanguageModel(context: vscode.ExtensionContext, settings: HostSettings, runtime: RuntimeApi): Promise<void> {
+export async function registerLanguageModel(context: vscode.ExtensionContext, settings: HostSettings, runtime: RuntimeApi, log: vscode.LogOutputChannel): Promise<void> {
   const changed = new vscode.EventEmitter<void>();
+  const retry = new ListRetry({
+    list: () => endpointModels(runtime),
+    onListed: () => {
+      log.info('The endpoint\'s models arrived: the Chat view\'s picker lists them now.');
+      changed.fire();
+    },
+    onGaveUp: problem => log.info(`The Chat view's picker keeps fork.model / fork.models: ${problem}`),
+  });
   // One listener for every request's parts (the connection keeps one handler per method).
   const streams = new Map<string, (part: ModelPartParams['part']) => void>();
   const told = new Set<string>();
   const provider: vscode.LanguageModelChatProvider = {
     onDidChangeLanguageModelChatInformation: changed.event,
-    provideLanguageModelChatInformation: () => modelInformation(settings, runtime),
+    provideLanguageModelChatInformation: async () => {
+      const listed = await endpointModels(runtime);
+      retry.given(listed);
+      return modelInformation(settings, offeredModels(settings, listed.models));
+    },
     provideLanguageModelChatResponse: (model, messages, options, progress, token) => respond({ settings, runtime, streams, told }, model, messages, options, progress, token),
     // Close enough for budgeting: Claude averages about four characters a token.
     provideTokenCount: async (_model, text) => Math.ceil(textLength(text) / 4),
   };
   context.subscriptions.push(
     changed,
+    retry,
     settings.onDidChange(() => changed.fire()),
     runtime.listen(modelPart, params => streams.get(params.requestId)?.(params.part)),
     vscode.lm.registerLanguageModelChatProvider(LM_VENDOR, provider),
@@ -38,9 +52,8 @@ export async function registerLanguageModel(context: vscode.ExtensionContext, se
   await vscode.lm.selectChatModels({ vendor: LM_VENDOR });
 }
 
-/** The Chat view's models (availableModels), as the workbench describes them. */
-async function modelInformation(settings: HostSettings, runtime: RuntimeApi): Promise<vscode.LanguageModelChatInformation[]> {
-  const ordered = await availableModels(settings, runtime);
+/** The Chat view's models (offeredModels), as the workbench describes them. */
+function modelInformation(settings: HostSettings, ordered: ListedModel[]): vscode.LanguageModelChatInformation[] {
   const preferred = settings.model();
   return ordered.map(model => ({
     id: model.id,
