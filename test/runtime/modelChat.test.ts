@@ -25,7 +25,7 @@ describe('runtime: model/chat (the Chat view provider)', function () {
 
   const chat = (params: Partial<ModelChatParams> & { requestId: string }) =>
     sendRequest(h.client.endpoint, modelChat, {
-      model: 'claude-sonnet-4-5', maxTokens: 1024, system: LONG_SYSTEM,
+      model: 'claude-haiku-4-5', maxTokens: 1024, system: LONG_SYSTEM,
       messages: [{ role: 'user', content: [{ type: 'text', text: 'What is here?' }] }],
       ...params,
     });

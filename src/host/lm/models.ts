@@ -1,11 +1,12 @@
 // The Claude models this window offers: the endpoint's (`model/list`), else `fork.models`, and always
-// `fork.model` first. One list for the Chat view's picker and a new fork's model choice.
+// `fork.model` first, without retired models. One list for the Chat view's picker and a new fork's model choice.
 import { modelList } from '../../common/protocol/model';
 import type { ListedModel } from '../../common/protocol/model';
+import { retiredOn, utcDay } from '../../common/models';
 import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
 
-export async function availableModels(settings: HostSettings, runtime: RuntimeApi): Promise<ListedModel[]> {
+export async function availableModels(settings: Pick<HostSettings, 'fallbackModels' | 'model' | 'provider'>, runtime: Pick<RuntimeApi, 'request'>, today = utcDay()): Promise<ListedModel[]> {
   let listed: ListedModel[] = [];
   try {
     listed = (await runtime.request(modelList, {})).models;
@@ -14,7 +15,18 @@ export async function availableModels(settings: HostSettings, runtime: RuntimeAp
   }
   const models = listed.length > 0 ? listed : settings.fallbackModels();
   const preferred = settings.model();
-  return [models.find(m => m.id === preferred) ?? { id: preferred, name: preferred }, ...models.filter(m => m.id !== preferred)];
+  // A retired model (models.ts `retiresOn`) fails every request on the Claude API: the lists leave it out,
+  // and `fork.model` set to one is kept but says so, so the user sees why its requests are refused.
+  const provider = settings.provider().provider;
+  const retired = (id: string) => retiredOn(id, today, provider);
+  const first = models.find(m => m.id === preferred) ?? { id: preferred, name: preferred };
+  const day = retired(preferred);
+  return [day ? { ...first, name: `${first.name} ${retiredMark(day)}` } : first, ...models.filter(m => m.id !== preferred && !retired(m.id))];
+}
+
+/** What a retired model's name carries in the lists. */
+export function retiredMark(day: string): string {
+  return `(retired ${day})`;
 }
 
 /**
