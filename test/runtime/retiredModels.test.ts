@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
-import { forkStart, forkWait } from '../../src/common/protocol/forks';
+import { forkStart, forkWait, tournamentStart } from '../../src/common/protocol/forks';
 import { modelChat } from '../../src/common/protocol/model';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import { cliRunner } from './cliRunner';
@@ -45,6 +45,8 @@ describe('runtime: a retired model', function () {
     assert.equal(h.fake.requests.length, 0, 'nothing was sent');
     const { sessionId } = await h.send('hello');
     await assert.rejects(sendRequest(h.client.endpoint, forkStart, { sessionId, directive: 'on the old model', isolation: 'shared', model: 'claude-sonnet-4-5' }), RETIRED);
+    await assert.rejects(sendRequest(h.client.endpoint, tournamentStart, { sessionId, directive: 'race', models: ['claude-sonnet-5-5', 'claude-sonnet-4-5'] }), RETIRED);
+    assert.equal(h.fake.requests.length, 1, 'only the live chat\'s request');
   });
 
   it('a chat made on it before the day: its next request fails saying why, and it forks only onto another model', async () => {

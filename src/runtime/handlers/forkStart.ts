@@ -7,11 +7,10 @@ import { launchPolicy } from '../policy';
 import { RuntimeErrorCode } from '../../common/protocol/runtime';
 import type { ClientConnection } from '../clientConnection';
 import { modelIdProblem } from '../../common/modelChoice';
-import { retiredModelText, retiredOn, utcDay } from '../../common/models';
 import { MISSING_KEY_MESSAGE } from './send';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
-import { checkStartParams, forkAccess, invalidParams } from './startParams';
+import { checkStartParams, forkAccess, invalidParams, retiredForkModel } from './startParams';
 
 export function registerForkStart(ctx: RuntimeContext, client: ClientConnection): void {
   client.handle(forkStart, async (params: ForkStartParams): Promise<ForkStartResult> => {
@@ -29,9 +28,8 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
       if (parent.bootstrap && !ctx.forks.atRest(parent.id)) throw invalid('A fork can be forked only once it has stopped; wait for it, or continue it with a message.');
       const access = forkAccess(client, configured, parent);
       // A fork on a retired model (its own, or the chat's) would fail at its first request: refused by name.
-      const model = typeof params.model === 'string' ? params.model : parent.header.settings.model;
-      const retired = retiredOn(model, utcDay(), configured.provider?.name);
-      if (retired) throw invalid(`${retiredModelText(model, retired)}${typeof params.model === 'string' ? '' : ' A fork of this chat needs another model (the fork\'s model choice, or --model).'}`);
+      const retired = retiredForkModel(parent, typeof params.model === 'string' ? [params.model] : undefined, configured);
+      if (retired) throw invalid(retired);
       const fork = await ctx.forks.start({
         parent,
         kind: 'fork',
