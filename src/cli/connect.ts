@@ -7,6 +7,7 @@ import { connectRpc } from '../client/rpcClient';
 import { ensurePrivateDir } from '../ipc/privateFs';
 import type { RuntimeClient } from '../client/rpcClient';
 import { isApprovalMode } from '../common/approval';
+import { retiredModelText, retiredOn, utcDay } from '../common/models';
 import type { ApprovalMode } from '../common/approval';
 import { sendRequest } from '../common/protocol/endpoint';
 import { setupCommands } from '../common/worktreeOptions';
@@ -67,7 +68,22 @@ export function cwdOf(args: ParsedArgs, required: boolean): string | undefined {
  * `mcp`: the folder whose MCP servers (user + trusted repository ones) a new session gets, or the existing
  * session whose tools will run (its chat's folder, else --cwd), so a restarted runtime has its servers again.
  */
+/**
+ * --model or --models naming a model retired on the Claude API: refused before a runtime starts, with the
+ * day and what to do, instead of a chat or fork whose every request the API refuses (models.ts `retiredOn`).
+ */
+function refuseRetiredModels(args: ParsedArgs): void {
+  const { provider } = cliProvider(process.env);
+  const named = [['--model', args.flags.get('model')], ...(args.flags.get('models') ?? '').split(',').map(id => ['--models', id])];
+  for (const [flag, raw] of named) {
+    const id = raw?.trim();
+    const day = id ? retiredOn(id, utcDay(), provider) : undefined;
+    if (id && day) throw new UsageError(`${flag}: ${retiredModelText(id, day)}`);
+  }
+}
+
 export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: string }): Promise<RuntimeClient> {
+  refuseRetiredModels(args);
   const storeDir = storeDirOf(args);
   const prices = cliPrices(args, process.env); // a bad file exits 2 before a runtime starts
   const runtimeScript = process.env.FORK_AGENTS_RUNTIME_SCRIPT ?? path.join(__dirname, 'runtime.js');

@@ -55,6 +55,8 @@
 // - Sonnet 5.5 cache-read price: its zh-CN overview still shows $0.20; whats-new and the pricing page show $0.10
 //   from 2026-10-07 (pricing.ts keeps both, dated).
 
+import { DEFAULT_MODEL } from './defaults';
+
 export type ThinkingMode = 'adaptive-only' | 'adaptive-default' | 'manual';
 export type Effort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
@@ -239,6 +241,27 @@ function baseId(id: string): string {
   s = s.replace(/^claude-3-5-sonnet-v2$/, 'claude-3-5-sonnet');
   if (/^claude-(?:opus|sonnet)-4-0$/.test(s)) s = s.slice(0, -2);
   return s;
+}
+
+/** The UTC day of `now` as YYYY-MM-DD, the form of `retiresOn`. */
+export function utcDay(now: Date = new Date()): string {
+  return now.toISOString().slice(0, 10);
+}
+
+/**
+ * The day `id` was retired on Anthropic-operated platforms ([LC]: "Retired: the model is no longer available
+ * for use. Requests to retired models will fail"), when that day is `today` or earlier. Undefined for a model
+ * still served, and on Bedrock and Google Cloud (`provider`), which set their own dates: not in the table.
+ */
+export function retiredOn(id: string, today: string = utcDay(), provider?: string): string | undefined {
+  if (provider !== undefined && provider !== 'anthropic') return undefined;
+  const day = modelFacts(id).retiresOn;
+  return day !== undefined && day <= today ? day : undefined;
+}
+
+/** One sentence for every UI: which model, since when, and what to do instead. */
+export function retiredModelText(id: string, day: string): string {
+  return `${id} was retired on ${day}: the Claude API refuses requests to it (https://platform.claude.com/docs/en/about-claude/model-deprecations). Choose a current model, such as ${DEFAULT_MODEL}.`;
 }
 
 /** What the table says about `id`; an unknown id gets conservative defaults and a note, never an error. */

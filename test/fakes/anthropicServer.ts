@@ -16,7 +16,7 @@ import type { FakeMessage, StreamOutcome } from './sse';
 import { checkHeaders, validateRequest } from './validate';
 import { bedrockChunk } from './awsEventStream';
 import { checkPreservedRequest, signBlock } from './preservedThinking';
-import { CURRENT_MODELS } from './models';
+import { CURRENT_MODELS, isRetiredModel } from './models';
 import type { ListedFakeModel } from './models';
 import type { BindingContext } from './preservedThinking';
 
@@ -279,6 +279,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     else checkHeaders(req.headers, state.apiKey);
     if (record.body === undefined) invalid('There was an error parsing the body: it is not valid JSON');
     validateRequest(record.body, endpoint);
+    if (record.wire === 'anthropic' && isRetiredModel(String(record.body.model))) throw new ApiError(404, 'not_found_error', `model: ${String(record.body.model)}`);
     record.binding = checkPreservedRequest(record.body, req.headers, state.account);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;

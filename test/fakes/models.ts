@@ -28,3 +28,21 @@ export const CURRENT_MODELS: readonly ListedFakeModel[] = [
   { id: 'claude-opus-4-6', display_name: 'Claude Opus 4.6', created_at: EPOCH },
   { id: 'claude-haiku-4-5-20251001', display_name: 'Claude Haiku 4.5', created_at: '2025-10-01T00:00:00Z' },
 ];
+
+// Models retired on the Claude API by 2026-12-02, restated on their own (not from src/common/models.ts):
+// https://platform.claude.com/docs/en/about-claude/model-deprecations (read 2026-12-02): "Retired: The model
+// is no longer available for use. Requests to retired models will fail", the dates applying to Anthropic-
+// operated platforms (Bedrock and Google Cloud set their own). Sonnet 4.5 "retires on November 30, 2026"
+// (models/sonnet-4-5/overview); Opus 4.1, Opus 4, Sonnet 4, Sonnet 3.7 and Sonnet 3.5 earlier (the pricing
+// page marks them retired). How a request fails is not on that page: the errors page
+// (https://platform.claude.com/docs/en/api/errors, read 2026-12-02) has 404 not_found_error for what "was not
+// found", and a retired model's request was answered `404 {"type":"not_found_error","message":"model:
+// claude-sonnet-4-20250514"}` (reported 2026-08-14, github.com/vicharanashala/vibe/issues/1259). The fake
+// answers that, on its Claude API route only.
+const RETIRED = ['claude-sonnet-4-5', 'claude-opus-4-1', 'claude-opus-4', 'claude-sonnet-4', 'claude-3-7-sonnet', 'claude-3-5-sonnet'];
+
+/** Whether `model` (a Claude API id, dated or not) names a retired model. */
+export function isRetiredModel(model: string): boolean {
+  const bare = model.replace(/-(?:\d{8}|latest)$/, '').replace(/-0$/, '');
+  return RETIRED.includes(bare);
+}

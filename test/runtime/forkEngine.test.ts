@@ -282,7 +282,7 @@ describe('runtime: fork engine, second pass (issue 10)', function () {
 
   it('10b: with thinking on a model that strips it, a fork report waits for the next prompt instead of cutting the cached turn', async () => {
     await begin();
-    await h.configure({ model: 'claude-sonnet-4-5-20250929', thinkingBudgetTokens: 2048 });
+    await h.configure({ model: 'claude-haiku-4-5-20251001', thinkingBudgetTokens: 2048 });
     let forkDone!: () => void;
     const forkAnswered = new Promise<void>(resolve => (forkDone = resolve));
     h.fake.onResponse(r => isFork(r) && r.outcome === 'completed' && forkDone());

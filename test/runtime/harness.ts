@@ -22,9 +22,11 @@ export const TEST_KEY = 'sk-ant-test-key';
  * 500 ms, so a test of an unreachable endpoint or a failing server does not wait out seconds of backoff (a
  * server's retry-after still decides when it gives one); and unsandboxed commands in `bash -c`, not a login
  * shell, which skips the user's profile (on a machine whose ~/.bashrc starts pyenv, 170 ms of CPU a command).
- * Both production defaults are unit-tested (model.retryDelay, sandbox.commandPlan).
+ * Both production defaults are unit-tested (model.retryDelay, sandbox.commandPlan). And every request that
+ * reuses a kept prefix is built again whole and compared byte for byte (agent/prefixCheck.ts): a difference
+ * fails the request, in whatever test it happens.
  */
-export const TEST_RUNTIME_ENV: NodeJS.ProcessEnv = { FORK_AGENTS_RETRY_BASE_MS: '5', FORK_AGENTS_BASH_LOGIN: '0' };
+export const TEST_RUNTIME_ENV: NodeJS.ProcessEnv = { FORK_AGENTS_RETRY_BASE_MS: '5', FORK_AGENTS_BASH_LOGIN: '0', FORK_AGENTS_CHECK_PREFIX: '1' };
 
 export interface Harness {
   storeDir: string;

@@ -25,7 +25,7 @@ describe('runtime: model/chat (the Chat view provider)', function () {
 
   const chat = (params: Partial<ModelChatParams> & { requestId: string }) =>
     sendRequest(h.client.endpoint, modelChat, {
-      model: 'claude-sonnet-4-5', maxTokens: 1024, system: LONG_SYSTEM,
+      model: 'claude-haiku-4-5', maxTokens: 1024, system: LONG_SYSTEM,
       messages: [{ role: 'user', content: [{ type: 'text', text: 'What is here?' }] }],
       ...params,
     });
@@ -78,6 +78,18 @@ describe('runtime: model/chat (the Chat view provider)', function () {
     const haiku = await chat({ requestId: 'req7', model: 'claude-haiku-5-5', tools, toolChoice: 'any' });
     assert.deepEqual(h.fake.requests[2].body.tool_choice, { type: 'any' }, 'Haiku 5.5 takes it');
     assert.equal(haiku.notice, undefined);
+  });
+
+  // VS Code's language-model requests often carry no system message: the body then has no `system` at all
+  // (an empty text block is a 400), which the client's TTL rule once read as an array (an internal error).
+  it('a request without a system prompt is sent without `system`, and answered', async () => {
+    h.fake.enqueue(say('Hello.'));
+    const answered = await chat({ requestId: 'r0', system: undefined });
+    assert.equal(answered.error, undefined, JSON.stringify(answered.error));
+    assert.equal(answered.stopReason, 'end_turn');
+    assert.equal(h.fake.requests.length, 1);
+    assert.equal(h.fake.requests[0].body.system, undefined);
+    assert.deepEqual(h.fake.requests[0].body.messages.at(-1).content.at(-1).cache_control, { type: 'ephemeral' }, 'the messages carry the breakpoint');
   });
 
   it('retries a 429 with an HTTP-date retry-after and a 529 with retry-after-ms, then answers', async () => {

@@ -121,10 +121,11 @@ describe('runtime: a fork\'s first request after its parent changed is a fresh r
     assertSame(live, await fresh({ sessionId, directive: 'After the new turns.', forkTurns: 'all' }), 'long chat rewound');
   });
 
-  // A fork's fork shares its grandparent's one slot (createFork passes the home on). The grandparent's next
-  // request covers as many entries as the grandchild's first — its history plus a prompt, against the same
-  // history plus the child's directive — with the same model and marks: only the entries at the ends tell
-  // them apart. More than twice 8 entries, so the last ones are what differs.
+  // A fork's fork fills its parent's slot (agent/loop.ts requestHome); until 2026-12-02 it shared its
+  // grandparent's. The grandparent's next request covers as many entries as the grandchild's first — its
+  // history plus a prompt, against the same history plus the child's directive — with the same model and
+  // marks: had they shared a slot, only the entries at the ends would tell them apart. More than twice 8
+  // entries, so the last ones are what differs.
   it('a fork of a fork after its grandparent\'s next turn, over a history of more than 16 entries', async () => {
     const { sessionId } = await chat(9);
     const child = await sendRequest(h.client.endpoint, forkStart, { sessionId, directive: 'The child.', forkTurns: 'all', isolation: 'shared', name: 'child' });

@@ -20,7 +20,7 @@ describe('runtime: chat references and the picked model', function () {
   it('sends #file, #selection and image references in the prompt entry, cut to the cap with a note', async () => {
     h.fake.enqueue(say('seen'));
     const result = await h.send('explain these', {
-      model: 'claude-opus-4-1',
+      model: 'claude-opus-4-8',
       references: [
         { kind: 'file', path: 'src/a.ts', text: 'export const a = 1;\n' },
         { kind: 'file', path: 'src/b.ts', text: 'const b = 2;', range: { startLine: 3, endLine: 3 } },
@@ -30,7 +30,7 @@ describe('runtime: chat references and the picked model', function () {
     });
     assert.equal(result.text, 'seen');
     const sent = h.fake.requests[0].body;
-    assert.equal(sent.model, 'claude-opus-4-1', 'the picked model');
+    assert.equal(sent.model, 'claude-opus-4-8', 'the picked model');
     const all = sent.messages.at(-1).content as { type: string; text?: string; source?: { media_type: string } }[];
     // The startup entry shares the first user message; the prompt entry's blocks follow it.
     const content = all.slice(all.findIndex(b => b.text === 'explain these'));
@@ -43,11 +43,11 @@ describe('runtime: chat references and the picked model', function () {
     assert.ok(huge.length < MAX_REFERENCE_CHARS + 50, 'cut to the cap');
     assert.match(content.at(-1)!.text!, /References were cut to fit 100000 characters: huge \(100005 characters/);
     const { header, entries } = await h.transcript(result.sessionId);
-    assert.equal(header.settings.model, 'claude-opus-4-1', 'recorded in the session');
+    assert.equal(header.settings.model, 'claude-opus-4-8', 'recorded in the session');
     assert.equal(entries.find(e => e.kind === 'prompt')!.message.content.length, content.length, 'the prompt entry holds them (forks inherit it)');
 
     h.fake.enqueue(say('same model'));
     await h.send('and now?', { sessionId: result.sessionId, model: 'claude-haiku-4-5' });
-    assert.equal(h.fake.requests[1].body.model, 'claude-opus-4-1', 'a session keeps its model (cache parity)');
+    assert.equal(h.fake.requests[1].body.model, 'claude-opus-4-8', 'a session keeps its model (cache parity)');
   });
 });

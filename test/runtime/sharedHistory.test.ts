@@ -178,7 +178,9 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
       prepare: (storeDir, root) => {
         fs.mkdirSync(path.join(storeDir, 'sessions'), { recursive: true });
         for (const name of fs.readdirSync(path.join(FIXTURE, 'sessions'))) {
-          const text = fs.readFileSync(path.join(FIXTURE, 'sessions', name), 'utf8').split('/FIXTURE_ROOT').join(root);
+          // The old release's chats ran on Sonnet 4.5, retired on 2026-11-30: the API (and the runtime,
+          // retiredModels.test.ts) would refuse their requests now, so the copy names a model still served.
+          const text = fs.readFileSync(path.join(FIXTURE, 'sessions', name), 'utf8').split('/FIXTURE_ROOT').join(root).split('"claude-sonnet-4-5"').join('"claude-haiku-4-5"');
           fs.writeFileSync(path.join(storeDir, 'sessions', name), text);
         }
       },

@@ -3,6 +3,7 @@
 import { strict as assert } from 'node:assert';
 import type { Entry } from '../../src/common/transcript';
 import { buildRequestBody } from '../../src/runtime/agent/request';
+import { requestHome } from '../../src/runtime/agent/loop';
 import { closeBoundary } from '../../src/runtime/fork/history/close';
 import { createForkSession, parentRequestEnd } from '../../src/runtime/fork/history/createFork';
 import type { ForkSpec } from '../../src/runtime/fork/history/createFork';
@@ -132,4 +133,24 @@ describe('fork: createForkSession (docs/design.md §4.2–§4.5)', () => {
       assert.equal(isForkTranscript(view), false, 'no fork boilerplate');
     });
   }
+});
+
+// Where each request keeps its leading messages (agent/loop.ts requestHome, agent/requestPrefix.ts). Each
+// slot holds one prefix: a fork of a fork that filled its grandparent's slot evicted the grandparent's
+// latest request there, and the grandparent's next fork rebuilt it.
+describe('fork: the prefix slot a request fills', () => {
+  it('a chat\'s requests and its forks\' first ones share the chat\'s slot; a fork of a fork fills its parent\'s', () => {
+    const parent = parentSession(richParent().entries);
+    const { store } = memoryStore();
+    const child = createForkSession(store, spec(parent));
+    assert.equal(requestHome(parent, undefined), parent.prefixHome, 'a chat\'s own requests');
+    assert.equal(requestHome(child, child.inheritedBreakpointsEnd()), parent.prefixHome, 'a fork\'s first: its parent\'s');
+    child.commit('response', { role: 'assistant', content: [text('Scope: parse.\nResult: tests written.')] });
+    const grandchild = createForkSession(store, spec(child, { directive: 'Check the tests.' }));
+    const first = grandchild.inheritedBreakpointsEnd();
+    assert.ok(first, 'the grandchild\'s first request repeats the child\'s latest');
+    assert.equal(requestHome(grandchild, first), child.prefixHome, 'a fork of a fork: its parent\'s slot');
+    assert.notEqual(requestHome(grandchild, first), parent.prefixHome, 'not its grandparent\'s');
+    assert.equal(requestHome(child, undefined), undefined, 'a fork\'s later requests keep nothing');
+  });
 });

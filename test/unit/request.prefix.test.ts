@@ -9,6 +9,7 @@ import { buildRequest, buildRequestBody } from '../../src/runtime/agent/request'
 import type { PrefixHome } from '../../src/runtime/agent/requestPrefix';
 import type { ForkFirstRequest } from '../../src/runtime/session/session';
 import { fingerprint } from '../../src/runtime/cache/fingerprint';
+import { checkKeptPrefix, PrefixMismatchError } from '../../src/runtime/agent/prefixCheck';
 import { closeBoundary } from '../../src/runtime/fork/history/close';
 import { parentRequestEnd } from '../../src/runtime/fork/history/createFork';
 import { renderDirective } from '../../src/runtime/fork/history/directive';
@@ -74,5 +75,37 @@ describe('request prefix: kept leading messages, the bytes of a whole build', ()
     assert.equal(check(other, fork.entries, fork.fork, home).reused, false, 'another model');
     assert.equal(check(h, parent, undefined, home).reused, false, 'the parent\'s next request covers more entries');
     assert.equal(check(h, parent, undefined, home).reused, true, 'the same request again');
+  });
+});
+
+// The prefix is matched by identity of the 8 entries at each end only (agent/requestPrefix.ts). A history that
+// shares both ends with the kept one but not its middle cannot arise from appends, rewinds or repairs (each
+// makes new end entries); if one ever did, the kept messages would be sent. agent/prefixCheck.ts, on in every
+// runtime test, refuses such a body instead of sending it.
+describe('request prefix: the check that a reused prefix is the whole build', () => {
+  function longChat(turns: number): Entry[] {
+    const entries: Entry[] = [];
+    for (let n = 0; n < turns; n++) {
+      entries.push(closingEntry({ role: 'user', content: [{ type: 'text', text: `Question ${n}` }] }));
+      entries.push({ ...closingEntry({ role: 'assistant', content: [{ type: 'text', text: `Answer ${n}` }] }), kind: 'response' });
+    }
+    return entries.map((entry, i) => Object.freeze({ ...entry, id: `e${i}` }));
+  }
+
+  it('a kept prefix whose middle differs is reused by the guard, and refused by the check', () => {
+    const h = header();
+    const chat = longChat(12);
+    const home: PrefixHome = {};
+    const first = buildRequest(h, chat, undefined, {}, home);
+    checkKeptPrefix(first, () => buildRequestBody(h, chat, undefined), true);
+    // The same list object for object, but one entry in the middle another (what no history operation makes).
+    const other = chat.slice();
+    other[11] = Object.freeze({ ...chat[11], message: { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'Another answer' }] } });
+    const stale = buildRequest(h, other, undefined, {}, home);
+    assert.equal(stale.prefix, first.prefix, 'the ends match: the kept prefix is reused');
+    assert.ok(!Buffer.concat(stale.encoded.chunks).toString('utf8').includes('Another answer'), 'and its messages are sent');
+    assert.throws(() => checkKeptPrefix(stale, () => buildRequestBody(h, other, undefined), true), PrefixMismatchError);
+    // Off by default outside tests: nothing is built twice.
+    assert.doesNotThrow(() => checkKeptPrefix(stale, () => assert.fail('not built'), false));
   });
 });

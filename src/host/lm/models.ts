@@ -1,7 +1,8 @@
 // The Claude models this window offers: the endpoint's (`model/list`), else `fork.models`, and always
-// `fork.model` first. One list for the Chat view's picker and a new fork's model choice.
+// `fork.model` first, without retired models. One list for the Chat view's picker and a new fork's model choice.
 import { modelList } from '../../common/protocol/model';
 import type { ListedModel } from '../../common/protocol/model';
+import { retiredOn, utcDay } from '../../common/models';
 import type { RuntimeApi } from '../runtimeApi';
 import type { HostSettings } from '../settings';
 
@@ -11,7 +12,7 @@ export interface EndpointModels {
   problem?: string;
 }
 
-export async function endpointModels(runtime: RuntimeApi): Promise<EndpointModels> {
+export async function endpointModels(runtime: Pick<RuntimeApi, 'request'>): Promise<EndpointModels> {
   try {
     const { models, error } = await runtime.request(modelList, {});
     return models.length > 0 ? { models } : { models: [], problem: error ?? 'the endpoint lists no Claude models' };
@@ -21,15 +22,28 @@ export async function endpointModels(runtime: RuntimeApi): Promise<EndpointModel
   }
 }
 
-/** The endpoint's models (else `fork.models`) with `fork.model` first. */
-export function offeredModels(settings: HostSettings, listed: readonly ListedModel[]): ListedModel[] {
+type ModelSettings = Pick<HostSettings, 'fallbackModels' | 'model' | 'provider'>;
+
+/** The endpoint's models (else `fork.models`) with `fork.model` first, without retired models. */
+export function offeredModels(settings: ModelSettings, listed: readonly ListedModel[], today = utcDay()): ListedModel[] {
   const models = listed.length > 0 ? listed : settings.fallbackModels();
   const preferred = settings.model();
-  return [models.find(m => m.id === preferred) ?? { id: preferred, name: preferred }, ...models.filter(m => m.id !== preferred)];
+  // A retired model (models.ts `retiresOn`) fails every request on the Claude API: the lists leave it out,
+  // and `fork.model` set to one is kept but says so, so the user sees why its requests are refused.
+  const provider = settings.provider().provider;
+  const retired = (id: string) => retiredOn(id, today, provider);
+  const first = models.find(m => m.id === preferred) ?? { id: preferred, name: preferred };
+  const day = retired(preferred);
+  return [day ? { ...first, name: `${first.name} ${retiredMark(day)}` } : first, ...models.filter(m => m.id !== preferred && !retired(m.id))];
 }
 
-export async function availableModels(settings: HostSettings, runtime: RuntimeApi): Promise<ListedModel[]> {
-  return offeredModels(settings, (await endpointModels(runtime)).models);
+export async function availableModels(settings: ModelSettings, runtime: Pick<RuntimeApi, 'request'>, today = utcDay()): Promise<ListedModel[]> {
+  return offeredModels(settings, (await endpointModels(runtime)).models, today);
+}
+
+/** What a retired model's name carries in the lists. */
+export function retiredMark(day: string): string {
+  return `(retired ${day})`;
 }
 
 /**

@@ -9,14 +9,16 @@ import type { ToolResultBlock, ToolUseBlock, Usage } from '../../common/transcri
 import { addUsage, inputTokens, zeroUsage } from '../../common/transcript';
 import type { ModelClient } from '../model/modelClient';
 import type { RequestExplanation, RequestRecord } from '../session/records';
-import type { Session } from '../session/session';
+import type { ForkFirstRequest, Session } from '../session/session';
 import type { Tool, ToolContext } from '../tools/types';
 import { runTool } from '../tools/registry';
 import { GIT_WRITE_NOTE } from '../tools/gitGuard';
 import { autoCompactionPoint, compactSession, contextWindowFor, estimateContextTokens } from './compact';
 import type { CompactionSettings } from './compact';
-import { buildRequest } from './request';
+import { buildRequest, buildRequestBody } from './request';
 import type { BuiltRequest } from './request';
+import { checkKeptPrefix } from './prefixCheck';
+import type { PrefixHome } from './requestPrefix';
 import type { MessagesRequestBody } from '../model/wire';
 import { fingerprint } from '../cache/fingerprint';
 import { streamWithRetries } from './retry';
@@ -177,6 +179,16 @@ function boundElsewhere(error: ErrorInfo, body: MessagesRequestBody | undefined)
     && body?.thinking?.type === 'adaptive' && !body.thinking.block_binding;
 }
 
+/**
+ * Where a request keeps its leading messages (agent/requestPrefix.ts): a chat's requests in its own slot, for
+ * its forks' first requests; a fork's first in its parent's, shared with its siblings; a fork's later ones
+ * nowhere (they repeat no one's). A fork of a fork thus fills its parent's slot, never its grandparent's.
+ */
+export function requestHome(session: Pick<Session, 'bootstrap' | 'prefixHome' | 'parentPrefixHome'>, fork: ForkFirstRequest | undefined): PrefixHome | undefined {
+  if (fork) return session.parentPrefixHome ?? session.prefixHome;
+  return session.bootstrap ? undefined : session.prefixHome;
+}
+
 async function requestOnce(deps: LoopDeps) {
   let sent: { built: BuiltRequest; lastEntryId?: string } | undefined;
   const session = deps.session;
@@ -185,10 +197,10 @@ async function requestOnce(deps: LoopDeps) {
     () => {
       const entries = session.entries();
       const fork = session.inheritedBreakpointsEnd();
-      // A parent's requests and a fork's first keep their leading messages built on the parent, for the
-      // next request that repeats them (agent/requestPrefix.ts); a fork's later requests repeat no one's.
-      const home = fork || !session.bootstrap ? session.prefixHome : undefined;
-      const built = buildRequest(session.header, entries, fork, { dropMismatchedThinking: session.dropsMismatchedThinking }, home);
+      const home = requestHome(session, fork);
+      const options = { dropMismatchedThinking: session.dropsMismatchedThinking };
+      const built = buildRequest(session.header, entries, fork, options, home);
+      checkKeptPrefix(built, () => buildRequestBody(session.header, entries, fork, options));
       sent = { built, lastEntryId: entries[entries.length - 1]?.id };
       return built.body;
     },

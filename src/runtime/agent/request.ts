@@ -71,7 +71,7 @@ export interface BuiltRequest {
  * buildRequestBody, reusing a prefix kept in `home` (agent/requestPrefix.ts): the messages for entries up
  * to the parent's latest request (a fork's first request) or for all of them (any other request of a
  * parent), built once — by the parent's request or the first sibling — and kept there for the next.
- * Without a home, or where the split would change the bytes, it builds the whole body as before.
+ * Without a home, or for an empty history, it builds the whole body as before.
  */
 export function buildRequest(header: SessionHeader, entries: readonly Entry[], fork?: ForkFirstRequest, options: BodyOptions = {}, home?: PrefixHome): BuiltRequest {
   const plan = planMarks(header, entries, fork);
@@ -138,7 +138,17 @@ function fullBody(header: SessionHeader, entries: readonly Entry[], plan: MarkPl
  * The body as the kept prefix plus what follows it. Prompt caching matches the prompt byte for byte, tools
  * → system → messages up to each breakpoint (https://platform.claude.com/docs/en/build-with-claude/prompt-caching,
  * "Prompt caching references the entire prompt", read 2026-12-02), so the result must be exactly the full
- * build's bytes: the split falls between two messages, never inside one (undefined when it would).
+ * build's bytes. What makes it so:
+ * - the split falls between two entries; when the first message after it has the role of the prefix's last
+ *   (a directive after the parent's last user entry), the two are joined into one message, as the full build
+ *   joins them, and the prefix's last message is encoded again with it (only the messages before it are
+ *   reused as bytes);
+ * - the thinking rule runs over the rest from the chain state the prefix ended in, so it keeps and drops what
+ *   the whole walk would;
+ * - a prefix is reused only for the same count, the same key (model, TTL, breakpoints among its entries,
+ *   system, tools) and the same entry objects at both ends (agent/requestPrefix.ts). The middle is taken on
+ *   trust: entries are immutable and a history changes only by appending or by a new list with new ends.
+ *   agent/prefixCheck.ts verifies every reuse in the runtime tests; returns undefined only for no entries.
  */
 function withPrefix(header: SessionHeader, entries: readonly Entry[], fork: ForkFirstRequest | undefined, options: BodyOptions, plan: MarkPlan, home: PrefixHome): BuiltRequest | undefined {
   const count = fork ? Math.min(fork.parentRequestEnd + 1, entries.length) : entries.length;

@@ -10,7 +10,7 @@ import { modelIdProblem } from '../../common/modelChoice';
 import { MISSING_KEY_MESSAGE } from './send';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
-import { checkStartParams, forkAccess, invalidParams } from './startParams';
+import { checkStartParams, forkAccess, invalidParams, retiredForkModel } from './startParams';
 
 export function registerForkStart(ctx: RuntimeContext, client: ClientConnection): void {
   client.handle(forkStart, async (params: ForkStartParams): Promise<ForkStartResult> => {
@@ -27,6 +27,9 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
       // that message's checkpoint); a fork still running is continued with a message instead.
       if (parent.bootstrap && !ctx.forks.atRest(parent.id)) throw invalid('A fork can be forked only once it has stopped; wait for it, or continue it with a message.');
       const access = forkAccess(client, configured, parent);
+      // A fork on a retired model (its own, or the chat's) would fail at its first request: refused by name.
+      const retired = retiredForkModel(parent, typeof params.model === 'string' ? [params.model] : undefined, configured);
+      if (retired) throw invalid(retired);
       const fork = await ctx.forks.start({
         parent,
         kind: 'fork',

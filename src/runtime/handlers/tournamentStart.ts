@@ -10,7 +10,7 @@ import { defaultVerify } from '../fork/tournament/detectVerify';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { MISSING_KEY_MESSAGE } from './send';
-import { checkStartParams, forkAccess, invalidParams } from './startParams';
+import { checkStartParams, forkAccess, invalidParams, retiredForkModel } from './startParams';
 import { checkTextSize } from './textLimits';
 
 export function registerTournamentStart(ctx: RuntimeContext, client: ClientConnection): void {
@@ -35,6 +35,8 @@ export function registerTournamentStart(ctx: RuntimeContext, client: ClientConne
     return await ctx.store.using(params.sessionId, parent => {
       if (parent.bootstrap) throw invalidParams('A fork cannot start a tournament; continue it with a message instead.');
       const access = forkAccess(client, configured, parent);
+      const retired = retiredForkModel(parent, models, configured);
+      if (retired) throw invalidParams(retired);
       const verify = params.verify !== undefined ? params.verify.trim() : defaultVerify(access, parent.header.root);
       return ctx.tournaments.start({
         spec: {

@@ -9,6 +9,7 @@ import { ModelError } from './modelClient';
 import type { BodyFacts, ModelClient, ModelResponse, StreamHandlers } from './modelClient';
 import { retryAdvice } from './retryRules';
 import { providerModelId } from './modelIds';
+import { retiredModelText, retiredOn, utcDay } from '../../common/models';
 import { createSdk } from './providers';
 import { requestBytes } from './requestBytes';
 import type { SdkOptions } from './providers';
@@ -67,7 +68,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
           ...(transformations && transformations.length > 0 ? { inputTransformations: transformations } : {}),
         };
       } catch (error) {
-        const modelError = toModelError(error, started, signal);
+        const modelError = toModelError(error, started, signal, retirement(body.model, options.provider?.name));
         modelError.billed = billed;
         modelError.serverTime = serverTime;
         throw modelError;
@@ -162,7 +163,14 @@ function dateHeader(headers: Headers | undefined): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-function toModelError(error: unknown, started: boolean, signal: AbortSignal): ModelError {
+/** The request's model and the day it was retired (models.ts), when it is retired where it is sent. */
+function retirement(model: string, provider: string | undefined): { model: string; day: string } | undefined {
+  const day = retiredOn(model, utcDay(), provider ?? 'anthropic');
+  return day ? { model, day } : undefined;
+}
+
+/** `retired`: the request's model when it is retired, which a 404 then names. */
+function toModelError(error: unknown, started: boolean, signal: AbortSignal, retired?: { model: string; day: string }): ModelError {
   if (signal.aborted || error instanceof Anthropic.APIUserAbortError) {
     return new ModelError({ kind: 'cancelled', message: 'Cancelled.' });
   }
@@ -177,7 +185,10 @@ function toModelError(error: unknown, started: boolean, signal: AbortSignal): Mo
     if (status === 429) return make({ kind: 'rate_limit', status, message: `Rate limited (429): ${detail}` });
     if (status === 529) return make({ kind: 'overloaded', status, message: `The API is overloaded (529): ${detail}` });
     if (status >= 500) return make({ kind: 'server', status, message: `The API failed (${status}): ${detail}` });
-    return make({ kind: 'bad_request', status, message: `The API refused the request (${status}): ${detail}` });
+    // A retired model's requests fail with a 404 not_found_error naming it (model-deprecations: "Requests to
+    // retired models will fail"): say which model and since when, not only the API's "model: <id>".
+    const why = status === 404 && retired ? ` ${retiredModelText(retired.model, retired.day)}` : '';
+    return make({ kind: 'bad_request', status, message: `The API refused the request (${status}): ${detail}${why}` });
   }
   const message = error instanceof Error ? error.message : String(error);
   if (started) {

@@ -38,7 +38,8 @@ export const THINKING_BINDING_BETA = 'thinking-binding-controls-2026-08-01';
 export function requestTtl(body: MessagesRequestBody): '5m' | '1h' {
   // A plain loop: this runs for every request over the whole history, so it builds no list of its blocks.
   const oneHour = (block: object) => (block as { cache_control?: CacheControl }).cache_control?.ttl === '1h';
-  if (body.system.some(oneHour)) return '1h';
+  // model/chat leaves `system` out when the caller has none (an empty text block is refused).
+  if (body.system?.some(oneHour)) return '1h';
   for (const message of body.messages) if (message.content.some(oneHour)) return '1h';
   return '5m';
 }

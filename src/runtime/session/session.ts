@@ -62,10 +62,15 @@ export class Session {
   readonly ledger: SessionLedger;
   private chatApproval?: ApprovalMode;
   /**
-   * The leading messages of this history's latest request, built once (agent/requestPrefix.ts). A fork
-   * started in this runtime shares its parent's, so its first request and its siblings' reuse them.
+   * The leading messages of this history's latest request, built once (agent/requestPrefix.ts): this
+   * session's own slot, which its requests (a chat's) or its forks' first requests fill.
    */
   prefixHome: PrefixHome = {};
+  /**
+   * A fork started in this runtime: its parent's slot, which its first request and its siblings' share. Its
+   * own stays its own, so a fork of it fills that one, not its grandparent's.
+   */
+  parentPrefixHome?: PrefixHome;
   /** The API once refused this history's thinking as bound elsewhere: later requests ask it to drop what fails (agent/loop.ts). */
   dropsMismatchedThinking = false;
   /** Code checkpoints in record order (checkpoint/codeAt.ts finds an entry's). */

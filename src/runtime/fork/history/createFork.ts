@@ -139,7 +139,7 @@ function persist(
   const session = store.create(header, [Session.bootstrapRecord(bootstrap, history ? [] : inherited.toArray(), history)], { flushOffThread: true });
   session.applyBootstrap(bootstrap, inherited);
   // Its first request repeats the parent's latest: the messages the parent (or a sibling) built are reused.
-  session.prefixHome = spec.parent.prefixHome;
+  session.parentPrefixHome = spec.parent.prefixHome;
   return session;
 }
 
