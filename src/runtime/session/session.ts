@@ -71,6 +71,8 @@ export class Session {
   /** Code checkpoints in record order (checkpoint/codeAt.ts finds an entry's). */
   private readonly codeCheckpoints: CheckpointRecord[] = [];
   private readonly rewinds = new RewindStack<ViewState>();
+  /** A fork whose inherited entries are still being read (a parent known from its tail): settles when they are. */
+  private inheriting?: Promise<void>;
 
   /** `segments`: where this session seals its history (parent sessions; forks are never forked). */
   constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter, segments?: SegmentStore) {
@@ -141,7 +143,7 @@ export class Session {
     else if (record.type === 'spend') this.ledger.bill(record.usage, record.time);
     else if (record.type === 'request') this.ledger.replayRequest(record.request);
     else if (record.type === 'repair') this.applyRepair(record);
-    else if (record.type === 'approval') this.chatApproval = record.approvalMode;
+    else if (record.type === 'approval') this.noteApproval(record.approvalMode);
   }
 
   /** The approval mode of this chat's latest turn (undefined: none recorded, as in older files). */
@@ -153,7 +155,12 @@ export class Session {
   recordApprovalMode(approvalMode: ApprovalMode): void {
     if (this.chatApproval === approvalMode) return;
     this.write({ type: 'approval', approvalMode, time: new Date().toISOString() } satisfies SessionRecord);
+    this.noteApproval(approvalMode);
+  }
+
+  private noteApproval(approvalMode: ApprovalMode): void {
     this.chatApproval = approvalMode;
+    if (this.chain) this.chain.approvalMode = approvalMode;
   }
 
   /** Usage billed to this session: its own entries' usage plus attempts that left none. */
@@ -358,6 +365,30 @@ export class Session {
     const view = inherited.concat(closing);
     for (const entry of view) if (!Object.isFrozen(entry)) deepFreeze(entry);
     this.active.replace(view, true);
+  }
+
+  /**
+   * `filled` completes the inherited entries this fork's bootstrap named (fork/history/tailParent.ts); until it
+   * settles nothing may read its history (SessionStore.get and the fork's run wait: inheritedReady). When it
+   * fails the fork is unavailable with the reason, as one revived with a missing segment is.
+   */
+  inheritLater(filled: Promise<void>): void {
+    const closing = this.active.last()!;
+    this.inheriting = filled.then(
+      () => {
+        this.inheriting = undefined;
+      },
+      (error: unknown) => {
+        this.inheriting = undefined;
+        this.unavailable = `its inherited history cannot be read: ${error instanceof Error ? error.message : String(error)}`;
+        this.active.replace([closing]);
+      },
+    );
+  }
+
+  /** Settles once the history can be read (at once, but for a fork whose inherited entries are being read). */
+  inheritedReady(): Promise<void> {
+    return this.inheriting ?? Promise.resolve();
   }
 
   private applyRewind(toEntryId: string | null, code?: RewoundCode): void {
