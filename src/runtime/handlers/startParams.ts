@@ -50,6 +50,6 @@ function defaultName(directive: string): string {
  * run with `auto` does not start forks that wait for an editor. It becomes the fork's launch mode, the ceiling
  * for fork/send.
  */
-export function forkAccess(client: ClientConnection, access: ModelAccess, parent: Session): ModelAccess {
+export function forkAccess(client: ClientConnection, access: ModelAccess, parent: Pick<Session, 'approvalMode'>): ModelAccess {
   return client.config.approvalMode === undefined ? { ...access, approvalMode: parent.approvalMode ?? 'ask' } : access;
 }
