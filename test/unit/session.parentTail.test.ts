@@ -94,7 +94,7 @@ describe('session: forking a chat from its transcript\'s tail', function () {
     assert.ok(await TailParent.open(new SessionStore(dir), id), 'once cut, the tail is trusted again');
   });
 
-  it('refuses a damaged line after the last seal, and a rewind', async () => {
+  it('refuses a damaged line after the last seal, a rewind and a repair', async () => {
     const damaged = await chat(2 * SEAL_ENTRIES + 3);
     append(damaged.store, damaged.id, '{"type":"entry","entry":\u0000\u0000\n');
     assert.equal(await TailParent.open(damaged.store, damaged.id), undefined, 'damaged');
@@ -102,6 +102,11 @@ describe('session: forking a chat from its transcript\'s tail', function () {
     const record: SessionRecord = { type: 'rewind', toEntryId: rewound.entries[10].id, time: new Date().toISOString() };
     append(rewound.store, rewound.id, JSON.stringify(record) + '\n');
     assert.equal(await TailParent.open(rewound.store, rewound.id), undefined, 'rewound');
+    // fork-agents doctor --repair writes its mending as a record after the damage: the loaded chat applies it.
+    const repaired = await chat(2 * SEAL_ENTRIES + 3);
+    const repair: SessionRecord = { type: 'repair', lines: [3], keep: 2, keepLastId: repaired.entries[1].id, entries: [], time: new Date().toISOString() };
+    append(repaired.store, repaired.id, JSON.stringify(repair) + '\n');
+    assert.equal(await TailParent.open(repaired.store, repaired.id), undefined, 'repaired');
   });
 
   it('refuses a chat rewound into sealed history and continued: its later seals no longer say prefix', async () => {

@@ -75,7 +75,14 @@ export class TailParent {
 
   /** The parent's file is on disk (written by a runtime before this one; flushed again, off the thread). */
   async durable(): Promise<void> {
-    const handle = await fs.promises.open(this.file, 'r');
+    let handle: fs.promises.FileHandle;
+    try {
+      handle = await fs.promises.open(this.file, 'r');
+    } catch (error) {
+      // Deleted meanwhile: its transcript was retired whole (the fork's file already names it), nothing to flush here.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
     try {
       await handle.datasync();
     } finally {
