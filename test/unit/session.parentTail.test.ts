@@ -48,7 +48,7 @@ describe('session: forking a chat from its transcript\'s tail', function () {
 
   it('names the whole history by the chain and the unsealed entries, as the loaded chat does, and fills it in', async () => {
     const { store, id, entries } = await chat(3 * SEAL_ENTRIES + 7);
-    const tail = await TailParent.open(store, id);
+    const tail = TailParent.open(store, id);
     assert.ok(tail, 'the tail is trusted');
     const snapshot = tail.snapshot();
     assert.equal(snapshot.length, entries.length);
@@ -63,7 +63,7 @@ describe('session: forking a chat from its transcript\'s tail', function () {
   it('a fork made from the tail writes a bootstrap the ordinary path would, and its history is readable once filled', async () => {
     // Ends with an answer: the fork inherits everything (a trailing unanswered prompt would be left out).
     const { store, id, entries } = await chat(2 * SEAL_ENTRIES + 4);
-    const tail = (await TailParent.open(store, id))!;
+    const tail = TailParent.open(store, id)!;
     const fork = createForkSession(store, { parent: tail, kind: 'fork', directive: 'Check it.', turns: 'all', isolation: 'shared', origin: 'user', name: 'tail' });
     await store.durable(fork.id);
     await fork.inheritedReady();
@@ -79,7 +79,7 @@ describe('session: forking a chat from its transcript\'s tail', function () {
 
   it('carries the chat\'s approval mode, recorded long before the tail', async () => {
     const { store, id } = await chat(2 * SEAL_ENTRIES + 3, session => session.recordApprovalMode('auto-edit'));
-    assert.equal((await TailParent.open(store, id))!.approvalMode, 'auto-edit');
+    assert.equal(TailParent.open(store, id)!.approvalMode, 'auto-edit');
   });
 
   const file = (store: SessionStore, id: string) => store.fileOf(id);
@@ -88,25 +88,25 @@ describe('session: forking a chat from its transcript\'s tail', function () {
   it('refuses a torn last line (a crash mid-append): the ordinary load cuts it', async () => {
     const { store, id } = await chat(2 * SEAL_ENTRIES + 3);
     append(store, id, '{"type":"entry","entry":{"id":"e-torn');
-    assert.equal(await TailParent.open(store, id), undefined);
+    assert.equal(TailParent.open(store, id), undefined);
     const loaded = await store.get(id);
     assert.equal(loaded.tornBytes > 0, true, 'the load cut it');
-    assert.ok(await TailParent.open(new SessionStore(dir), id), 'once cut, the tail is trusted again');
+    assert.ok(TailParent.open(new SessionStore(dir), id), 'once cut, the tail is trusted again');
   });
 
   it('refuses a damaged line after the last seal, a rewind and a repair', async () => {
     const damaged = await chat(2 * SEAL_ENTRIES + 3);
     append(damaged.store, damaged.id, '{"type":"entry","entry":\u0000\u0000\n');
-    assert.equal(await TailParent.open(damaged.store, damaged.id), undefined, 'damaged');
+    assert.equal(TailParent.open(damaged.store, damaged.id), undefined, 'damaged');
     const rewound = await chat(2 * SEAL_ENTRIES + 3);
     const record: SessionRecord = { type: 'rewind', toEntryId: rewound.entries[10].id, time: new Date().toISOString() };
     append(rewound.store, rewound.id, JSON.stringify(record) + '\n');
-    assert.equal(await TailParent.open(rewound.store, rewound.id), undefined, 'rewound');
+    assert.equal(TailParent.open(rewound.store, rewound.id), undefined, 'rewound');
     // fork-agents doctor --repair writes its mending as a record after the damage: the loaded chat applies it.
     const repaired = await chat(2 * SEAL_ENTRIES + 3);
     const repair: SessionRecord = { type: 'repair', lines: [3], keep: 2, keepLastId: repaired.entries[1].id, entries: [], time: new Date().toISOString() };
     append(repaired.store, repaired.id, JSON.stringify(repair) + '\n');
-    assert.equal(await TailParent.open(repaired.store, repaired.id), undefined, 'repaired');
+    assert.equal(TailParent.open(repaired.store, repaired.id), undefined, 'repaired');
   });
 
   it('refuses a chat rewound into sealed history and continued: its later seals no longer say prefix', async () => {
@@ -117,23 +117,23 @@ describe('session: forking a chat from its transcript\'s tail', function () {
     for (let n = 0; n < 3 * SEAL_ENTRIES; n++) say(session, 1000 + n);
     await session.durable();
     store.drop(session.id);
-    assert.equal(await TailParent.open(new SessionStore(dir), session.id), undefined);
+    assert.equal(TailParent.open(new SessionStore(dir), session.id), undefined);
   });
 
   it('refuses a compacted chat, a store written before seals said prefix, and a chat with nothing sealed', async () => {
     const compacted = await chat(SEAL_ENTRIES + 3, session => session.commit('summary', { role: 'user', content: [{ type: 'text', text: 'Summary.' }] }));
-    assert.equal(await TailParent.open(compacted.store, compacted.id), undefined, 'compacted');
+    assert.equal(TailParent.open(compacted.store, compacted.id), undefined, 'compacted');
     const older = await chat(2 * SEAL_ENTRIES + 3);
     const lines = fs.readFileSync(file(older.store, older.id), 'utf8').replace(/,"prefix":\{[^}]*\}/g, '');
     fs.writeFileSync(file(older.store, older.id), lines);
-    assert.equal(await TailParent.open(older.store, older.id), undefined, 'older store');
+    assert.equal(TailParent.open(older.store, older.id), undefined, 'older store');
     const short = await chat(SEAL_ENTRIES - 10);
-    assert.equal(await TailParent.open(short.store, short.id), undefined, 'nothing sealed');
+    assert.equal(TailParent.open(short.store, short.id), undefined, 'nothing sealed');
   });
 
   it('a damaged line inside sealed history: filling reads the named bytes and says which segment is damaged', async () => {
     const { store, id, entries } = await chat(3 * SEAL_ENTRIES + 3);
-    const tail = (await TailParent.open(store, id))!;
+    const tail = TailParent.open(store, id)!;
     // An early entry's line no longer parses (a disk's damage): the chat loads mended, its segment no longer hashes.
     const bytes = fs.readFileSync(file(store, id));
     const at = bytes.indexOf(`"${entries[3].id}"`);

@@ -44,7 +44,7 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
     // An `all` fork of a chat not in memory names its history from the transcript's tail instead of
     // streaming it in first (docs/design.md §3): the answer does not wait on the parent's size.
     const tail = checked.turns === 'all' && params.atEntryId === undefined && !ctx.store.loaded(params.sessionId)
-      ? await TailParent.open(ctx.store, params.sessionId) : undefined;
+      ? TailParent.open(ctx.store, params.sessionId) : undefined;
     if (tail) return await startFrom(tail);
     // Held while its fork's worktree is made: idle eviction must not reload a second copy meanwhile.
     return await ctx.store.using(params.sessionId, async parent => {

@@ -30,11 +30,11 @@ export class TailParent {
    * The chat `id` from its file's tail, or undefined when the tail alone cannot be trusted or does not hold
    * what an `all` fork's boundary reads (the latest answered prompt, the parent's latest request): load it then.
    */
-  static async open(store: SessionStore, id: string): Promise<TailParent | undefined> {
+  static open(store: SessionStore, id: string): TailParent | undefined {
     const header = store.headerOf(id);
     if (!header || header.parent) return undefined;
     const file = store.fileOf(id);
-    const read = await readParentTail(file, header);
+    const read = readParentTail(file, header);
     if (!read || !boundaryInside(read.known)) return undefined;
     return new TailParent(read, file);
   }
