@@ -73,6 +73,7 @@ export class Session {
   private readonly rewinds = new RewindStack<ViewState>();
   /** A fork whose inherited entries are still being read (a parent known from its tail): settles when they are. */
   private inheriting?: Promise<void>;
+  private pendingFill?: () => Promise<void>;
 
   /** `segments`: where this session seals its history (parent sessions; forks are never forked). */
   constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter, segments?: SegmentStore) {
@@ -368,26 +369,32 @@ export class Session {
   }
 
   /**
-   * `filled` completes the inherited entries this fork's bootstrap named (fork/history/tailParent.ts); until it
-   * settles nothing may read its history (SessionStore.get and the fork's run wait: inheritedReady). When it
-   * fails the fork is unavailable with the reason, as one revived with a missing segment is.
+   * `fill` completes the inherited entries this fork's bootstrap named (fork/history/tailParent.ts). It starts
+   * when someone first waits for the history (inheritedReady: the fork's run, SessionStore.get), so nothing
+   * proportional to the parent runs before fork/start has answered; until it settles nothing may read the
+   * history. When it fails the fork is unavailable with the reason, as one revived with a missing segment is.
    */
-  inheritLater(filled: Promise<void>): void {
-    const closing = this.active.last()!;
-    this.inheriting = filled.then(
-      () => {
-        this.inheriting = undefined;
-      },
-      (error: unknown) => {
-        this.inheriting = undefined;
-        this.unavailable = `its inherited history cannot be read: ${error instanceof Error ? error.message : String(error)}`;
-        this.active.replace([closing]);
-      },
-    );
+  inheritLater(fill: () => Promise<void>): void {
+    this.pendingFill = fill;
   }
 
   /** Settles once the history can be read (at once, but for a fork whose inherited entries are being read). */
   inheritedReady(): Promise<void> {
+    const fill = this.pendingFill;
+    if (fill) {
+      this.pendingFill = undefined;
+      const closing = this.active.last()!;
+      this.inheriting = fill().then(
+        () => {
+          this.inheriting = undefined;
+        },
+        (error: unknown) => {
+          this.inheriting = undefined;
+          this.unavailable = `its inherited history cannot be read: ${error instanceof Error ? error.message : String(error)}`;
+          this.active.replace([closing]);
+        },
+      );
+    }
     return this.inheriting ?? Promise.resolve();
   }
 

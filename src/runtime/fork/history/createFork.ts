@@ -145,7 +145,7 @@ function persist(
   session.applyBootstrap(bootstrap, inherited);
   // A parent known from its tail: the rest of what the fork inherits is read before anything reads its history.
   const tail = spec.parent instanceof TailParent ? spec.parent : undefined;
-  if (tail) session.inheritLater(tail.fill(store).then(home => void (session.prefixHome = home)));
+  if (tail) session.inheritLater(() => tail.fill(store).then(home => void (session.prefixHome = home)));
   // Its first request repeats the parent's latest: the messages the parent (or a sibling) built are reused.
   session.prefixHome = spec.parent.prefixHome;
   return session;
