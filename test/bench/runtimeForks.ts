@@ -51,6 +51,8 @@ export const runtimeForksSection: Section = {
           const segmentsBefore = dirBytes(store.segments.dir);
           const built = await buildParent(store, root, { entries: size, seed: size });
           recordLatestRequest(built.session);
+          // On disk before the runtime starts, as a chat's records are once its turn reports its end.
+          await built.session.durable();
           ctx.log(`  parent of ${thousands(built.entries)} entries: ${mb(built.bytes)} JSONL in ${built.buildSeconds.toFixed(1)} s`);
           parents.push({ size, id: built.session.id, file: store.fileOf(built.session.id), bytes: built.bytes, segmentBytes: dirBytes(store.segments.dir) - segmentsBefore });
           built.session.close();

@@ -19,6 +19,7 @@ import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
 import { discardForkWorktree } from '../git/worktree';
 import { createForkSession, newForkId } from './history/createFork';
+import { TailParent } from './history/tailParent';
 import { PortBlocks } from './workspace/forkPorts';
 import { ForkSpending } from './forkBudget';
 import type { ChatSpend } from './forkBudget';
@@ -95,6 +96,7 @@ export class ForkManager implements ForkLauncher {
     const unfit = inheritedSettingsRefusal(spec.parent.header.settings, model);
     if (unfit) throw new ForkModelError(unfit);
     spec = { ...spec, budget };
+    const parent = spec.parent;
     // No copy: the parent's history array only grows meanwhile, and the snapshot knows its length.
     const snapshot = spec.parent.snapshot();
     // An unknown fork point is refused before any worktree is made for it.
@@ -106,7 +108,8 @@ export class ForkManager implements ForkLauncher {
         kind: spec.kind, requested: spec.isolation, parentRoot: spec.parent.header.root, id, name: spec.name, worktreeRoot: access.worktreeRoot,
         owner: this.store.storeDir,
         // Fork from here on an earlier message starts from that message's code (checkpoint/forkState.ts).
-        stateAt: () => forkStateAt(this.store.storeDir, spec.parent, spec.atEntryId),
+        // A parent known from its tail is forked at its end, from today's files.
+        stateAt: () => (parent instanceof TailParent ? Promise.resolve(undefined) : forkStateAt(this.store.storeDir, parent, spec.atEntryId)),
       });
       let session: Session;
       try {
@@ -347,6 +350,12 @@ export class ForkManager implements ForkLauncher {
     const access = run.access;
     if (!access) return finishRun(this.ending(), run, 'failed', undefined, 'No model access: configure an API key.');
     const session = heldSession(run);
+    // Forked from its parent's tail: the rest of its inherited history is read first (off the fork/start answer).
+    await session.inheritedReady();
+    if (session.unavailable) {
+      run.unavailable = session.unavailable;
+      return finishRun(this.ending(), run, 'failed', undefined, `Cannot run: ${session.unavailable}.`);
+    }
     const controller = new AbortController();
     run.controller = controller;
     run.summary.endedProcesses = undefined;

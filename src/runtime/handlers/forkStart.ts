@@ -11,6 +11,8 @@ import { MISSING_KEY_MESSAGE } from './send';
 import { accessOf } from '../runtimeContext';
 import type { RuntimeContext } from '../runtimeContext';
 import { checkStartParams, forkAccess, invalidParams, retiredForkModel } from './startParams';
+import { TailParent } from '../fork/history/tailParent';
+import type { ForkParent } from '../fork/history/createFork';
 
 export function registerForkStart(ctx: RuntimeContext, client: ClientConnection): void {
   client.handle(forkStart, async (params: ForkStartParams): Promise<ForkStartResult> => {
@@ -21,11 +23,7 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
     if (modelProblem) throw invalid(modelProblem);
     const configured = accessOf(client);
     if (!configured) throw new ResponseError(RuntimeErrorCode.missingKey, MISSING_KEY_MESSAGE);
-    // Held while its fork's worktree is made: idle eviction must not reload a second copy meanwhile.
-    return await ctx.store.using(params.sessionId, async parent => {
-      // A fork's own messages can be forked from once it stopped (Fork from here in its transcript, at
-      // that message's checkpoint); a fork still running is continued with a message instead.
-      if (parent.bootstrap && !ctx.forks.atRest(parent.id)) throw invalid('A fork can be forked only once it has stopped; wait for it, or continue it with a message.');
+    const startFrom = async (parent: ForkParent): Promise<ForkStartResult> => {
       const access = forkAccess(client, configured, parent);
       // A fork on a retired model (its own, or the chat's) would fail at its first request: refused by name.
       const retired = retiredForkModel(parent, typeof params.model === 'string' ? [params.model] : undefined, configured);
@@ -45,6 +43,18 @@ export function registerForkStart(ctx: RuntimeContext, client: ClientConnection)
         ...(params.model && params.model !== parent.header.settings.model ? { model: params.model } : {}),
       }, access);
       return { ...fork, approvalMode: launchPolicy(access).approvalMode };
+    };
+    // An `all` fork of a chat not in memory names its history from the transcript's tail instead of
+    // streaming it in first (docs/design.md §3): the answer does not wait on the parent's size.
+    const tail = checked.turns === 'all' && params.atEntryId === undefined && !ctx.store.loaded(params.sessionId)
+      ? TailParent.open(ctx.store, params.sessionId) : undefined;
+    if (tail) return await startFrom(tail);
+    // Held while its fork's worktree is made: idle eviction must not reload a second copy meanwhile.
+    return await ctx.store.using(params.sessionId, async parent => {
+      // A fork's own messages can be forked from once it stopped (Fork from here in its transcript, at
+      // that message's checkpoint); a fork still running is continued with a message instead.
+      if (parent.bootstrap && !ctx.forks.atRest(parent.id)) throw invalid('A fork can be forked only once it has stopped; wait for it, or continue it with a message.');
+      return await startFrom(parent);
     });
   });
 }

@@ -51,7 +51,7 @@ function defaultName(directive: string): string {
  * run with `auto` does not start forks that wait for an editor. It becomes the fork's launch mode, the ceiling
  * for fork/send.
  */
-export function forkAccess(client: ClientConnection, access: ModelAccess, parent: Session): ModelAccess {
+export function forkAccess(client: ClientConnection, access: ModelAccess, parent: Pick<Session, 'approvalMode'>): ModelAccess {
   return client.config.approvalMode === undefined ? { ...access, approvalMode: parent.approvalMode ?? 'ask' } : access;
 }
 
@@ -59,7 +59,7 @@ export function forkAccess(client: ClientConnection, access: ModelAccess, parent
  * Why forks on `chosen` (ids the request named; none: the chat's model) cannot start: one is retired where
  * the access sends it (models.ts `retiredOn`), so its first request would fail with a 404.
  */
-export function retiredForkModel(parent: Session, chosen: readonly string[] | undefined, access: ModelAccess): string | undefined {
+export function retiredForkModel(parent: Pick<Session, 'header'>, chosen: readonly string[] | undefined, access: ModelAccess): string | undefined {
   for (const model of chosen && chosen.length > 0 ? chosen : [parent.header.settings.model]) {
     const day = retiredOn(model, utcDay(), access.provider?.name);
     if (day) return `${retiredModelText(model, day)}${chosen && chosen.length > 0 ? '' : ' A fork of this chat needs another model (the fork\'s model choice, or --model).'}`;

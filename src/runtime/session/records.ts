@@ -62,8 +62,10 @@ export type SessionRecord =
   /**
    * The entries from the last seal up to `count` more were sealed as segment `hash` (segments.ts): a byte
    * range of this file when `segment` is given (its header, whose sha256 is `hash`), else a copied v1 file.
+   * `prefix`: the chat's history up to this segment's end is its chain's first positions, with no summary
+   * (a fork of the chat while it is not loaded names that from the file's tail: fork/history/tailParent.ts).
    */
-  | { type: 'seal'; hash: string; count: number; segment?: RangeSegmentHeader }
+  | { type: 'seal'; hash: string; count: number; segment?: RangeSegmentHeader; prefix?: SealPrefix }
   /** Usage the provider billed for attempts that left no entry: cut, failed or cancelled after they started. */
   | { type: 'spend'; usage: Usage; time: string; why: string }
   /** What a request that got a response looked like to the prompt cache (the cache explorer). */
@@ -77,6 +79,13 @@ export type SessionRecord =
    * mend in memory as before.
    */
   | { type: 'repair'; lines: number[]; keep: number; keepLastId: string | null; entries: Entry[]; time: string };
+
+/**
+ * What a seal record says of the chat when the history up to its segment's end is exactly chain positions
+ * [0, base + count) (no rewind into sealed history, no damage mended, no compaction summary): the approval
+ * mode its turns ran with then, which a fork started without one takes (absent: none recorded).
+ */
+export interface SealPrefix { approvalMode?: ApprovalMode }
 
 /** A bootstrap's inherited entries, in order: ranges of the parent's sealed chain, or entries written here. */
 export type HistoryPart = ChainRange | { entries: Entry[] };

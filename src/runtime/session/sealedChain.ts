@@ -7,7 +7,8 @@ import type { LineDamage } from './damage';
 import { mendFromSegment, unrepaired } from './damage';
 import { Picked } from './picked';
 import type { Span } from './picked';
-import type { HistoryPart, HistoryRefs, SessionRecord } from './records';
+import type { ApprovalMode } from '../../common/approval';
+import type { HistoryPart, HistoryRefs, SealPrefix, SessionRecord } from './records';
 import type { RangeSegmentHeader, SegmentStore } from './segments';
 import { rangeSegmentName } from './segments';
 import { TranscriptTail } from './transcriptTail';
@@ -39,6 +40,10 @@ export class SealedChain {
   readonly tail = new TranscriptTail();
   /** A damaged line put the replayed seals out of step with the view: later seal records are not trusted. */
   private untrusted = false;
+  /** A compaction summary was sealed: the view's request view is no longer the chain itself. */
+  private summarized = false;
+  /** The chat's approval mode as its records give it (carried in seal records: SealPrefix). */
+  approvalMode?: ApprovalMode;
 
   constructor(private readonly segments: SegmentStore, private readonly owner: string) {}
 
@@ -90,7 +95,8 @@ export class SealedChain {
       if (this.tail.canSeal(entries.length, view.length - this.sealed)) {
         const to = this.tail.ends[entries.length - 1];
         const { hash, header } = this.segments.sealRange({ ...chained, from: this.tail.start, to }, entries, this.tail.digestThrough(to));
-        write({ type: 'seal', hash, count: entries.length, segment: header });
+        const prefix = this.prefixAfter(entries);
+        write({ type: 'seal', hash, count: entries.length, segment: header, ...(prefix ? { prefix } : {}) });
         this.tail.sealed(entries.length);
         this.applySeal(hash, entries);
         continue;
@@ -136,7 +142,19 @@ export class SealedChain {
     return view;
   }
 
+  /**
+   * What the seal of `entries` (next in both the view and the chain) can say of the chat (records.ts,
+   * SealPrefix): only when view[0, sealed) is chain[0, sealed) — the chain's runs map the view in order,
+   * so equal lengths mean the identity — nothing was mended, and no summary is sealed.
+   */
+  private prefixAfter(entries: readonly Entry[]): SealPrefix | undefined {
+    if (this.untrusted || this.summarized || this.sealed !== this.chainEntries.length) return undefined;
+    if (entries.some(entry => entry.kind === 'summary')) return undefined;
+    return this.approvalMode ? { approvalMode: this.approvalMode } : {};
+  }
+
   private applySeal(hash: string, entries: readonly Entry[]): void {
+    if (!this.summarized && entries.some(entry => entry.kind === 'summary')) this.summarized = true;
     const base = this.chainEntries.length;
     const run = this.runs[this.runs.length - 1];
     if (run && run.view + run.count === this.sealed && run.chain + run.count === base) run.count += entries.length;

@@ -76,6 +76,9 @@ export class Session {
   /** Code checkpoints in record order (checkpoint/codeAt.ts finds an entry's). */
   private readonly codeCheckpoints: CheckpointRecord[] = [];
   private readonly rewinds = new RewindStack<ViewState>();
+  /** A fork whose inherited entries are still being read (a parent known from its tail): settles when they are. */
+  private inheriting?: Promise<void>;
+  private pendingFill?: () => Promise<void>;
 
   /** `segments`: where this session seals its history (parent sessions; forks are never forked). */
   constructor(readonly header: SessionHeader, private readonly writer: JsonlWriter, segments?: SegmentStore) {
@@ -146,7 +149,7 @@ export class Session {
     else if (record.type === 'spend') this.ledger.bill(record.usage, record.time);
     else if (record.type === 'request') this.ledger.replayRequest(record.request);
     else if (record.type === 'repair') this.applyRepair(record);
-    else if (record.type === 'approval') this.chatApproval = record.approvalMode;
+    else if (record.type === 'approval') this.noteApproval(record.approvalMode);
   }
 
   /** The approval mode of this chat's latest turn (undefined: none recorded, as in older files). */
@@ -158,7 +161,12 @@ export class Session {
   recordApprovalMode(approvalMode: ApprovalMode): void {
     if (this.chatApproval === approvalMode) return;
     this.write({ type: 'approval', approvalMode, time: new Date().toISOString() } satisfies SessionRecord);
+    this.noteApproval(approvalMode);
+  }
+
+  private noteApproval(approvalMode: ApprovalMode): void {
     this.chatApproval = approvalMode;
+    if (this.chain) this.chain.approvalMode = approvalMode;
   }
 
   /** Usage billed to this session: its own entries' usage plus attempts that left none. */
@@ -363,6 +371,36 @@ export class Session {
     const view = inherited.concat(closing);
     for (const entry of view) if (!Object.isFrozen(entry)) deepFreeze(entry);
     this.active.replace(view, true);
+  }
+
+  /**
+   * `fill` completes the inherited entries this fork's bootstrap named (fork/history/tailParent.ts). It starts
+   * when someone first waits for the history (inheritedReady: the fork's run, SessionStore.get), so nothing
+   * proportional to the parent runs before fork/start has answered; until it settles nothing may read the
+   * history. When it fails the fork is unavailable with the reason, as one revived with a missing segment is.
+   */
+  inheritLater(fill: () => Promise<void>): void {
+    this.pendingFill = fill;
+  }
+
+  /** Settles once the history can be read (at once, but for a fork whose inherited entries are being read). */
+  inheritedReady(): Promise<void> {
+    const fill = this.pendingFill;
+    if (fill) {
+      this.pendingFill = undefined;
+      const closing = this.active.last()!;
+      this.inheriting = fill().then(
+        () => {
+          this.inheriting = undefined;
+        },
+        (error: unknown) => {
+          this.inheriting = undefined;
+          this.unavailable = `its inherited history cannot be read: ${error instanceof Error ? error.message : String(error)}`;
+          this.active.replace([closing]);
+        },
+      );
+    }
+    return this.inheriting ?? Promise.resolve();
   }
 
   private applyRewind(toEntryId: string | null, code?: RewoundCode): void {

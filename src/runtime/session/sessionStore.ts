@@ -155,7 +155,11 @@ export class SessionStore {
    */
   async get(id: string): Promise<Session> {
     const cached = this.loaded(id);
-    if (cached) return cached;
+    if (cached) {
+      // A fork just started from a parent's tail: its history is readable once its inherited entries are in.
+      await cached.inheritedReady();
+      return cached;
+    }
     const pending = this.loading.get(id);
     if (pending) return pending;
     if (!SESSION_ID.test(id)) throw new SessionNotFoundError(`no session with id ${JSON.stringify(id)}`);

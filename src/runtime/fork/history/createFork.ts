@@ -16,12 +16,17 @@ import { requestViewOf } from '../../../common/requestView';
 import { Picked } from '../../session/picked';
 import type { EntryList } from '../../session/picked';
 import type { HistorySnapshot } from '../../session/session';
+import type { HistoryRefs } from '../../session/records';
 import { answeredEnd, closeSelection } from './close';
 import { renderAttemptNote, renderDirective } from './directive';
 import { selectSpans, snapshotUpTo, windowSkipsSummary } from './select';
+import { TailParent } from './tailParent';
+
+/** What a fork reads of its parent: the loaded chat, or (not loaded, an `all` fork) its transcript's tail. */
+export type ForkParent = Session | TailParent;
 
 export interface ForkSpec {
-  parent: Session;
+  parent: ForkParent;
   kind: ChildKind;
   directive: string;
   turns: ForkTurns;
@@ -132,12 +137,15 @@ function persist(
   };
   const closing: Entry = { id: newEntryId(), kind: 'prompt', time: now, message: { role: 'user', content: closingContent } };
   // By reference to the parent's sealed segments (docs/design.md §3): the bootstrap stays small.
-  const history = spec.parent.historyRefs(inherited);
+  const history: HistoryRefs | undefined = spec.parent.historyRefs(inherited);
   const bootstrap = { fork, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId, policy: spec.policy };
   // Written with the header in one write; flushed on the thread pool (store.durable), awaited before the
   // fork is announced or sends (ARCHITECTURE.md, "What a started fork promises").
   const session = store.create(header, [Session.bootstrapRecord(bootstrap, history ? [] : inherited.toArray(), history)], { flushOffThread: true });
   session.applyBootstrap(bootstrap, inherited);
+  // A parent known from its tail: the rest of what the fork inherits is read before anything reads its history.
+  const tail = spec.parent instanceof TailParent ? spec.parent : undefined;
+  if (tail) session.inheritLater(() => tail.fill(store).then(home => void (session.prefixHome = home)));
   // Its first request repeats the parent's latest: the messages the parent (or a sibling) built are reused.
   session.parentPrefixHome = spec.parent.prefixHome;
   return session;
