@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { uiRun } from './uiRun';
 import { screenshot } from './workbenchUi';
+import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import { stopStoreRuntime } from '../runtime/cliRunner';
 import { say } from '../runtime/script';
 
@@ -80,9 +81,15 @@ describe('Fork notices: what applies, read-only reports, one per tournament (cod
     sessionId = JSON.parse((await cli('chat', '--cwd', run.stack.workspace.folder, '--json', 'hello')).trim().split('\n').at(-1)!).sessionId;
   });
   // The stack stops the runtimes of its own store; this one's store is elsewhere.
-  after(() => {
+  // It exits once SIGTERM's cleanup is over: removing its folders earlier races its last writes there
+  // (ENOTEMPTY under load).
+  after(async function () {
+    this.timeout(30_000);
+    const pid = runtimePid(store);
     stopStoreRuntime(store);
-    fs.rmSync(base, { recursive: true, force: true });
+    const deadline = Date.now() + 20_000;
+    while (pid !== undefined && alive(pid) && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 100));
+    fs.rmSync(base, { recursive: true, force: true, maxRetries: 3 });
   });
 
   it('a worktree fork that changed nothing offers Show Report only; the report is read-only and closes without asking to save', async () => {
@@ -135,3 +142,20 @@ describe('Fork notices: what applies, read-only reports, one per tournament (cod
     await screenshot(page, 'notices-socket-fallback');
   });
 });
+
+function runtimePid(store: string): number | undefined {
+  try {
+    return (JSON.parse(fs.readFileSync(runtimeInfoPath(store), 'utf8')) as { pid: number }).pid;
+  } catch {
+    return undefined; // no runtime was started
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

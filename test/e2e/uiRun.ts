@@ -74,6 +74,9 @@ export function uiRun(label: string, options: UiRunOptions | (() => UiRunOptions
     return value;
   };
 
+  const clock = { start: 0, stack: 0, window: 0, tests: 0 };
+  const seconds = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)} s`;
+
   const run: UiRun = {
     get tools() {
       return started(tools, 'e2e tools');
@@ -104,14 +107,16 @@ export function uiRun(label: string, options: UiRunOptions | (() => UiRunOptions
     },
     async reload(reloadOptions = {}) {
       const { page } = run.workbench;
-      if (reloadOptions.lastMessage) await waitForChatSaved(run.stack.codeServer.userDataDir, reloadOptions.lastMessage);
+      if (reloadOptions.lastMessage) {
+        const since = Date.now();
+        await waitForChatSaved(run.stack.codeServer.userDataDir, reloadOptions.lastMessage);
+        if (Date.now() - since > 1_000) console.log(`      (the reload waited ${seconds(since, Date.now())} for VS Code to save the chat)`);
+      }
       await page.reload();
       await showsWorkspace(page, url, path.basename(run.stack.workspace.folder));
     },
   };
 
-  const clock = { start: 0, stack: 0, window: 0, tests: 0 };
-  const seconds = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)} s`;
 
   before(async function () {
     this.timeout(240_000);
