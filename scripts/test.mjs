@@ -259,10 +259,15 @@ const ui = e2eStage('UI checks (code-server + chromium)', [mocha, '--forbid-only
   // About 55 checks in one shared chromium, each file with its own code-server: 10–20 minutes on 2 cores.
   30 * 60_000);
 
-/** Groups run one after another; the stages of a group run side by side. */
+/**
+ * Groups run one after another; the stages of a group run side by side. Everything that needs only the
+ * builds shares one group, the longest (runtime) first: the unit, conformance, lint and type-check stages
+ * are each one process on one core, so beside the runtime stage they use the time its workers spend
+ * waiting on child processes and sockets instead of leaving a core idle in a group of their own.
+ */
 const groups = quick
-  ? [[build, buildTests], [noOnly, unit], [runtime, conformance]]
-  : [[build, buildTests], [noOnly, lint, ...typeChecks, unit], [runtime, conformance], [extensionHost], [ui]];
+  ? [[build, buildTests], [runtime, conformance, unit, noOnly]]
+  : [[build, buildTests], [runtime, conformance, unit, ...typeChecks, lint, noOnly], [extensionHost], [ui]];
 const stages = groups.flat();
 
 async function runStage(stage, together) {

@@ -23,25 +23,37 @@ const readsThenAnswers = (progress: string): ScriptedTurn[] => [
 ];
 
 for (const model of ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5']) {
+  // One runtime per model and one three-turn chat the first four tests fork from (forks leave their parent
+  // as it was); the compaction test continues a chat of its own, so no test sees another's turns.
   describe(`runtime: preserved thinking on ${model}`, function () {
     this.timeout(90_000);
     let h: Harness;
     let sessionId: string;
     let parentTurns: ScriptedTurn[];
+    /** The requests of the shared chat's three turns. */
+    let chatRequests: ReceivedRequest[];
 
-    beforeEach(async () => {
+    /** A new three-turn chat with a read_file call each turn; returns its session id. */
+    const threeTurnChat = async (): Promise<string> => {
+      let id: string | undefined;
+      for (let turn = 1; turn <= 3; turn++) {
+        parentTurns.push(...readsThenAnswers(`Turn ${turn}: I will read notes.md first.`));
+        const result = await h.send(`What is the secret word? (turn ${turn})`, id === undefined ? {} : { sessionId: id });
+        id = result.sessionId;
+        assert.equal(result.stopReason, 'end_turn', JSON.stringify(result.error));
+      }
+      return id!;
+    };
+
+    before(async () => {
       h = await startHarness({ fake: { minCacheTokens: 256 }, config: { model } });
       fs.writeFileSync(path.join(h.root, 'notes.md'), 'The secret word is pelican.\n'.repeat(40));
       parentTurns = [];
       h.fake.setResponder(r => (isSummary(r) ? say('Summary: the user asked for the word three times; it is pelican.') : isFork(r) ? say('Scope: test.\nResult: done.') : parentTurns.shift() ?? say('extra')));
-      for (let turn = 1; turn <= 3; turn++) {
-        parentTurns.push(...readsThenAnswers(`Turn ${turn}: I will read notes.md first.`));
-        const result = await h.send(`What is the secret word? (turn ${turn})`, turn === 1 ? {} : { sessionId });
-        sessionId = result.sessionId;
-        assert.equal(result.stopReason, 'end_turn', JSON.stringify(result.error));
-      }
+      sessionId = await threeTurnChat();
+      chatRequests = [...h.fake.requests];
     });
-    afterEach(() => h.dispose());
+    after(() => h.dispose());
 
     const refused = () => h.fake.requests.filter(r => r.status !== 200).map(r => `${r.status}: ${r.error}`);
     const fork = async (directive: string, extra: Record<string, unknown> = {}) => {
@@ -53,14 +65,15 @@ for (const model of ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5']
 
     it('a three-turn chat with tools: adaptive thinking with its text shown, every request accepted', async () => {
       assert.deepEqual(refused(), []);
-      for (const r of h.fake.requests) {
+      assert.equal(chatRequests.length, 6, 'two requests a turn');
+      for (const r of chatRequests) {
         assert.deepEqual(r.body.thinking, { type: 'adaptive', display: 'summarized' });
         assert.equal(r.body.temperature ?? r.body.top_p ?? r.body.top_k ?? r.body.tool_choice, undefined, 'nothing the model refuses');
       }
       const progress = h.events.filter(e => e.event.type === 'thinking_delta').map(e => (e.event as { text: string }).text).join('');
       assert.match(progress, /Turn 2: I will read notes\.md first\./, 'the text between tool calls streams');
       // Each request replays every earlier thinking block: the chat only ever appends.
-      const last = h.fake.requests.at(-1)!;
+      const last = chatRequests.at(-1)!;
       assert.equal(thinkingOf(last).length, 5);
     });
 
@@ -94,17 +107,18 @@ for (const model of ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5']
     });
 
     it('a compaction mid-turn, a turn after it and an all fork: every request accepted', async () => {
+      const own = await threeTurnChat();
       const before = h.fake.requests.filter(r => !isFork(r)).at(-1)!.usage!;
       const tokens = before.input_tokens + before.cache_read_input_tokens + before.cache_creation_input_tokens;
       // The next turn's tool result pushes the context past the threshold: it compacts between the call and the answer.
       await h.configure({ contextWindow: Math.ceil((tokens + 200) / 0.8), autoCompactAt: 0.8 });
       parentTurns.push(...readsThenAnswers('Turn 4: reading again.'), say('Turn 5 done.'));
-      const turn4 = await h.send('And once more? (turn 4)', { sessionId });
+      const turn4 = await h.send('And once more? (turn 4)', { sessionId: own });
       assert.equal(turn4.stopReason, 'end_turn', JSON.stringify(turn4.error));
-      assert.ok(h.events.some(e => e.event.type === 'compaction'), 'it compacted');
-      const turn5 = await h.send('Thanks (turn 5)', { sessionId });
+      assert.ok(h.events.some(e => e.sessionId === own && e.event.type === 'compaction'), 'it compacted');
+      const turn5 = await h.send('Thanks (turn 5)', { sessionId: own });
       assert.equal(turn5.stopReason, 'end_turn', JSON.stringify(turn5.error));
-      await fork('after compaction');
+      await fork('after compaction', { sessionId: own });
       assert.deepEqual(refused(), []);
     });
   });
