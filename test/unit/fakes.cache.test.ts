@@ -192,7 +192,7 @@ describe('fake Anthropic server prompt cache', () => {
     const thought = (t: string) => ({ type: 'thinking', thinking: t, signature: thinkingSignature(t) });
     const use = (id: string) => ({ type: 'tool_use', id, name: 'read_file', input: { path: 'a' } });
     const result = (id: string, cc?: Cc) => ({ type: 'tool_result', tool_use_id: id, content: 'contents', ...(cc ? { cache_control: cc } : {}) });
-    for (const [model, strips] of [['claude-sonnet-4-5-20250929', true], ['claude-haiku-4-5', true], ['claude-sonnet-4-6', false], ['claude-opus-4-5', false]] as const) {
+    for (const [model, strips] of [['claude-haiku-4-5', true], ['claude-sonnet-4-6', false], ['claude-opus-4-5', false]] as const) {
       server.clearCache();
       const options = { model, system: system(), tools: [tool('Read a file.')], thinking, max_tokens: 4096 };
       const head = [user(text('read a')), assistant(thought('I will read a.'), use('toolu_a'))];
