@@ -30,6 +30,8 @@ export class GitBatch {
   request<T>(input: string | Buffer, parse: AnswerParser<T>): Promise<T> {
     const child = this.child ?? this.start();
     clearTimeout(this.idle);
+    // Waited for: the process holds the runtime up until it answers (a CLI run would end meanwhile).
+    hold(child, true);
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ parse, resolve: resolve as (value: unknown) => void, reject });
       if (!this.stuck) this.stuck = setTimeout(() => this.fail(new Error(`git ${this.args.join(' ')}: no answer in ${ANSWER_MS} ms`)), ANSWER_MS).unref();
@@ -39,6 +41,11 @@ export class GitBatch {
 
   close(): void {
     this.fail(new Error('closed'));
+  }
+
+  /** The live process's id, if one runs (the bench reads its CPU time). */
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   private start(): ChildProcess {
@@ -52,9 +59,6 @@ export class GitBatch {
     child.on('exit', code => { if (this.child === child) this.fail(new Error(`git ${this.args[this.args.length - 2] ?? ''} ${this.args[this.args.length - 1] ?? ''} exited (${String(code)}): ${this.stderr.trim().split('\n').slice(-2).join(' ')}`)); });
     child.on('error', error => { if (this.child === child) this.fail(error); });
     child.stdin?.on('error', () => undefined);
-    // Neither the process nor its pipes keep the runtime (or a test run) alive.
-    child.unref();
-    for (const pipe of [child.stdin, child.stdout, child.stderr]) (pipe as unknown as { unref?: () => void } | null)?.unref?.();
     return child;
   }
 
@@ -67,6 +71,8 @@ export class GitBatch {
       this.pending.shift()!.resolve(answer.value);
     }
     if (this.pending.length === 0) {
+      // Idle: neither the process nor its pipes keep the runtime (or a test run) alive.
+      if (this.child) hold(this.child, false);
       clearTimeout(this.stuck);
       this.stuck = undefined;
       clearTimeout(this.idle);
@@ -85,6 +91,16 @@ export class GitBatch {
       if (child.exitCode === null) child.kill();
     }
     for (const waiting of this.pending.splice(0)) waiting.reject(error);
+  }
+}
+
+function hold(child: ChildProcess, on: boolean): void {
+  if (on) child.ref();
+  else child.unref();
+  for (const pipe of [child.stdin, child.stdout, child.stderr]) {
+    const handle = pipe as unknown as { ref?: () => void; unref?: () => void } | null;
+    if (on) handle?.ref?.();
+    else handle?.unref?.();
   }
 }
 

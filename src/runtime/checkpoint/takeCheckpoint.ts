@@ -47,6 +47,12 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     // Only what changed since the last checkpoint is asked about when the watcher knows it; the same
     // question of git either way, so ignored, deleted and untracked files are treated alike.
     let changed = known === undefined ? undefined : [...known];
+    if (changed !== undefined && changed.length + touched.length === 0 && shadow.lastTree !== undefined) {
+      // Nothing changed since the last checkpoint: the same tree, no git (and the index left as it is).
+      await noteTree(shadow.gitDir, shadow.lastTree);
+      shadow.lastLarge ??= [];
+      return { tree: shadow.lastTree, large: [...shadow.lastLarge] };
+    }
     if (changed !== undefined && shadow.indexFree !== false && shadow.lastTree !== undefined && changed.length + touched.length > 0 && (await ownsLatest(shadow))) {
       const asked = new Set([...changed, ...touched]);
       const kept = (shadow.lastLarge ?? []).filter(ref => !covers(asked, ref.path));
@@ -193,7 +199,12 @@ async function syncIndex(shadow: ShadowRepo): Promise<boolean> {
   // but what differs (git-read-tree(1), "Single Tree Merge"); -i: the work tree is not compared (it is what the
   // checkpoint reads next).
   const result = await shadowGit(shadow, [...SPLIT_INDEX, 'read-tree', '-m', '-i', target]);
-  if (result.code !== 0) log(`checkpoint index of ${shadow.workTree} not brought to ${target}: ${result.stderr.trim()}`);
+  if (result.code !== 0) {
+    log(`checkpoint index of ${shadow.workTree} not brought to ${target}: ${result.stderr.trim()}`);
+  } else {
+    shadow.indexTree = target;
+    shadow.indexSeen = await indexId(shadow);
+  }
   await fs.rm(file, { force: true });
   return result.code === 0;
 }

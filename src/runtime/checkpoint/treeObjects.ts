@@ -3,7 +3,7 @@
 // of the folders a turn changed from the previous checkpoint's, so no git process has to read an index
 // that grows with the repository.
 import { createHash, randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { deflateSync } from 'node:zlib';
 
@@ -40,7 +40,16 @@ export function parseTree(content: Buffer): Map<string, TreeEntry> {
 export function serializeTree(entries: ReadonlyMap<string, TreeEntry>): Buffer {
   const sorted = [...entries].map(([name, entry]) => ({ key: Buffer.from(entry.mode === TREE_MODE ? `${name}/` : name, 'utf8'), name, entry }));
   sorted.sort((a, b) => Buffer.compare(a.key, b.key));
-  return Buffer.concat(sorted.flatMap(({ name, entry }) => [Buffer.from(`${entry.mode} ${name}\0`, 'utf8'), Buffer.from(entry.id, 'hex')]));
+  // One buffer for the whole tree (a folder of hundreds of files is rewritten at each of its changes).
+  let size = 0;
+  for (const { name, entry } of sorted) size += entry.mode.length + 1 + Buffer.byteLength(name, 'utf8') + 1 + 20;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const { name, entry } of sorted) {
+    at += out.write(`${entry.mode} ${name}\0`, at, 'utf8');
+    at += out.write(entry.id, at, 'hex');
+  }
+  return out;
 }
 
 /** The id of an object of `type` with `content` (SHA-1, the shadow's object format). */
@@ -50,20 +59,23 @@ export function objectId(type: 'blob' | 'tree', content: Buffer): string {
 
 /**
  * Writes the object into `<gitDir>/objects` as a loose object (zlib of header + content), unless it is
- * there already; private like the rest of the store. Returns its id.
+ * there already; private like the rest of the store. Returns its id. Synchronous on purpose: a turn
+ * writes tens of small files, and each asynchronous call costs a thread-pool round trip (and a missing
+ * file an Error with its stack) — several times the write itself (docs/benchmarks.md).
  */
-export async function writeObject(gitDir: string, type: 'blob' | 'tree', content: Buffer): Promise<string> {
+export function writeObject(gitDir: string, type: 'blob' | 'tree', content: Buffer, madeDirs?: Set<string>): string {
   const id = objectId(type, content);
   const dir = path.join(gitDir, 'objects', id.slice(0, 2));
   const file = path.join(dir, id.slice(2));
-  // Safe to drop: a missing file is the usual case, written below.
-  if (await fs.access(file).then(() => true, () => false)) return id;
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  if (fs.existsSync(file)) return id;
+  if (!madeDirs?.has(dir)) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    madeDirs?.add(dir);
+  }
   const temp = path.join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
-  await fs.writeFile(temp, deflateSync(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]), { level: 1 }), { mode: 0o400 });
-  // A link, not a rename: the same object written meanwhile (another runtime) is kept as it is.
-  await fs.link(temp, file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
-  }).finally(() => fs.rm(temp, { force: true }));
+  fs.writeFileSync(temp, deflateSync(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]), { level: 1 }), { mode: 0o400 });
+  // A rename (git's core.createObject=rename): one metadata operation fewer than link + unlink, and an
+  // object written meanwhile by another runtime has the same content, so replacing it loses nothing.
+  fs.renameSync(temp, file);
   return id;
 }

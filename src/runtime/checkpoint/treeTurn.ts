@@ -10,7 +10,7 @@
 // read those once), a fifo, a name git's line protocol cannot carry, more than a walk's worth of new
 // files — returns undefined and the checkpoint goes through the index as before (takeCheckpoint.ts),
 // which first brings the index to the last tree (`read-tree -m`, stat data kept where the blob is the same).
-import { promises as fs } from 'node:fs';
+import * as fs from 'node:fs';
 import type { Stats } from 'node:fs';
 import * as path from 'node:path';
 import type { LargeFileRef } from '../session/records';
@@ -33,6 +33,8 @@ export interface TreeTurnState {
   ignore: GitBatch;
   /** Tree objects by id (immutable, so never stale). */
   trees: Map<string, Map<string, TreeEntry>>;
+  /** Object folders known to exist. */
+  madeDirs: Set<string>;
   /** core.symlinks: false means git records links as plain files, which this path does not do. */
   symlinks?: boolean;
   /** Ends the processes (they start again at the next use). */
@@ -53,6 +55,7 @@ function stateOf(shadow: ShadowRepo): TreeTurnState {
     cat: new GitBatch(shadow.workTree, [...base, 'cat-file', '--batch'], () => ({ ...index, ...borrowedEnv(shadow.borrowed) })),
     ignore: new GitBatch(shadow.workTree, [...base, 'check-ignore', '--no-index', '-z', '-v', '-n', '--stdin'], () => index),
     trees: new Map(),
+    madeDirs: new Set(),
     close: () => {
       state.hash.close();
       state.cat.close();
@@ -181,6 +184,7 @@ async function build(shadow: ShadowRepo, state: TreeTurnState, root: string, pat
 
   // 3. Blobs: files through git (filters), links by their target; large files by reference.
   const large: LargeFileRef[] = [...previousLarge];
+  const madeDirs = state.madeDirs;
   const sets = new Map<string, TreeEntry>();
   const files: Leaf[] = [];
   for (const leaf of kept) {
@@ -188,8 +192,8 @@ async function build(shadow: ShadowRepo, state: TreeTurnState, root: string, pat
       large.push({ path: leaf.rel, size: leaf.stat.size, mtimeMs: Math.trunc(leaf.stat.mtimeMs) });
       removals.add(leaf.rel);
     } else if (leaf.stat.isSymbolicLink()) {
-      const target = await fs.readlink(path.join(shadow.workTree, leaf.rel), { encoding: 'buffer' });
-      sets.set(leaf.rel, { mode: SYMLINK_MODE, id: await writeObject(shadow.gitDir, 'blob', target) });
+      const target = fs.readlinkSync(path.join(shadow.workTree, leaf.rel), { encoding: 'buffer' });
+      sets.set(leaf.rel, { mode: SYMLINK_MODE, id: writeObject(shadow.gitDir, 'blob', target, madeDirs) });
     } else {
       // hash-object reads a line a path, and unquotes one that starts with `"`.
       if (leaf.rel.includes('\n') || leaf.rel.startsWith('"')) throw new Fallback();
@@ -261,7 +265,7 @@ async function build(shadow: ShadowRepo, state: TreeTurnState, root: string, pat
       parent.delete(name);
       continue;
     }
-    const id = await writeObject(shadow.gitDir, 'tree', serializeTree(entries));
+    const id = writeObject(shadow.gitDir, 'tree', serializeTree(entries), madeDirs);
     state.trees.set(id, entries);
     if (parent) parent.set(name, { mode: TREE_MODE, id });
     else newRoot = id;
@@ -298,8 +302,13 @@ async function inNestedRepo(shadow: ShadowRepo, rel: string, before: (rel: strin
 async function walk(workTree: string, rel: string): Promise<{ rel: string; stat: Stats }[]> {
   const out: { rel: string; stat: Stats }[] = [];
   const visit = async (dir: string): Promise<void> => {
-    // Safe to drop: a folder gone meanwhile has nothing to record (its removal is a notice of its own).
-    const names = await fs.readdir(path.join(workTree, dir)).catch(() => [] as string[]);
+    let names: string[];
+    try {
+      names = fs.readdirSync(path.join(workTree, dir));
+    } catch {
+      // A folder gone meanwhile has nothing to record (its removal is a notice of its own).
+      names = [];
+    }
     if (dir !== rel && names.includes('.git')) return;
     for (const name of names) {
       if (name === '.git') continue;
@@ -316,4 +325,15 @@ async function walk(workTree: string, rel: string): Promise<{ rel: string; stat:
   return out;
 }
 
-const lstat = (file: string) => fs.lstat(file).catch(() => undefined);
+/**
+ * Synchronous, as the watcher's own calls: a turn stats tens of paths, and each asynchronous call costs a
+ * thread-pool round trip (and a missing path an Error) — more than the stat itself.
+ */
+const lstat = async (file: string): Promise<Stats | undefined> => {
+  try {
+    return fs.lstatSync(file, { throwIfNoEntry: false });
+  } catch {
+    // Not there either: a path under what is a file now (ENOTDIR), or unreadable.
+    return undefined;
+  }
+};
