@@ -14,6 +14,7 @@ import type { GitOptions, GitResult } from '../git/run';
 import { ensurePrivateDir } from '../../ipc/privateFs';
 import type { ChangeWatcher } from './changeWatcher';
 import type { TrackedPaths } from './trackedPaths';
+import type { TreeTurnState } from './treeTurn';
 import type { LargeFileRef } from '../session/records';
 
 export interface ShadowRepo {
@@ -33,6 +34,15 @@ export interface ShadowRepo {
   watcher?: ChangeWatcher;
   /** The index's paths in memory, while the index is the one the last checkpoint wrote (checkpoint/trackedPaths.ts). */
   tracked?: TrackedPaths;
+  /** The index-free checkpoint's long-lived git processes and trees read (checkpoint/treeTurn.ts). */
+  treeTurn?: TreeTurnState;
+  /** The tree this runtime last wrote through the index, and the index file's identity then (trackedPaths.ts). */
+  indexTree?: string;
+  indexSeen?: string;
+  /** How the last checkpoint was written (the tests' and the bench's view of which path ran). */
+  lastWay?: 'index-free' | 'index';
+  /** false: every checkpoint goes through the index (the bench's and the tests' comparison). */
+  indexFree?: false;
   /** false: never watch, every checkpoint scans the whole tree (the bench's comparison). */
   watch?: false;
   /** The user's objects folder the shadow reads (a git work tree's), or undefined (a plain folder). */
@@ -180,6 +190,7 @@ export async function removeShadow(gitDir: string): Promise<void> {
     if (repo?.gitDir !== gitDir) continue;
     opened.delete(key);
     repo.watcher?.close();
+    repo.treeTurn?.close();
     await serialized(repo, () => fs.rm(gitDir, { recursive: true, force: true }));
   }
   await fs.rm(gitDir, { recursive: true, force: true });

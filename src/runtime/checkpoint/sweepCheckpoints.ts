@@ -53,7 +53,11 @@ async function sweepOne(gitDir: string, cutoff: number): Promise<boolean> {
     ...[...kept.keys()].filter(tree => !refs.includes(`refs/keep/${tree}`)).map(tree => `create refs/keep/${tree} ${tree}`),
   ];
   if (commands.length > 0) await run(['update-ref', '--stdin'], commands.join('\n') + '\n');
-  await run(['prune', '--expire=1.hour.ago']);
+  // Not through the shadow's index: after index-free checkpoints it may still hold an older tree's
+  // entries (takeCheckpoint.ts brings it up to date before it is used), which would keep that tree's
+  // objects past the retention. The newest tree is always among the kept, and a checkpoint under way
+  // writes objects younger than the hour.
+  await git(gitDir, [`--git-dir=${gitDir}`, 'prune', '--expire=1.hour.ago'], { env: { ...env, GIT_INDEX_FILE: path.join(gitDir, 'no-index') } });
   const rewritten = [...kept].map(([tree, time]) => `${time} ${tree}\n`).join('');
   await fs.writeFile(`${file}.tmp`, rewritten, { mode: 0o600 });
   await fs.rename(`${file}.tmp`, file);

@@ -1,13 +1,16 @@
 // One checkpoint: the work tree's state — tracked files, untracked files that are not ignored, and every
-// file a tool touched (ignored or not) — as a tree in the shadow repository. The shadow's index persists
-// between checkpoints, so git hashes only the files whose stat data changed since the last one. Which
-// paths to ask about comes from the shadow's watcher (changeWatcher.ts): git then looks at those paths
-// only — sorted from the index's paths kept in memory when they are edits and new plain files
-// (trackedPaths.ts), else `ls-files -c -o` over them, never `-m`/`-d`, which stat every file of the index
-// whatever the pathspec — and a checkpoint with nothing changed runs no git at all. The index is written in split
-// mode (only the changed entries each time), so the cost follows the changed files, not the repository's
-// size (`npm run bench`, section checkpoints; docs/benchmarks.md). Without a trusted watcher every
-// checkpoint scans all.
+// file a tool touched (ignored or not) — as a tree in the shadow repository. Which paths changed since
+// the last checkpoint comes from the shadow's watcher (changeWatcher.ts), and a checkpoint with nothing
+// changed runs no git at all. The usual turn then needs no index (treeTurn.ts): the changed files are
+// hashed by a long-lived git, the trees of their folders rebuilt from the last checkpoint's, the rest
+// reused by id, so the cost follows the changed files, not the repository's size (`npm run bench`,
+// section checkpoints; docs/benchmarks.md). Anything that path cannot answer, and every checkpoint
+// without a trusted watcher (the first of a runtime, a flood of notices), goes through the shadow's
+// index, which persists between checkpoints so git hashes only the files whose stat data changed:
+// first brought to the last tree when index-free turns ran since (`read-tree -m`, stat data kept),
+// then asked about the watcher's paths — sorted from the index's paths kept in memory when they are
+// edits and new plain files (trackedPaths.ts), else `ls-files -c -o` over them, never `-m`/`-d`, which
+// stat every file of the index whatever the pathspec — or about everything; written in split mode.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CheckpointRecord, LargeFileRef } from '../session/records';
@@ -15,8 +18,9 @@ import { serialized, shadowGit, shadowGitOk } from './shadowRepo';
 import { noteTree } from './sweepCheckpoints';
 import { assumeKept, keepObjects, keepWholeTree } from './keepObjects';
 import { ChangeWatcher, MAX_WATCHED_FOLDERS } from './changeWatcher';
-import { followWrite, forgetTracked, quickListing } from './trackedPaths';
+import { followWrite, forgetTracked, indexId, quickListing } from './trackedPaths';
 import { log } from '../log';
+import { treeTurn } from './treeTurn';
 import type { ShadowRepo } from './shadowRepo';
 
 /**
@@ -42,7 +46,29 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     const known = await knownChanges(shadow);
     // Only what changed since the last checkpoint is asked about when the watcher knows it; the same
     // question of git either way, so ignored, deleted and untracked files are treated alike.
-    const changed = known === undefined ? undefined : [...known];
+    let changed = known === undefined ? undefined : [...known];
+    if (changed !== undefined && changed.length + touched.length === 0 && shadow.lastTree !== undefined) {
+      // Nothing changed since the last checkpoint: the same tree, no git (and the index left as it is).
+      await noteTree(shadow.gitDir, shadow.lastTree);
+      shadow.lastLarge ??= [];
+      return { tree: shadow.lastTree, large: [...shadow.lastLarge] };
+    }
+    if (changed !== undefined && shadow.indexFree !== false && shadow.lastTree !== undefined && changed.length + touched.length > 0 && (await ownsLatest(shadow))) {
+      const asked = new Set([...changed, ...touched]);
+      const kept = (shadow.lastLarge ?? []).filter(ref => !covers(asked, ref.path));
+      const limits = { largeBytes: LARGE_FILE_BYTES, newFiles: MAX_NEW_FILES, newBytes: MAX_NEW_BYTES };
+      const fast = await treeTurn(shadow, [...asked], new Set(touched), kept, limits).catch((error: unknown) => {
+        log(`checkpoint of ${shadow.workTree} through the index instead: ${error instanceof Error ? error.message : String(error)}`);
+        return undefined;
+      });
+      if (fast) {
+        await noteIndexBehind(shadow, fast.tree);
+        shadow.lastWay = 'index-free';
+        return finish(shadow, fast.tree, fast.large);
+      }
+    }
+    // An index that could not be brought to the latest tree may lack what index-free checkpoints recorded: all of it is looked at.
+    if (!(await syncIndex(shadow))) changed = undefined;
     // The usual turn (edits of tracked files, new plain files) is listed from memory (trackedPaths.ts),
     // however many files it changed: no pathspecs.
     const quick = changed === undefined || changed.length === 0 ? undefined : await quickListing(shadow, changed, touched);
@@ -59,6 +85,7 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     const asked = scope ? new Set([...scope, ...touched]) : undefined;
     const large: LargeFileRef[] = asked ? (shadow.lastLarge ?? []).filter(ref => !covers(asked, ref.path)) : [];
     if (candidates.length === 0 && previous) {
+      shadow.lastWay = 'index';
       await noteTree(shadow.gitDir, previous);
       shadow.lastLarge = large;
       return { tree: previous, large: [...large] };
@@ -100,8 +127,18 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
       await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: update.join('\0') + '\0', timeoutMs: CHECKPOINT_TIMEOUT_MS, ownObjects: true });
     }
     const tree = (await shadowGitOk(shadow, [...SPLIT_INDEX, 'write-tree', '--missing-ok'], { ownObjects: true })).trim();
-    shadow.lastTree = tree;
+    shadow.indexTree = tree;
+    shadow.indexSeen = await indexId(shadow);
+    shadow.lastWay = 'index';
     if (quick) await followWrite(shadow, update, drop, present);
+    return finish(shadow, tree, large);
+  });
+}
+
+/** The tree recorded: remembered as the last, its objects kept in the shadow, noted for the sweep. */
+async function finish(shadow: ShadowRepo, tree: string, large: LargeFileRef[]): Promise<{ tree: string; large: LargeFileRef[] }> {
+  {
+    shadow.lastTree = tree;
     // What the tree borrows from the user's objects is copied, so their gc cannot take it (keepObjects.ts).
     // The whole first tree can take seconds in a big repository: it is queued behind this checkpoint, not
     // waited for; every later piece of work on the shadow (checkpoints, restores) waits for it.
@@ -117,7 +154,59 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     large.sort((a, b) => (a.path < b.path ? -1 : 1));
     shadow.lastLarge = large;
     return { tree, large: [...large] };
-  });
+  }
+}
+
+/**
+ * The file naming the last tree while the index is behind it (index-free checkpoints ran since it was
+ * written): a runtime started later brings the index to that tree first, so the tools' ignored files
+ * recorded meanwhile stay in, as they would had the index been written each time.
+ */
+const BEHIND_NAME = 'fork-agents-index-behind';
+
+async function noteIndexBehind(shadow: ShadowRepo, tree: string): Promise<void> {
+  await fs.writeFile(path.join(shadow.gitDir, BEHIND_NAME), `${tree}\n`, { mode: 0o600 });
+}
+
+/** The tree named by the file, if any. */
+async function behindTree(shadow: ShadowRepo): Promise<string | undefined> {
+  // Safe to drop: no file is the usual case — the index is the last tree's.
+  const saved = (await fs.readFile(path.join(shadow.gitDir, BEHIND_NAME), 'utf8').catch(() => '')).trim();
+  return /^[0-9a-f]{40,64}$/.test(saved) ? saved : undefined;
+}
+
+/**
+ * Whether this runtime's last tree is the store's latest for the shadow, so an index-free checkpoint can
+ * build on it. Another runtime on the same store writes either the file above (an index-free
+ * checkpoint of its own) or the index: then the checkpoint goes through the index, brought to the
+ * latest tree, as two runtimes always shared it.
+ */
+async function ownsLatest(shadow: ShadowRepo): Promise<boolean> {
+  const behind = await behindTree(shadow);
+  if (behind !== undefined) return behind === shadow.lastTree;
+  return shadow.lastTree === shadow.indexTree && shadow.indexSeen !== undefined && (await indexId(shadow)) === shadow.indexSeen;
+}
+
+/**
+ * Brings the shadow's index to the latest tree when index-free checkpoints (this runtime's, another's,
+ * or an earlier runtime's) wrote trees since it was written.
+ */
+async function syncIndex(shadow: ShadowRepo): Promise<boolean> {
+  const file = path.join(shadow.gitDir, BEHIND_NAME);
+  const target = await behindTree(shadow);
+  if (target === undefined) return true;
+  // One tree merge: entries whose blob is the index's keep their stat data, so nothing is hashed again
+  // but what differs (git-read-tree(1), "Single Tree Merge"); -i: the work tree is not compared (it is what the
+  // checkpoint reads next).
+  const result = await shadowGit(shadow, [...SPLIT_INDEX, 'read-tree', '-m', '-i', target]);
+  if (result.code !== 0) {
+    log(`checkpoint index of ${shadow.workTree} not brought to ${target}: ${result.stderr.trim()}`);
+  } else {
+    shadow.indexTree = target;
+    shadow.indexSeen = await indexId(shadow);
+  }
+  await fs.rm(file, { force: true });
+  return result.code === 0;
 }
 
 /**

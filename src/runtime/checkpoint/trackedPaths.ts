@@ -33,7 +33,8 @@ export interface QuickListing {
 
 const lstat = (file: string) => fs.lstat(file).catch(() => undefined);
 
-async function indexId(shadow: ShadowRepo): Promise<string | undefined> {
+/** The index file's identity (inode, size, mtime): another one means another writer. */
+export async function indexId(shadow: ShadowRepo): Promise<string | undefined> {
   const stat = await lstat(shadow.indexFile);
   return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : undefined;
 }

@@ -4,7 +4,8 @@
 // hooks, fsmonitor and the other config keys that start programs, and in a fork's worktree it runs with
 // GIT_DIR / GIT_WORK_TREE pinned to the admin folder recorded when the worktree was made, so a `.git` file
 // the fork rewrote (`gitdir: <a folder with its own config>`) is never read.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 
 /**
@@ -91,4 +92,18 @@ function run(cwd: string, args: string[], options: GitOptions, encoding: 'utf8' 
     child.stdin?.on('error', () => undefined);
     if (options.input !== undefined) child.stdin?.end(options.input);
   });
+}
+
+/**
+ * A long-lived git process (a `--batch` or `--stdin` reader) with the same settings and environment
+ * hygiene as every other call: the caller writes requests and reads answers on its pipes.
+ */
+export function spawnGit(cwd: string, args: string[], extraEnv: Record<string, string> = {}): ChildProcess {
+  const pin = pinFor(cwd);
+  const env: NodeJS.ProcessEnv = { ...process.env, ...SAFE_ENV, ...extraEnv };
+  delete env.GIT_DIR;
+  delete env.GIT_WORK_TREE;
+  delete env.GIT_CONFIG_PARAMETERS;
+  if (pin) Object.assign(env, { GIT_DIR: pin.gitDir, GIT_WORK_TREE: pin.workTree });
+  return spawn('git', [...SAFE_ARGS, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
 }
