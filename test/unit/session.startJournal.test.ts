@@ -39,7 +39,7 @@ describe('session start journal', () => {
     assert.equal(readFrames(fs.readFileSync(file)).length, 3);
     await journal.drop(id(3));
     // The drop frame went after the others, then (nothing live) the file is emptied.
-    for (let i = 0; i < 100 && fs.statSync(file).size > 0; i++) await new Promise(resolve => setImmediate(resolve));
+    await journal.whenIdle();
     assert.equal(fs.statSync(file).size, 0);
     journal.close();
   });
@@ -87,7 +87,7 @@ describe('session start journal', () => {
     journal.retire(id(2));
     await journal.add(id(3), bytesOf('{"n":3}\n'));
     journal.retire(id(3));
-    for (let i = 0; i < 20; i++) await new Promise(resolve => setImmediate(resolve));
+    await journal.whenIdle();
     assert.deepEqual(readFrames(fs.readFileSync(file)).map(f => f.id), [id(1), id(2), id(3)]);
     journal.close();
   });
@@ -101,8 +101,9 @@ describe('session start journal', () => {
     const journaled = readFrames(fs.readFileSync(path.join(dir, START_JOURNAL)));
     // Once the file's own flush is done the frame goes (the journal is emptied); before, it is the file's bytes.
     if (journaled.length > 0) assert.deepEqual(journaled[0].bytes, own);
-    for (let i = 0; i < 200 && store.starts.pending().length > 0; i++) await new Promise(resolve => setImmediate(resolve));
+    await store.starts.whenIdle();
     assert.deepEqual(store.starts.pending(), []);
+    assert.equal(fs.statSync(path.join(dir, START_JOURNAL)).size, 0);
     session.close();
     store.closeAll();
   });

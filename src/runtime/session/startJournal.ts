@@ -33,6 +33,7 @@ export class StartJournal {
    * the runtime that recovers, so this one appends after them and never empties the file.
    */
   private inherited = false;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(readonly file: string) {}
 
@@ -65,6 +66,14 @@ export class StartJournal {
     return [...this.live];
   }
 
+  /** Resolves once no frame is needed and nothing is being written: the journal is empty (or inherited). */
+  whenIdle(): Promise<void> {
+    return new Promise(resolve => {
+      this.idleWaiters.push(resolve);
+      this.pump();
+    });
+  }
+
   private enqueue(buffers: Buffer[]): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
     return new Promise<void>((resolve, reject) => {
@@ -76,16 +85,19 @@ export class StartJournal {
   private pump(): void {
     if (this.busy) return;
     if (this.batch.length > 0) return this.writeBatch();
+    if (this.live.size > 0) return;
     // Nothing waits and every frame written is retired: empty the journal. Not flushed: a runtime that
     // finds the frames after a crash finds their files whole and leaves them.
-    if (this.live.size === 0 && this.size > 0 && this.fd !== undefined && !this.inherited) {
+    if (this.size > 0 && this.fd !== undefined && !this.inherited) {
       this.busy = true;
       fs.ftruncate(this.fd, 0, error => {
         this.busy = false;
         if (!error) this.size = 0;
         this.pump();
       });
+      return;
     }
+    for (const idle of this.idleWaiters.splice(0)) idle();
   }
 
   private writeBatch(): void {
