@@ -29,7 +29,7 @@ export function ensurePrivateDir(dir: string, options: { followSymlink?: boolean
 }
 
 /** Opens (creating with mode 0600) a file in a private folder; an existing file readable by others is tightened. */
-export function openPrivateFile(file: string, flags: 'a' | 'w' | 'wx'): number {
+export function openPrivateFile(file: string, flags: 'a' | 'w' | 'wx' | number): number {
   const fd = fs.openSync(file, flags, 0o600);
   if (currentUid() !== undefined && (fs.fstatSync(fd).mode & 0o077) !== 0) fs.fchmodSync(fd, 0o600);
   return fd;

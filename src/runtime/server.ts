@@ -119,6 +119,10 @@ async function main(): Promise<void> {
   const token = randomBytes(32).toString('hex');
   const info: RuntimeInfo = { protocolVersion: PROTOCOL_VERSION, pid: process.pid, storeDir: options.storeDir, version: VERSION };
   const store = new SessionStore(options.storeDir);
+  // Forks a crash left only in the start journal get their files back before anything is loaded (docs/design.md §4.7).
+  const recovered = store.recoverStarts();
+  if (recovered.written.length > 0) log(`wrote ${recovered.written.length} started fork file(s) back from the start journal: ${recovered.written.join(', ')}`);
+  for (const problem of recovered.problems) log(`start journal: ${problem}`);
   const clients = new Set<ClientConnection>();
   const approvals = new ApprovalRouter(clients);
   const forks = new ForkManager(store, clients, approvals);

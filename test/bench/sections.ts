@@ -11,6 +11,7 @@ import { panelLoadSection } from './panelLoad';
 import { runtimeForksSection } from './runtimeForks';
 import { sandboxSection } from './sandbox';
 import { sharedHistorySection } from './sharedHistory';
+import { siblingsSection } from './siblings';
 import { thinkingForkSection } from './thinkingFork';
 import { tournamentSection } from './tournament';
 import { tournamentLoadSection } from './tournamentLoad';
@@ -33,6 +34,7 @@ export const SECTIONS: readonly Section[] = [
   tournamentLoadSection,
   thinkingForkSection,
   runtimeForksSection,
+  siblingsSection,
   forkConcurrencySection,
   coldStartSection,
 ];

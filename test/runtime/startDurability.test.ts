@@ -1,15 +1,19 @@
 // What a started fork promises (docs/design.md §4.7, ARCHITECTURE.md "What a started fork promises"): when
-// fork/start answers, the fork's file is on disk — its bytes (fdatasync) and its name in the sessions
-// folder (fsync of the folder) — and nothing that depends on it (the answer, a state notice naming the fork,
-// its first model request) was handed to the kernel before both flushes returned. A power loss cannot be
-// staged in a test, so the order is read from the system calls themselves: the runtime runs under strace
-// (CI installs it), is killed with SIGKILL right after the answer, and the fork revives in the next runtime.
+// fork/start answers, the fork's bytes are on disk — in the store's start journal (written, then fdatasync),
+// and its own file is created and written — and nothing that depends on it (the answer, a state notice
+// naming the fork, its first model request) was handed to the kernel before the journal's flush returned.
+// A power loss cannot be staged in a test, so the order is read from the system calls themselves: the
+// runtime runs under strace (CI installs it), is killed with SIGKILL right after the answer, whatever of
+// the fork's own file was not yet flushed with its folder is then removed (what a power loss may take), and
+// the fork revives in the next runtime, which writes its file back from the journal.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
-import { forkStart, forkWait } from '../../src/common/protocol/forks';
+import { forkList, forkStart, forkWait } from '../../src/common/protocol/forks';
+import { readFrames } from '../../src/runtime/session/startJournal';
+import { START_JOURNAL } from '../../src/runtime/session/sessionStore';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
 import { exited, killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
@@ -20,7 +24,7 @@ const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerpl
 /** A Node that runs under strace, logging file and socket calls of every thread to `<dir>/strace.<pid>`. */
 function tracedNode(dir: string): string {
   const wrapper = path.join(dir, 'node');
-  const calls = 'openat,fdatasync,fsync,close,write,writev,read';
+  const calls = 'openat,fdatasync,fsync,close,write,writev,pwrite64,pwritev,pwritev2,ftruncate,read';
   fs.writeFileSync(wrapper, `#!/bin/sh\nexec strace -f -qq --seccomp-bpf -s 256 -e trace=${calls} -o "${dir}/strace.$$" '${process.execPath}' "$@"\n`, { mode: 0o700 });
   return wrapper;
 }
@@ -81,7 +85,7 @@ describe('runtime: a started fork is on disk before anything depends on it', fun
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('flushes the bootstrap and its folder entry before the answer and the first request, and a SIGKILL right after the answer loses nothing', async () => {
+  it('flushes the fork in the start journal before the answer and the first request, and a SIGKILL right after the answer loses nothing', async () => {
     const held = new Promise<void>(resolve => (release = resolve));
     let firstRuntime = true;
     h = await startHarness({ nodePath: tracedNode(dir) });
@@ -102,15 +106,21 @@ describe('runtime: a started fork is on disk before anything depends on it', fun
 
     const calls = returnedCalls(fs.readFileSync(path.join(dir, `strace.${stracePid}`), 'utf8'));
     const sessionsDir = path.join(h.storeDir, 'sessions');
+    const journalFile = path.join(h.storeDir, START_JOURNAL);
     const created = calls.findIndex(c => c.name === 'openat' && c.args.includes(`${sessionsDir}/${fork.id}.jsonl"`) && c.args.includes('O_EXCL'));
     assert.ok(created >= 0, 'the bootstrap file is created with O_EXCL');
-    const dataFlushed = flushOf(calls, created, fdOf(calls[created]), ['fdatasync', 'fsync']);
-    assert.ok(dataFlushed > created, 'the bootstrap file is flushed');
-    // The folder's fsync that counts began after the file existed (a folder fsync covers the names made before it).
-    const folderOpens = calls.map((c, i) => ({ c, i })).filter(({ c, i }) => i > created && c.name === 'openat' && c.args.includes(`"${sessionsDir}"`));
-    const folderFlushed = folderOpens.map(({ c, i }) => flushOf(calls, i, fdOf(c), ['fsync', 'fdatasync'])).filter(i => i > 0).sort((a, b) => a - b)[0] ?? -1;
-    assert.ok(folderFlushed > created, 'the sessions folder is flushed after the file was made');
-    const durableAt = Math.max(dataFlushed, folderFlushed);
+    const fileFd = fdOf(calls[created]);
+    const fileWritten = calls.findIndex((c, i) => i > created && /^(write|pwrite64|writev|pwritev2?)$/.test(c.name) && firstArgFd(c) === fileFd && !c.result.startsWith('-'));
+    assert.ok(fileWritten > created, "the fork's own file gets its bytes");
+    // The journal: the frame naming the fork written at a position, then that descriptor flushed.
+    const journalOpens = calls.map((c, i) => ({ c, i })).filter(({ c }) => c.name === 'openat' && c.args.includes(`${journalFile}"`) && !c.result.startsWith('-'));
+    assert.ok(journalOpens.length > 0, 'the start journal is opened');
+    const journalFds = new Set(journalOpens.map(({ c }) => fdOf(c)));
+    const framed = calls.findIndex(c => /^(pwrite64|pwritev2?)$/.test(c.name) && journalFds.has(firstArgFd(c)) && c.args.includes(`'start':'${fork.id}'`));
+    assert.ok(framed >= 0, "the fork's frame is written to the journal");
+    const journalFlushed = flushOf(calls, framed, firstArgFd(calls[framed]), ['fdatasync', 'fsync']);
+    assert.ok(journalFlushed > framed, 'the journal is flushed after the frame was written');
+    const durableAt = Math.max(journalFlushed, fileWritten);
 
     // Everything the runtime said or sent that names the fork, and every model request after fork/start arrived.
     const askedAt = calls.findIndex(c => c.name === 'read' && c.args.includes("'method':'fork/start'"));
@@ -122,11 +132,44 @@ describe('runtime: a started fork is on disk before anything depends on it', fun
     for (const { i, c } of naming) assert.ok(i > durableAt, `written before the fork was durable: ${c.args.slice(0, 160)}`);
     for (const { i } of writes.filter(({ c }) => c.args.includes('POST /v1/messages'))) assert.ok(i > durableAt, 'a model request went out before the fork was durable');
 
-    // The next runtime finds the fork interrupted and revives it from its bootstrap.
+    // What a power loss may take: the fork's file unless its own flush and its folder's returned before the kill.
+    const fileFlushed = flushOf(calls, created, fileFd, ['fdatasync', 'fsync']);
+    const folderOpens = calls.map((c, i) => ({ c, i })).filter(({ c, i }) => i > fileFlushed && fileFlushed > 0 && c.name === 'openat' && c.args.includes(`"${sessionsDir}"`));
+    const folderFlushed = folderOpens.map(({ c, i }) => flushOf(calls, i, fdOf(c), ['fsync', 'fdatasync'])).some(i => i > 0);
+    if (!folderFlushed) {
+      assert.ok(readFrames(fs.readFileSync(journalFile)).some(f => f.id === fork.id), 'the journal keeps the frame until the file is durable on its own');
+      fs.rmSync(path.join(sessionsDir, `${fork.id}.jsonl`));
+    }
+
+    // The next runtime finds the fork interrupted (its file written back from the journal) and revives it from its bootstrap.
     await h.reconnect();
     const done = await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
     assert.equal(done.state, 'completed');
     assert.match(done.report ?? '', /revived and done/);
     assert.ok(h.fake.requests.filter(isForkRequest).length >= 1);
+  });
+
+  it("writes back a started fork whose file a power loss took, from the start journal, and runs it", async () => {
+    h = await startHarness();
+    h.fake.setResponder(async r => say(isForkRequest(r) ? 'Scope: written back and done' : 'parent answer'));
+    const { sessionId } = await h.send('hello');
+    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, directive: 'come back', isolation: 'shared' });
+    await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    await killRuntime(h.runtimePid());
+    // The state a power loss leaves when it comes after the answer and before the file's own flush: the
+    // journal holds the file's start (its header and bootstrap lines), the file is gone.
+    const file = path.join(h.storeDir, 'sessions', `${fork.id}.jsonl`);
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    const start = Buffer.from(lines.slice(0, 2).join('\n') + '\n', 'utf8');
+    assert.match(lines[1], /"bootstrap"/);
+    fs.writeFileSync(path.join(h.storeDir, START_JOURNAL), Buffer.concat([Buffer.from(`${JSON.stringify({ start: fork.id, bytes: start.length })}\n`), start]), { mode: 0o600 });
+    fs.rmSync(file);
+    await h.reconnect();
+    assert.ok((await sendRequest(h.client.endpoint, forkList, {})).forks.some(f => f.id === fork.id), 'the fork is listed again');
+    const done = await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    assert.equal(done.state, 'completed');
+    assert.match(done.report ?? '', /written back and done/);
+    assert.equal(fs.readFileSync(file).subarray(0, start.length).equals(start), true);
+    assert.equal(fs.statSync(path.join(h.storeDir, START_JOURNAL)).size, 0);
   });
 });

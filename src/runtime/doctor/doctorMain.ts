@@ -8,6 +8,8 @@ import { runtimeInfoPath, socketPathFor } from '../../ipc/socketPath';
 import { socketAccepts } from '../../ipc/socketProbe';
 import { silenceLog } from '../log';
 import { lockStore, storeOwner } from '../storeLock';
+import { recoverStarts } from '../session/startJournal';
+import { START_JOURNAL } from '../session/sessionStore';
 import { checkCheckpoints } from './checkCheckpoints';
 import { checkHistory } from './checkHistory';
 import { checkStoreFiles } from './checkStoreFiles';
@@ -55,6 +57,12 @@ export async function doctorMain(argv: string[]): Promise<number> {
     ctx.liveOwner = storeOwner(storeDir) ?? (await socketAccepts(socketPathFor(storeDir)) ? infoPid(storeDir) ?? -1 : undefined);
   }
   try {
+    // What a runtime does first when it owns the store: fork files a crash left only in the start journal are written back.
+    if (repair && fs.existsSync(path.join(storeDir, 'sessions'))) {
+      const recovered = recoverStarts(path.join(storeDir, START_JOURNAL), path.join(storeDir, 'sessions'));
+      for (const id of recovered.written) ctx.findings.push({ check: 'fork', subject: id, status: 'repaired', found: 'its file was missing or torn; the start journal held it', did: 'written back from the start journal' });
+      for (const problem of recovered.problems) ctx.findings.push({ check: 'fork', subject: START_JOURNAL, status: 'problem', found: problem });
+    }
     await checkStoreFiles(ctx);
     await checkHistory(ctx);
     await checkCheckpoints(ctx);

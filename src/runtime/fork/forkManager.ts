@@ -128,7 +128,9 @@ export class ForkManager implements ForkLauncher {
       const run = newRun(session, { ...session.bootstrap!.fork }, access);
       run.lease = this.store.holdLoaded(session.id);
       this.forks.set(session.id, run);
-      this.enqueue(run);
+      // Its bootstrap already says "queued" with this budget: no status record (another file open and
+      // fdatasync per fork, beside its siblings' bootstraps on the thread pool).
+      this.enqueue(run, { recorded: true });
       return { ...run.summary };
     } finally {
       this.pending.delete(id);
@@ -338,9 +340,10 @@ export class ForkManager implements ForkLauncher {
     if (run) run.summary.verify = verify;
   }
 
-  private enqueue(run: ForkRun): void {
+  /** `recorded`: the fork's transcript already says it is queued (its bootstrap, for a fork just started). */
+  private enqueue(run: ForkRun, { recorded = false } = {}): void {
     // On disk too: a runtime that dies from here on finds the fork unfinished and revives it.
-    heldSession(run).writeStatus({ state: 'queued', time: new Date().toISOString(), budget: run.summary.budget });
+    if (!recorded) heldSession(run).writeStatus({ state: 'queued', time: new Date().toISOString(), budget: run.summary.budget });
     run.uncommitted.clear();
     this.setState(run, 'queued');
     this.queue.add(run);

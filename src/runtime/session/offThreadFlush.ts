@@ -12,28 +12,49 @@ import * as fs from 'node:fs';
  * the file's name in `folder` (fsync of the folder) are on disk. Rejects with the error of the step that
  * failed (EEXIST, ENOSPC, EIO); `created` says whether the file was made (and may be removed).
  */
-export async function writeThenFlushOffThread(file: string, bytes: Buffer, folder: FolderSync): Promise<void> {
-  const handle = await fs.promises.open(file, 'wx', 0o600).catch((error: unknown) => {
-    throw Object.assign(error as Error, { created: false });
-  });
-  try {
-    for (let offset = 0; offset < bytes.length;) {
-      const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
-      if (bytesWritten <= 0) throw Object.assign(new Error('no bytes written'), { code: 'ENOSPC' });
-      offset += bytesWritten;
+export function writeThenFlushOffThread(file: string, bytes: Buffer, folder: FolderSync): Promise<void> {
+  const { flushed } = createThenFlushOffThread(file, bytes, folder);
+  return flushed;
+}
+
+/**
+ * As writeThenFlushOffThread, and says when the file is whole in the page cache (`written`: created and
+ * every byte written, not yet flushed), so a caller whose durability lies elsewhere (the start journal,
+ * startJournal.ts) need not wait for the file's own flush. `written` rejects as `flushed` does when the
+ * create or a write fails.
+ */
+export function createThenFlushOffThread(file: string, bytes: Buffer, folder: FolderSync): { written: Promise<void>; flushed: Promise<void> } {
+  let signal!: { resolve(): void; reject(error: unknown): void };
+  const written = new Promise<void>((resolve, reject) => (signal = { resolve, reject }));
+  const flushed = (async () => {
+    const handle = await fs.promises.open(file, 'wx', 0o600).catch((error: unknown) => {
+      throw Object.assign(error as Error, { created: false });
+    });
+    try {
+      for (let offset = 0; offset < bytes.length;) {
+        const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+        if (bytesWritten <= 0) throw Object.assign(new Error('no bytes written'), { code: 'ENOSPC' });
+        offset += bytesWritten;
+      }
+      signal.resolve();
+      await handle.datasync();
+    } catch (error) {
+      throw Object.assign(error as Error, { created: true });
+    } finally {
+      await handle.close();
     }
-    await handle.datasync();
-  } catch (error) {
-    throw Object.assign(error as Error, { created: true });
-  } finally {
-    await handle.close();
-  }
-  // After the file's own flush, not beside it: on a journalling file system (ext4, xfs) that flush has
-  // committed the name with the file, and the folder's fsync finds nothing left to write; run beside it,
-  // each folder fsync forced a commit of its own (fifty siblings' answers came in waves, 100 ms apart).
-  await folder.sync().catch((error: unknown) => {
-    throw Object.assign(error as Error, { created: true });
-  });
+    // After the file's own flush, not beside it: on a journalling file system (ext4, xfs) that flush has
+    // committed the name with the file, and the folder's fsync finds nothing left to write; run beside it,
+    // each folder fsync forced a commit of its own (fifty siblings' answers came in waves, 100 ms apart).
+    await folder.sync().catch((error: unknown) => {
+      throw Object.assign(error as Error, { created: true });
+    });
+  })();
+  // A create or write that failed rejects `written` too (a no-op once it resolved).
+  flushed.catch((error: unknown) => signal.reject(error));
+  // Handled here: a caller may await only one of the two.
+  written.catch(() => undefined);
+  return { written, flushed };
 }
 
 /**

@@ -10,7 +10,9 @@ import { ensurePrivateDir } from '../../ipc/privateFs';
 import { JsonlWriter, TranscriptWriteError, dropTornTail } from './jsonl';
 import type { ForkBootstrap, HistoryRefs, SessionRecord } from './records';
 import { SegmentError, SegmentStore, writeWhole } from './segments';
-import { FolderSync, writeThenFlushOffThread } from './offThreadFlush';
+import { FolderSync, createThenFlushOffThread } from './offThreadFlush';
+import { StartJournal, recoverStarts } from './startJournal';
+import { headerLine } from './headerBytes';
 import type { ChainRange } from './segments';
 import { Session } from './session';
 import { streamJsonl } from './streamJsonl';
@@ -41,6 +43,8 @@ export interface SessionStoreOptions {
 }
 
 const SESSION_ID = /^[a-z]-[0-9a-f-]{8,40}$/;
+/** The start journal, in the store folder (not sessions/, which holds only transcripts). */
+export const START_JOURNAL = 'starts.journal';
 
 export class SessionStore {
   private readonly open = new Map<string, Session>();
@@ -64,12 +68,15 @@ export class SessionStore {
   private readonly readOnly: boolean;
   /** The sessions folder's fsync, shared by the files created together (offThreadFlush.ts). */
   private readonly sessionsFolder: FolderSync;
+  /** Fork starts of one moment, flushed together (startJournal.ts, docs/design.md §4.7). */
+  readonly starts: StartJournal;
 
   constructor(readonly storeDir: string, options: SessionStoreOptions = {}) {
     this.now = options.now ?? Date.now;
     this.readOnly = options.readOnly === true;
     this.sessionsDir = path.join(storeDir, 'sessions');
     this.sessionsFolder = new FolderSync(this.sessionsDir);
+    this.starts = new StartJournal(path.join(storeDir, START_JOURNAL));
     if (!this.readOnly) ensurePrivateDir(this.sessionsDir);
     this.segments = new SegmentStore(storeDir, { readOnly: this.readOnly });
   }
@@ -80,20 +87,23 @@ export class SessionStore {
 
   /**
    * Creates a session file holding its header and `initial` records (a fork's bootstrap), written in one
-   * write and one flush: a fork's start costs one fdatasync, and a crash leaves the file whole or torn.
-   * `flushOffThread`: the file is created, written and flushed on the thread pool, its name in the
-   * sessions folder too (one folder fsync for the files created together); `durable(id)` settles then,
-   * and nothing may append to the session before it has.
+   * write: a crash leaves the file whole or torn. `flushOffThread` (a fork's start): the bytes also go to
+   * the store's start journal, flushed with every other start of the moment in one fdatasync, and the file
+   * is created and written on the thread pool; `durable(id)` settles once both are done, and nothing may
+   * append to the session before it has. The file's own flush (and its folder's) follows in the background;
+   * until it is done the journal keeps its bytes (startJournal.ts). Otherwise the file is written at once.
    */
   create(header: SessionHeader, initial: readonly SessionRecord[] = [], options: { flushOffThread?: boolean } = {}): Session {
     const file = this.fileOf(header.id);
-    if (fs.existsSync(file)) throw new Error(`session ${header.id} already exists`);
-    let text = JSON.stringify({ type: 'header', header } satisfies SessionRecord) + '\n';
+    // A fork's id is fresh (a random UUID), and its create is `wx`: no stat on the runtime's thread.
+    if (!options.flushOffThread && fs.existsSync(file)) throw new Error(`session ${header.id} already exists`);
+    // The header line as JSON.stringify writes it, its system prompt and tools encoded once for all the forks that share them.
+    let text = '';
     for (const record of initial) text += JSON.stringify(record) + '\n';
-    const bytes = Buffer.from(text, 'utf8');
+    const bytes = Buffer.concat([headerLine(header), Buffer.from(text, 'utf8')]);
     try {
       if (options.flushOffThread) {
-        const flushed = this.watchFlush(header.id, file, writeThenFlushOffThread(file, bytes, this.sessionsFolder));
+        const flushed = this.watchFlush(header.id, file, this.createJournaled(header.id, file, bytes));
         // Handled here so a failure nobody awaits cannot end the process; durable() still rejects.
         flushed.catch(() => undefined);
         this.flushes.set(header.id, flushed);
@@ -110,6 +120,33 @@ export class SessionStore {
     this.open.set(header.id, session);
     this.lastUsed.set(header.id, this.now());
     return session;
+  }
+
+  /**
+   * Resolves once `bytes` are durable in the start journal and whole in the new file; the file's own flush
+   * then retires the journal's copy. On failure it rejects only after the file's create has settled (so a
+   * removal cannot precede it), with `created` false when the file was never made, and the journal's copy dropped.
+   */
+  private async createJournaled(id: string, file: string, bytes: Buffer): Promise<void> {
+    const { written, flushed } = createThenFlushOffThread(file, bytes, this.sessionsFolder);
+    const journaled = this.starts.add(id, bytes);
+    // Not retired on a failed flush: the journal keeps the bytes, and the next runtime writes the file from them.
+    flushed.then(() => this.starts.retire(id), () => undefined);
+    const [journal, write] = await Promise.allSettled([journaled, written]);
+    if (journal.status === 'fulfilled' && write.status === 'fulfilled') return;
+    const fileError = await flushed.then(() => undefined, (error: unknown) => error as { created?: boolean });
+    // Safe to drop: the fork did not start and its start fails with the error below; a drop frame not written leaves the frame for the next runtime, which writes a fork nobody was told about.
+    await this.starts.drop(id).catch(() => undefined);
+    const error = (write.status === 'rejected' ? write.reason : (journal as PromiseRejectedResult).reason) as Error;
+    throw Object.assign(error, { created: fileError?.created !== false });
+  }
+
+  /**
+   * Writes the fork files a crash left only in the start journal (missing or torn), before anything is
+   * loaded: run by the runtime that owns the store, at start-up. Returns what it did, for the log.
+   */
+  recoverStarts(): { written: string[]; problems: string[] } {
+    return recoverStarts(path.join(this.storeDir, START_JOURNAL), this.sessionsDir);
   }
 
   /**
@@ -357,6 +394,8 @@ export class SessionStore {
     const referenced = fs.existsSync(this.fileOf(id)) && !this.headerOf(id)?.parent && this.listHeaders().some(h => h.parent?.sessionId === id);
     if (referenced) this.segments.retire(id);
     else fs.rmSync(this.fileOf(id), { force: true });
+    // Safe to drop: a fork deleted within moments of its start whose drop frame cannot be written comes back after a crash, as it was before the delete.
+    this.starts.drop(id).catch(() => undefined);
   }
 
   /** Opened sessions (for tests and the bench). */
@@ -407,6 +446,7 @@ export class SessionStore {
   closeAll(): void {
     for (const session of this.open.values()) session.close();
     this.open.clear();
+    this.starts.close();
   }
 }
 

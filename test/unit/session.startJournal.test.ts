@@ -1,0 +1,120 @@
+// The start journal (startJournal.ts): fork starts of one moment flushed together, their frames retired
+// once each fork's own file is durable, and a store's crashed starts written back from it.
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { StartJournal, readFrames, recoverStarts } from '../../src/runtime/session/startJournal';
+import { START_JOURNAL, SessionStore } from '../../src/runtime/session/sessionStore';
+import { headerLine } from '../../src/runtime/session/headerBytes';
+import type { SessionHeader } from '../../src/common/transcript';
+import { header } from './forkFixtures';
+
+const bytesOf = (text: string) => Buffer.from(text, 'utf8');
+const id = (n: number) => `f-0000000${n}-aaaa-bbbb-cccc-dddddddddddd`;
+
+describe('session start journal', () => {
+  let dir: string;
+  let sessions: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'start-journal-'));
+    sessions = path.join(dir, 'sessions');
+    fs.mkdirSync(sessions);
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps each frame whole and in order, and empties itself once every frame is retired or dropped', async () => {
+    const file = path.join(dir, START_JOURNAL);
+    const journal = new StartJournal(file);
+    const texts = [1, 2, 3].map(n => `{"type":"header","n":${n}}\n{"type":"bootstrap","ü":"${'x'.repeat(n * 1000)}"}\n`);
+    await Promise.all(texts.map((text, i) => journal.add(id(i + 1), bytesOf(text))));
+    const frames = readFrames(fs.readFileSync(file));
+    assert.deepEqual(frames.map(f => f.id), [id(1), id(2), id(3)]);
+    assert.deepEqual(frames.map(f => f.bytes!.toString('utf8')), texts);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    journal.retire(id(1));
+    journal.retire(id(2));
+    // One frame is still needed: nothing is emptied.
+    await journal.drop('f-unknown');
+    assert.equal(readFrames(fs.readFileSync(file)).length, 3);
+    await journal.drop(id(3));
+    // The drop frame went after the others, then (nothing live) the file is emptied.
+    await journal.whenIdle();
+    assert.equal(fs.statSync(file).size, 0);
+    journal.close();
+  });
+
+  it('stops reading at a torn frame', () => {
+    const whole = Buffer.concat([bytesOf(`{"start":"${id(1)}","bytes":3}\nabc`), bytesOf(`{"start":"${id(2)}","bytes":10}\nabc`)]);
+    assert.deepEqual(readFrames(whole).map(f => f.id), [id(1)]);
+    assert.deepEqual(readFrames(bytesOf(`{"start":"${id(1)}","bytes":3}\nabc{"sta`)).map(f => f.id), [id(1)]);
+  });
+
+  it('writes back the fork files a crash lost or tore, keeps whole and longer ones, skips dropped forks, and empties the journal', () => {
+    const file = path.join(dir, START_JOURNAL);
+    const frame = (fork: string, text: string) => Buffer.concat([bytesOf(`{"start":"${fork}","bytes":${Buffer.byteLength(text)}}\n`), bytesOf(text)]);
+    const text = (n: number) => `{"type":"header","id":"${id(n)}"}\n{"type":"bootstrap"}\n`;
+    fs.writeFileSync(file, Buffer.concat([
+      frame(id(1), text(1)), frame(id(2), text(2)), frame(id(3), text(3)), frame(id(4), text(4)), frame(id(5), text(5)),
+      bytesOf(`{"drop":"${id(5)}"}\n`),
+    ]));
+    const at = (n: number) => path.join(sessions, `${id(n)}.jsonl`);
+    // 1 missing; 2 torn; 3 whole and run on; 4 someone else's bytes.
+    fs.writeFileSync(at(2), text(2).slice(0, 10));
+    fs.writeFileSync(at(3), text(3) + '{"type":"status"}\n');
+    fs.writeFileSync(at(4), 'other\n');
+    const result = recoverStarts(file, sessions);
+    assert.deepEqual(result.written.sort(), [id(1), id(2)]);
+    assert.equal(result.problems.length, 1);
+    assert.match(result.problems[0], /differs/);
+    assert.equal(fs.readFileSync(at(1), 'utf8'), text(1));
+    assert.equal(fs.readFileSync(at(2), 'utf8'), text(2));
+    assert.equal(fs.statSync(at(1)).mode & 0o777, 0o600);
+    assert.equal(fs.readFileSync(at(3), 'utf8'), text(3) + '{"type":"status"}\n');
+    assert.equal(fs.readFileSync(at(4), 'utf8'), 'other\n');
+    assert.equal(fs.existsSync(at(5)), false);
+    assert.equal(fs.statSync(file).size, 0);
+    // Nothing to do without a journal.
+    assert.deepEqual(recoverStarts(path.join(dir, 'none'), sessions), { written: [], problems: [] });
+  });
+
+  it('never empties frames it found when it opened (no recovery ran): they wait for the runtime that recovers', async () => {
+    const file = path.join(dir, START_JOURNAL);
+    const old = Buffer.concat([bytesOf(`{"start":"${id(1)}","bytes":2}\n`), bytesOf('{}')]);
+    fs.writeFileSync(file, old);
+    const journal = new StartJournal(file);
+    await journal.add(id(2), bytesOf('{"n":2}\n'));
+    journal.retire(id(2));
+    await journal.add(id(3), bytesOf('{"n":3}\n'));
+    journal.retire(id(3));
+    await journal.whenIdle();
+    assert.deepEqual(readFrames(fs.readFileSync(file)).map(f => f.id), [id(1), id(2), id(3)]);
+    journal.close();
+  });
+
+  it("store.create of a fork: durable once journaled and written, the journal's copy retired once the file is flushed", async () => {
+    const store = new SessionStore(dir);
+    const h = { ...header(), id: id(7), parent: { sessionId: 's-parent' } };
+    const session = store.create(h, [], { flushOffThread: true });
+    await store.durable(h.id);
+    const own = fs.readFileSync(store.fileOf(h.id));
+    const journaled = readFrames(fs.readFileSync(path.join(dir, START_JOURNAL)));
+    // Once the file's own flush is done the frame goes (the journal is emptied); before, it is the file's bytes.
+    if (journaled.length > 0) assert.deepEqual(journaled[0].bytes, own);
+    await store.starts.whenIdle();
+    assert.deepEqual(store.starts.pending(), []);
+    assert.equal(fs.statSync(path.join(dir, START_JOURNAL)).size, 0);
+    session.close();
+    store.closeAll();
+  });
+});
+
+describe('session header line', () => {
+  it('is byte for byte what JSON.stringify writes, with the prompt and tools encoded once', () => {
+    const base = header();
+    const forks: SessionHeader[] = [1, 2].map(n => ({ ...base, id: id(n), title: `fork "${n}" ✓`, mcpServers: undefined, parent: { sessionId: base.id, entryId: undefined } }));
+    for (const h of [base, ...forks]) assert.equal(headerLine(h).toString('utf8'), JSON.stringify({ type: 'header', header: h }) + '\n');
+    const other: SessionHeader = { ...base, systemPrompt: 'another prompt \u2028 with "quotes"', tools: [] };
+    assert.equal(headerLine(other).toString('utf8'), JSON.stringify({ type: 'header', header: other }) + '\n');
+  });
+});
