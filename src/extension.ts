@@ -34,7 +34,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<ForkAg
   registerForkFromHere(context, runtime, settings);
   const endsShown = new ForkEndsShown();
   const showReport = registerReportDocs(context, runtime);
-  registerForkNotifier(context, runtime, endsShown, showReport);
+  registerForkNotifier(context, runtime, endsShown, showReport, output);
   registerDeleteSession(context, runtime);
   registerWorktrees(context, runtime, output, storeDir);
   const panel = registerForksPanel(context, runtime, settings, output, showReport);

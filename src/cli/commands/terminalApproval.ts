@@ -38,6 +38,7 @@ export function oneAtATime<T, R>(ask: (params: T) => Promise<R>): (params: T) =>
   let last: Promise<unknown> = Promise.resolve();
   return params => {
     const next = last.then(() => ask(params));
+    // The chain only orders the prompts: a failed question reaches its caller through `next`.
     last = next.catch(() => undefined);
     return next;
   };

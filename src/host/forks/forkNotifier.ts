@@ -14,8 +14,8 @@ import type { ShowReport } from './reportDocs';
 import { TournamentNotices } from './tournamentNotice';
 import { WORKTREE_COMMANDS } from '../worktrees/rootPlan';
 
-export function registerForkNotifier(context: vscode.ExtensionContext, runtime: RuntimeApi, endsShown: ForkEndsShown, showReport: ShowReport): void {
-  const tournaments = new TournamentNotices(runtime, showReport);
+export function registerForkNotifier(context: vscode.ExtensionContext, runtime: RuntimeApi, endsShown: ForkEndsShown, showReport: ShowReport, log: Pick<vscode.LogOutputChannel, 'warn'>): void {
+  const tournaments = new TournamentNotices(runtime, showReport, log);
   const forks = new Map<string, ForkSummary>();
   const status = vscode.window.createStatusBarItem('forkAgents.running', vscode.StatusBarAlignment.Left, 50);
   status.name = 'Fork Agents: running forks';
@@ -62,7 +62,10 @@ export function registerForkNotifier(context: vscode.ExtensionContext, runtime: 
       if (isTerminal(fork.state)) announceOnce(fork);
     }
     refresh();
-  }, () => undefined);
+  }, (error: unknown) => {
+    // Forks that ended before this window opened are announced by the next fork/state instead.
+    log.warn(`Fork notices: could not list the forks: ${error instanceof Error ? error.message : String(error)}`);
+  });
 }
 
 /** Continue (asking for the new budget) or Stop a fork paused at its budget. */

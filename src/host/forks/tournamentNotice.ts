@@ -15,7 +15,7 @@ export class TournamentNotices {
   /** Groups whose verdict this window waits for, or has announced. */
   private readonly groups = new Set<string>();
 
-  constructor(private readonly runtime: RuntimeApi, private readonly showReport: ShowReport) {}
+  constructor(private readonly runtime: RuntimeApi, private readonly showReport: ShowReport, private readonly log: Pick<vscode.LogOutputChannel, 'warn'>) {}
 
   /** An attempt of a tournament ended (or was listed ended and not yet announced). */
   attemptEnded(fork: ForkSummary): void {
@@ -31,7 +31,10 @@ export class TournamentNotices {
       }
       const claims = await Promise.all(result.group.forkIds.map(forkId => this.runtime.request(forkAnnounce, { forkId }).then(r => r.first, () => false)));
       if (claims.some(Boolean)) await this.announce(result);
-    }, () => this.groups.delete(groupId)).catch(() => undefined);
+    }, () => this.groups.delete(groupId)).catch((error: unknown) => {
+      // The wait failed (runtime gone: the next attempt that ends waits again) or the notice itself did.
+      this.log.warn(`Tournament ${groupId}: the verdict could not be shown: ${error instanceof Error ? error.message : String(error)}`);
+    });
   }
 
   private async announce(result: TournamentCompareResult): Promise<void> {

@@ -191,7 +191,10 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
   registerPanelCommands(context, deps);
   registerChatForkCommands(context, deps, openDoc, showReport);
   function refreshStore(): void {
-    runtime.request(storeInfo, {}).then(({ bytes, sessions, segments }) => model.setStore({ bytes, sessions, segments }), () => undefined);
+    runtime.request(storeInfo, {}).then(({ bytes, sessions, segments }) => model.setStore({ bytes, sessions, segments }), (error: unknown) => {
+      // The panel keeps the store size it showed last; the next fork that ends asks again.
+      log.warn(`Forks panel: could not read the store's size: ${error instanceof Error ? error.message : String(error)}`);
+    });
   }
   // Forks that ran before this window opened show what they did so far (the most recent few: output is
   // kept in memory and goes into every snapshot of the view).
@@ -205,7 +208,10 @@ export function registerForksPanel(context: vscode.ExtensionContext, runtime: Ru
   runtime.request(forkList, {}).then(({ forks }) => {
     forks.forEach(fork => model.addForkIfNew(fork));
     forks.filter(fork => fork.modelTurns > 0).slice(-HISTORY_FORKS).forEach(fork => loadHistory(fork.id));
-  }, () => undefined);
+  }, (error: unknown) => {
+    // Forks that ran before this window stay unlisted until their next fork/state; live ones show anyway.
+    log.warn(`Forks panel: could not list the forks: ${error instanceof Error ? error.message : String(error)}`);
+  });
   void refreshSession();
   refreshStore();
   refreshModels();

@@ -218,6 +218,7 @@ export function shadowOptions(shadow: ShadowRepo, options: ShadowGitOptions = {}
 export function serialized<T>(shadow: ShadowRepo, work: () => Promise<T>): Promise<T> {
   const before = queues.get(shadow.gitDir) ?? Promise.resolve();
   const next = before.then(work, work);
+  // The queue only orders the work: its error reaches the caller through `next`.
   const settled = next.then(() => undefined, () => undefined);
   queues.set(shadow.gitDir, settled);
   void settled.then(() => {

@@ -23,6 +23,7 @@ export async function scratchLeftovers(): Promise<string[]> {
   for (const name of await fs.readdir(os.tmpdir()).catch(() => [] as string[])) {
     if (!name.startsWith(SCRATCH_PREFIX)) continue;
     const full = path.join(os.tmpdir(), name);
+    // Removed meanwhile (by its own runtime or another's sweep): nothing left to sweep.
     const stat = await fs.lstat(full).catch(() => undefined);
     if (!stat || (uid !== undefined && stat.uid !== uid)) continue;
     const pid = Number(/^fork-agents-index-(\d+)-/.exec(name)?.[1]);

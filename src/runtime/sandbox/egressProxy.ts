@@ -94,6 +94,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   });
   server.on('connect', (req: Http.IncomingMessage, client: net.Socket, head: Buffer) => {
     const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? '');
+    // A client that resets its connection only ends its own tunnel; without a listener it would end the proxy.
     client.on('error', () => undefined);
     if (!match) {
       client.end('HTTP/1.1 400 Bad Request\r\n\r\n');

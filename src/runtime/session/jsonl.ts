@@ -112,6 +112,7 @@ export class JsonlWriter {
       else this.flushedBytes = Math.max(this.flushedBytes, upTo);
       this.settleWaiters();
       if (this.flushAgain && this.flushError === undefined) this.startFlush();
+      // Closed after the last flush: the data is synced (or its error kept in flushError), so a failed close loses nothing.
       else if (this.fd === undefined) fs.close(this.flushFd, () => undefined);
     });
   }

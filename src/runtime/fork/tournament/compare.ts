@@ -18,6 +18,8 @@ export async function compareGroup(forks: ForkManager, group: TournamentSummary,
 
 async function compareAttempt(fork: ForkSummary): Promise<AttemptComparison> {
   const worktree = fork.worktree;
+  // A worktree removed by hand (or a base gone) compares as no change: the comparison of the other attempts
+  // must still come back, and the attempt's row says it changed nothing.
   const diff = worktree && !worktree.discarded ? await forkDiff(worktree.path, worktree.base).catch(() => undefined) : undefined;
   const files = diff ? parsePatch(diff.patch) : [];
   const { added, removed } = lineCounts(files);
