@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import type { ApprovalMode } from '../../common/approval';
 import type { Entry, SessionHeader } from '../../common/transcript';
 import { deepFreeze } from '../../common/transcript';
+import { readOpenFile } from './fileRead';
 import type { RangeSegmentHeader } from './segments';
 import { rangeSegmentName } from './segments';
 import type { SealPrefix, SessionRecord } from './records';
@@ -50,13 +51,7 @@ export interface ParentTailRead {
  */
 export function readParentTail(file: string, header: SessionHeader): ParentTailRead | undefined {
   if (header.parent) return undefined;
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
+  return readOpenFile(file, fd => {
     const { size } = fs.fstatSync(fd);
     // Read backwards, more each time, until the last seal line is whole in what was read.
     let from = size;
@@ -90,12 +85,7 @@ export function readParentTail(file: string, header: SessionHeader): ParentTailR
       header, head: seal.hash, sealedCount: segment.base + segment.count, knownFrom: segment.base, known: known.map(e => deepFreeze(e)),
       unsealed: after.entries.length, approvalMode: after.approvalMode, fileBytes: size,
     };
-  } catch {
-    // Unreadable here: the ordinary load reports what is wrong with the file.
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
+  });
 }
 
 interface PrefixSeal { hash: string; segment: RangeSegmentHeader; prefix: SealPrefix }

@@ -6,6 +6,7 @@
 // between leaves only garbage for the next sweep, never loses a referenced segment.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { readOpenFile } from './fileRead';
 import type { ForkBootstrap, SessionRecord } from './records';
 import type { SessionStore } from './sessionStore';
 
@@ -56,13 +57,7 @@ export function collectGarbage(store: SessionStore): Sweep {
 
 /** The history references of a fork's bootstrap (its first two lines only), or undefined. */
 export function bootstrapRefsOf(file: string): ForkBootstrap['history'] | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
+  return readOpenFile(file, fd => {
     const chunks: Buffer[] = [];
     const buffer = Buffer.alloc(64 * 1024);
     let newlines = 0;
@@ -92,11 +87,7 @@ export function bootstrapRefsOf(file: string): ForkBootstrap['history'] | undefi
         if (start !== REFS_PREFIX || total - lineStart > MAX_REFS_LINE) return undefined;
       }
     }
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
+  });
 }
 
 /** Session ids whose files were last written more than `days` days ago. */
