@@ -4,7 +4,8 @@
 // fails; the real-VS-Code layers fail (never skip) when their tools are missing.
 // Stages that do not depend on each other run side by side (a group), so 2 cores are busy: the builds; the
 // checks (no `.only`, lint, both type-checks, unit); runtime (mocha --parallel) beside conformance; then the
-// real-VS-Code layers. A side-by-side stage's output is printed in one piece when it ends.
+// real-VS-Code layers side by side, the UI files two at a time. A side-by-side stage's output is printed in
+// one piece when it ends.
 // `--quick` (npm run test:quick): the builds, unit, runtime and conformance only — the daily loop.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -255,19 +256,24 @@ const conformance = {
 };
 
 const extensionHost = e2eStage('extension-host tests (code-server)', ['out/scripts/e2e/extensionTests.js'], mochaSummary);
-const ui = e2eStage('UI checks (code-server + chromium)', [mocha, '--forbid-only', '--timeout', '120000', '--require', 'out/test/e2e/sharedWorkbench.js', ...color, 'out/test/e2e/**/*.test.js'], mochaSummary,
-  // About 55 checks in one shared chromium, each file with its own code-server: 10–20 minutes on 2 cores.
+// The UI files run two at a time (FORK_AGENTS_UI_JOBS): a UI check mostly waits on the window, so one file
+// keeps about a third of a core busy (chatAnswers: 22 s of CPU in 75 s). Each worker process shares one
+// chromium among its files; each file keeps its own code-server, store and folders.
+const UI_JOBS = process.env.FORK_AGENTS_UI_JOBS ?? '2';
+const ui = e2eStage('UI checks (code-server + chromium)', [mocha, '--forbid-only', '--timeout', '120000', '--parallel', '--jobs', UI_JOBS, '--require', 'out/test/e2e/sharedWorkbench.js', ...color, ...biggestFirst('out/test/e2e')], mochaSummary,
+  // About 55 checks in 20 files: 5–8 minutes on 2 cores with nothing else running, 15 at load 20.
   30 * 60_000);
 
 /**
  * Groups run one after another; the stages of a group run side by side. Everything that needs only the
  * builds shares one group, the longest (runtime) first: the unit, conformance, lint and type-check stages
  * are each one process on one core, so beside the runtime stage they use the time its workers spend
- * waiting on child processes and sockets instead of leaving a core idle in a group of their own.
+ * waiting on child processes and sockets instead of leaving a core idle in a group of their own. The two
+ * real-VS-Code layers share the last group: both mostly wait on a window.
  */
 const groups = quick
   ? [[build, buildTests], [runtime, conformance, unit, noOnly]]
-  : [[build, buildTests], [runtime, conformance, unit, ...typeChecks, lint, noOnly], [extensionHost], [ui]];
+  : [[build, buildTests], [runtime, conformance, unit, ...typeChecks, lint, noOnly], [ui, extensionHost]];
 const stages = groups.flat();
 
 async function runStage(stage, together) {
