@@ -14,6 +14,7 @@ import { renderDirective } from '../../src/runtime/fork/history/directive';
 import { selectSpans } from '../../src/runtime/fork/history/select';
 import type { Session } from '../../src/runtime/session/session';
 import { SessionStore } from '../../src/runtime/session/sessionStore';
+import { copyingFork } from './copyAnchor';
 import { buildParent } from './transcriptGen';
 import type { BenchContext, Row, Section, SectionResult } from './types';
 import { kb, ms, round, summarize, thousands, timeMs } from './stats';
@@ -32,11 +33,17 @@ const MAX_FLAT_RATIO = 2;
 export const DIRECTIVE = 'Review the error handling of the session store and list every case that is not handled.';
 
 type Medium = 'disk' | 'tmpfs';
+/** ours = createForkSession until durable; copy = the anchors' copying fork (copyAnchor.ts). */
+type Mode = 'ours' | 'copy';
+/** The small forks judged against the copying anchor: time and bytes, ours ≤ 1× theirs. */
+const SMALL_SIZES = [100, 1_000];
 
 interface Condition {
   size: number;
   turns: ForkTurns;
   medium: Medium;
+  mode: Mode;
+  dir: string;
   parent: Session;
   store: SessionStore;
   samples: number[];
@@ -44,7 +51,10 @@ interface Condition {
   bootstrapBytes: number;
 }
 
-interface Measured { size: number; turns: ForkTurns; window: number; bootstrapBytes: number; selectClose: Timing; byMedium: Partial<Record<Medium, Timing>> }
+interface Measured {
+  size: number; turns: ForkTurns; window: number; bootstrapBytes: number; selectClose: Timing; byMedium: Partial<Record<Medium, Timing>>;
+  copy: { bytes: number; byMedium: Partial<Record<Medium, Timing>> };
+}
 
 export const forkStartSection: Section = {
   id: '1',
@@ -68,7 +78,9 @@ export const forkStartSection: Section = {
         // A fork may live in another store than its parent: only the parent Session object is needed.
         const store = new SessionStore(forkDir);
         stores.push(store);
-        for (const turns of TURNS) conditions.push({ size, turns, medium, parent: parent.session, store, samples: [], window: 0, bootstrapBytes: 0 });
+        for (const turns of TURNS) {
+          for (const mode of ['ours', 'copy'] as const) conditions.push({ size, turns, medium, mode, dir: forkDir, parent: parent.session, store, samples: [], window: 0, bootstrapBytes: 0 });
+        }
       }
     }
     for (let i = 0; i < WARMUP + RUNS; i++) {
@@ -82,10 +94,13 @@ export const forkStartSection: Section = {
     const measured: Measured[] = [];
     for (const { size, session } of parents) {
       for (const turns of TURNS) {
-        const mine = conditions.filter(c => c.size === size && c.turns === turns);
+        const mine = conditions.filter(c => c.size === size && c.turns === turns && c.mode === 'ours');
+        const copies = conditions.filter(c => c.size === size && c.turns === turns && c.mode === 'copy');
         const byMedium: Measured['byMedium'] = {};
         for (const c of mine) byMedium[c.medium] = summarize(c.samples);
-        measured.push({ size, turns, window: mine[0].window, bootstrapBytes: mine[0].bootstrapBytes, selectClose: measureSelectClose(session, turns), byMedium });
+        const copy: Measured['copy'] = { bytes: copies[0].bootstrapBytes, byMedium: {} };
+        for (const c of copies) copy.byMedium[c.medium] = summarize(c.samples);
+        measured.push({ size, turns, window: mine[0].window, bootstrapBytes: mine[0].bootstrapBytes, selectClose: measureSelectClose(session, turns), byMedium, copy });
       }
       // Not store.closeAll(): the forks' writers are closed already, and Session.close() is not idempotent.
       session.close();
@@ -95,6 +110,7 @@ export const forkStartSection: Section = {
 };
 
 async function runOnce(c: Condition, keep: boolean): Promise<void> {
+  if (c.mode === 'copy') return copyOnce(c, keep);
   const started = performance.now();
   const fork = createForkSession(c.store, { parent: c.parent, kind: 'fork', directive: DIRECTIVE, turns: c.turns, isolation: 'shared', origin: 'user', name: 'bench fork' });
   // Until the bootstrap is durable, as ForkManager.start waits (the flush itself runs off the thread).
@@ -106,6 +122,15 @@ async function runOnce(c: Condition, keep: boolean): Promise<void> {
   c.bootstrapBytes = fs.statSync(file).size;
   // Keeps the temp disk small; the (closed) session stays in the store's map, as in the runtime.
   fork.close();
+  fs.rmSync(file);
+}
+
+function copyOnce(c: Condition, keep: boolean): void {
+  const started = performance.now();
+  const file = copyingFork(c.parent, c.dir, c.turns, DIRECTIVE);
+  const elapsed = performance.now() - started;
+  if (keep) c.samples.push(elapsed);
+  c.bootstrapBytes = fs.statSync(file).size;
   fs.rmSync(file);
 }
 
@@ -149,12 +174,14 @@ function toResult(measured: Measured[], parents: Record<string, unknown>[], have
   rows.push(growthRow(at(1_000, 'all'), at(10_000, 'all'), growthMedium));
   rows.push(growthRow(at(100, 'all'), at(1_000, 'all'), growthMedium, true));
   rows.push(flatRow(at(100, 3), at(10_000, 3), growthMedium));
+  for (const size of SMALL_SIZES) for (const turns of TURNS) rows.push(copyRow(at(size, turns)));
   return {
     rows,
     details: { parents, warmup: WARMUP, runs: RUNS, directive: DIRECTIVE, growthJudgedOn: growthMedium },
     notes: [
       `times are median / p95 of ${RUNS} runs after ${WARMUP} warm-up runs; window = the fork's entries (inherited + closing message); bootstrap = fork file size.`,
       'disk = fork store in the temp dir (see Disk above); tmpfs = fork store in /dev/shm, no flush latency.',
+      'small fork vs the copying anchor = ours (until durable) against copyAnchor.ts: the selection deep-copied and the whole fork file written, not flushed; bytes = the fork file each leaves.',
       `select+close = selectSpans + closeSelection alone (spans, no copy); the rest is historyRefs + store.create (header and bootstrap in one write + fdatasync). Growth rows use ${growthMedium} medians.`,
     ],
   };
@@ -170,6 +197,25 @@ function growthRow(small: Measured, large: Measured, medium: Medium, infoOnly = 
     target: infoOnly ? undefined : `≤ linear (exponent ≤ ${MAX_EXPONENT})`,
     verdict: infoOnly ? 'info' : exponent <= MAX_EXPONENT ? 'PASS' : 'MISS',
     values: { medium, fromEntries: small.size, toEntries: large.size, timeRatio: round(timeRatio), windowRatio: round(windowRatio), exponent: round(exponent) },
+  };
+}
+
+/** A small fork against the copying anchor: ours durable when it answers, theirs not flushed. */
+function copyRow(m: Measured): Row {
+  const ratio = (medium: Medium) => (m.byMedium[medium] && m.copy.byMedium[medium] ? m.byMedium[medium]!.median / m.copy.byMedium[medium]!.median : undefined);
+  const disk = ratio('disk')!;
+  const tmpfs = ratio('tmpfs');
+  const bytes = m.bootstrapBytes / m.copy.bytes;
+  const side = (medium: Medium) => `${medium} ${ms(m.byMedium[medium]!.median)} vs ${ms(m.copy.byMedium[medium]!.median)} (×${ratio(medium)!.toFixed(2)})`;
+  return {
+    label: `small fork vs the copying anchor, ${thousands(m.size)} entries, turns=${m.turns}`,
+    result: `${side('disk')}${tmpfs === undefined ? '' : `; ${side('tmpfs')}`}; bytes ${kb(m.bootstrapBytes)} vs ${kb(m.copy.bytes)} (×${bytes.toFixed(2)}); ours is flushed before it answers, the copy is not`,
+    target: '≤ 1× the anchor\'s time and bytes',
+    verdict: disk <= 1 && bytes <= 1 ? 'PASS' : 'MISS',
+    values: {
+      entries: m.size, turns: String(m.turns), diskRatio: round(disk), ...(tmpfs === undefined ? {} : { tmpfsRatio: round(tmpfs) }), bytesRatio: round(bytes),
+      oursBytes: m.bootstrapBytes, copyBytes: m.copy.bytes, ...timingValues('copyDisk', m.copy.byMedium.disk), ...timingValues('copyTmpfs', m.copy.byMedium.tmpfs),
+    },
   };
 }
 
