@@ -2,8 +2,13 @@
 // ReadableStream body sent with its length, the response body as a stream that ends only at the response's
 // end, a connection cut mid-body as an error (not an end), and an abort mid-body.
 import * as assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { nodeFetch } from '../../src/runtime/model/nodeFetch';
 import { FetchHeaders } from '../../src/runtime/model/fetchHeaders';
 
@@ -124,5 +129,35 @@ describe('model: nodeFetch, the SDK\'s fetch over node:http', () => {
     assert.ok(platform instanceof FetchHeaders, 'the cloud SDKs hand Node\'s Headers to the SDK\'s instanceof checks');
     assert.equal(new FetchHeaders(platform).get('x-one'), '1');
     assert.equal(new Headers(new FetchHeaders({ 'x-two': '2' }) as unknown as [string, string][]).get('x-two'), '2', 'Node\'s fetch takes these headers');
+  });
+
+  it('https: a request to a TLS server the process trusts (NODE_EXTRA_CA_CERTS), in a Node of its own', async function () {
+    this.timeout(20_000);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-tls-'));
+    const key = path.join(dir, 'key.pem');
+    const cert = path.join(dir, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost'], { stdio: 'ignore' });
+    const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"over":"tls"}');
+    });
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `https://localhost:${(server.address() as AddressInfo).port}/v1/models`;
+      const script = `require(${JSON.stringify(require.resolve('../../src/runtime/model/nodeFetch'))}).nodeFetch(${JSON.stringify(url)})`
+        + '.then(r => r.text().then(t => { process.stdout.write(r.status + " " + t); process.exit(0); }), e => { console.error(e); process.exit(1); })';
+      const child = spawn(process.execPath, ['-e', script], { env: { ...process.env, NODE_EXTRA_CA_CERTS: cert }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      const code = await new Promise<number | null>(resolve => child.on('exit', resolve));
+      assert.equal(code, 0, err);
+      assert.equal(out, '200 {"over":"tls"}');
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>(resolve => server.close(() => resolve()));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,9 +1,10 @@
 // The fetch the Anthropic SDK is given for a direct connection to the Anthropic API: node:http / node:https
 // with keep-alive, instead of Node's global fetch, which loads Node's bundled undici (its fetch, Headers and
 // llhttp WebAssembly) on the first request and keeps about 10-20 MB of RSS for the runtime's life
-// (docs/benchmarks.md, "Idle RSS without Node's fetch"). Only what the SDK asks of a fetch: a method, headers,
-// a string / bytes / ReadableStream body, an AbortSignal; a response with status, headers, a ReadableStream
-// body, text() and json(). It follows no redirects (the API sends none) and asks for no compression.
+// (docs/design.md §2, the model client; measured in docs/benchmarks.md, "Idle RSS without Node's fetch").
+// Only what the SDK asks of a fetch: a method, headers, a string / bytes / ReadableStream body, an AbortSignal;
+// a response with status, headers, a ReadableStream body, text() and json(). It follows no redirects (the API
+// sends none) and asks for no compression.
 // A proxy, Bedrock and Vertex keep undici's fetch (providers.ts).
 import * as http from 'node:http';
 import type * as Https from 'node:https';
