@@ -29,9 +29,9 @@ const LAZY = {
   'lazy/mcp-sdk': 'src/runtime/mcp/mcpSdk.ts',
   'lazy/cloud': 'src/runtime/model/cloudSdks.ts',
 };
-// Built apart from the others for one reason: in it `Headers` is model/fetchHeaders.ts, not Node's global,
-// whose first touch loads Node's bundled undici and keeps ~10 MB for the runtime's life (with nodeFetch.ts,
-// a runtime that talks to the Anthropic API never loads it).
+// Built apart from the others for one reason: in it `Headers` and `FormData` are model/fetchHeaders.ts, not
+// Node's globals, whose first touch loads Node's bundled undici and keeps ~10 MB for the runtime's life (with
+// nodeFetch.ts, a runtime that talks to the Anthropic API never loads it).
 const LAZY_MODEL = { 'lazy/model': 'src/runtime/model/anthropicClient.ts' };
 const lazyImports = { undici: 'lazy/undici', './mcpSdk': 'lazy/mcp-sdk', './anthropicClient': 'lazy/model', './cloudSdks': 'lazy/cloud' };
 /** Loaded with a plain require at first use (model/lazyClient.ts, model/providers.ts); the others with import(). */
