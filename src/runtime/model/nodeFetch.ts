@@ -109,6 +109,19 @@ function headerRecord(headers: unknown): Record<string, string> {
   return record;
 }
 
+/** Until the request can take more, or is gone (a failed request emits no 'drain'). */
+function drained(request: http.ClientRequest): Promise<void> {
+  return new Promise(resolve => {
+    const done = () => {
+      request.off('drain', done);
+      request.off('close', done);
+      resolve();
+    };
+    request.on('drain', done);
+    request.on('close', done);
+  });
+}
+
 async function writeBody(request: http.ClientRequest, body: Body): Promise<void> {
   if (body === null || body === undefined) return void request.end();
   if (typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer) {
@@ -117,7 +130,7 @@ async function writeBody(request: http.ClientRequest, body: Body): Promise<void>
   const reader = body.getReader();
   for (let next = await reader.read(); !next.done; next = await reader.read()) {
     if (request.destroyed) return void reader.cancel().catch(() => undefined); // the request failed; its error is reported by the 'error' listener
-    if (!request.write(next.value)) await new Promise(resolve => request.once('drain', resolve));
+    if (!request.write(next.value)) await drained(request);
   }
   request.end();
 }
