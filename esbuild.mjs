@@ -27,9 +27,12 @@ const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', ali
 const LAZY = {
   'lazy/undici': 'undici',
   'lazy/mcp-sdk': 'src/runtime/mcp/mcpSdk.ts',
-  'lazy/model': 'src/runtime/model/anthropicClient.ts',
   'lazy/cloud': 'src/runtime/model/cloudSdks.ts',
 };
+// Built apart from the others for one reason: in it `Headers` and `FormData` are model/fetchHeaders.ts, not
+// Node's globals, whose first touch loads Node's bundled undici and keeps ~10 MB for the runtime's life (with
+// nodeFetch.ts, a runtime that talks to the Anthropic API never loads it).
+const LAZY_MODEL = { 'lazy/model': 'src/runtime/model/anthropicClient.ts' };
 const lazyImports = { undici: 'lazy/undici', './mcpSdk': 'lazy/mcp-sdk', './anthropicClient': 'lazy/model', './cloudSdks': 'lazy/cloud' };
 /** Loaded with a plain require at first use (model/lazyClient.ts, model/providers.ts); the others with import(). */
 const requiredLazily = new Set(['./anthropicClient', './cloudSdks']);
@@ -88,6 +91,7 @@ const builds = [
   // Names stay, so stack traces still read; the source maps map lines back. The packages' licence comments
   // go beside each bundle (dist/lazy/*.LEGAL.txt), which the package ships.
   { ...node, entryPoints: LAZY, outdir: 'dist', minifyWhitespace: true, legalComments: 'external', plugins: [splitLazy('lazy/'), sharedSdk] },
+  { ...node, entryPoints: LAZY_MODEL, outdir: 'dist', minifyWhitespace: true, legalComments: 'external', inject: ['src/runtime/model/fetchHeaders.ts'], plugins: [splitLazy('lazy/')] },
   { ...node, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' }, plugins: [sharedBuiltins] },
   { ...node, entryPoints: { 'fake-anthropic': 'test/fakes/serve.ts' }, outdir: 'dist' },
 ];
@@ -114,7 +118,7 @@ function asciiComments(file) {
   if (ascii !== text) writeFileSync(file, ascii);
 }
 
-const contexts = await Promise.all(builds.filter(b => b.entryPoints === LAZY || Object.values(b.entryPoints).every(existsSync)).map(b => context(b)));
+const contexts = await Promise.all(builds.filter(b => b.entryPoints === LAZY || b.entryPoints === LAZY_MODEL || Object.values(b.entryPoints).every(existsSync)).map(b => context(b)));
 if (watch) {
   await Promise.all(contexts.map(c => c.watch()));
 } else {

@@ -1,6 +1,8 @@
 // The bundles a runtime loads, as built (dist/): what start-up and the first answer read and keep.
 // - ASCII only: V8 keeps a running script's whole source, as a two-byte string once it holds one non-ASCII
 //   character (esbuild.mjs, asciiComments).
+// - The model bundle never touches Node's global Headers or FormData, whose first use loads Node's bundled
+//   undici (esbuild.mjs injects model/fetchHeaders.ts); the runtime's own bundle holds no SDK.
 // - The Anthropic client's bundle holds no cloud SDK, and the cloud bundle holds no copy of the Anthropic
 //   SDK: it uses the very modules of the model bundle (model/sdkModules.ts), so instanceof checks hold.
 import * as assert from 'node:assert/strict';
@@ -49,5 +51,16 @@ describe('bundles: what the runtime reads and keeps', () => {
     // The Bedrock client's beta resource refuses the Admin API with the SDK's error class: the model bundle's own.
     const beta = (bedrock as unknown as { beta: { organization: unknown } }).beta;
     assert.throws(() => beta.organization, (error: unknown) => error instanceof AnthropicError);
+  });
+
+  it('the model bundle uses its own Headers and FormData, never the globals; the runtime bundle holds no SDK', () => {
+    const model = bundle('lazy/model.js');
+    for (const use of [/new Headers\(/, /instanceof Headers\b/, /instanceof FormData\b/, /globalThis\.Headers\b/]) {
+      assert.ok(!use.test(model), `model.js: ${use} (Node's global, which loads its undici)`);
+    }
+    assert.ok(model.includes('new FetchHeaders('), 'model.js builds its headers with model/fetchHeaders.ts');
+    const runtime = bundle('runtime.js');
+    assert.ok(!runtime.includes(ANTHROPIC_CLIENT_MARKER), 'runtime.js holds the Anthropic SDK');
+    assert.ok(!runtime.includes('class FetchHeaders'), 'runtime.js holds the model client');
   });
 });

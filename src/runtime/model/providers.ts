@@ -7,6 +7,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ProxySettings } from '../../common/protocol/runtime';
 import { proxyFetch } from '../proxyFetch';
+import { nodeFetch } from './nodeFetch';
 
 type CloudSdks = typeof import('./cloudSdks');
 
@@ -23,8 +24,10 @@ export interface SdkOptions { apiKey: string; baseUrl?: string; proxy?: ProxySet
 
 /** The Messages client for the access: all three share `messages.stream` and the SDK's error classes. */
 export async function createSdk(options: SdkOptions, extra: { maxRetries: number; timeout: number }): Promise<Anthropic> {
-  const fetch = proxyFetch(options.proxy);
   const provider = options.provider;
+  // The Anthropic API directly: node:http, not Node's fetch (nodeFetch.ts). Through a proxy, undici's fetch
+  // with its agent; to a cloud, the global fetch its auth libraries are written against.
+  const fetch = proxyFetch(options.proxy) ?? (provider ? undefined : (nodeFetch as unknown as typeof globalThis.fetch));
   // fork.anthropic.baseUrl is the Anthropic API's: a cloud gets its own endpoint or the SDK's default.
   const baseURL = provider ? provider.baseUrl : options.baseUrl;
   const common = { maxRetries: extra.maxRetries, timeout: extra.timeout, ...(fetch ? { fetch } : {}), ...(baseURL ? { baseURL } : {}) };
