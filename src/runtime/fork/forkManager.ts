@@ -64,7 +64,7 @@ export class ForkManager implements ForkLauncher {
   /** fork/starts being served: runs begin once they are answered. */
   private readonly burst = new StartBurst();
   /** The summary each run's clients were told last (broadcastChange). */
-  private readonly lastNotice = new WeakMap<ForkRun, string>();
+  private readonly lastNotice = new WeakMap<ForkRun, ForkSummary>();
   /** Ids of forks being created (worktree first, then the bootstrap): start-up pruning must spare them. */
   private readonly pending = new Set<string>();
   private readonly ports = new PortBlocks();
@@ -108,8 +108,7 @@ export class ForkManager implements ForkLauncher {
     this.pending.add(id);
     const served = this.burst.begin();
     const policy = launchPolicy(access);
-    // Bubblewrap's one trial run, on the first sandboxed fork: a child process the thread does not wait on,
-    // begun before the worktree is made so the two overlap (usually done already: warmSandboxProbe).
+    // Bubblewrap's trial run (a child process; usually done already, warmSandboxProbe) overlaps the worktree's creation.
     const probed = !policy.restricted && policy.sandbox && policy.sandbox.mode !== 'off' ? probeSandboxSupport() : undefined;
     try {
       const placement = await placeFork({
@@ -411,16 +410,16 @@ export class ForkManager implements ForkLauncher {
 
   private broadcastState(run: ForkRun): void {
     const fork = { ...run.summary };
-    this.lastNotice.set(run, JSON.stringify(fork));
+    this.lastNotice.set(run, fork);
     for (const client of this.clients) client.notify(forkState, { fork });
   }
 
   /**
-   * A run's set-up changed the summary (its sandbox, its ports): told unless it is the notice the clients
-   * have already — a continued run sets up the same sandbox and ports again, and fifty siblings' repeated
-   * notices were work on the runtime's thread that said nothing.
+   * A run's set-up changed the summary (sandbox, ports): told unless the clients have this notice already (a
+   * continued run's). Compared only here, twice a run: the summary's parts are replaced, never changed in place.
    */
   private broadcastChange(run: ForkRun): void {
-    if (this.lastNotice.get(run) !== JSON.stringify(run.summary)) this.broadcastState(run);
+    const last = this.lastNotice.get(run);
+    if (!last || JSON.stringify(last) !== JSON.stringify(run.summary)) this.broadcastState(run);
   }
 }
