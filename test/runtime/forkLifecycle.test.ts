@@ -55,6 +55,21 @@ describe('runtime: fork lifecycle', function () {
     assert.equal((await sendRequest(h.client.endpoint, forkWait, { forkId: first.id })).state, 'completed');
   });
 
+  it('tells a client once that a run is running: one fork/state change to "running" per run, and no notice that repeats the one before', async () => {
+    const sessionId = await parentSession();
+    const fork = await start(sessionId, 'count the notices');
+    await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    // Continued with a message: a second run.
+    await sendRequest(h.client.endpoint, forkSend, { forkId: fork.id, message: 'once more' });
+    await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
+    const notices = states.filter(s => s.id === fork.id);
+    const becameRunning = notices.filter((s, i) => s.state === 'running' && notices[i - 1]?.state !== 'running');
+    assert.equal(becameRunning.length, 2, `states: ${notices.map(s => s.state).join(', ')}`);
+    // Later "running" notices carry news (the sandbox, the workspace, usage); none is the previous one again.
+    const repeated = notices.filter((s, i) => i > 0 && JSON.stringify(s) === JSON.stringify(notices[i - 1]));
+    assert.deepEqual(repeated.map(s => s.state), []);
+  });
+
   it('cancels a running fork: its tool process stops and the state is cancelled', async () => {
     const sessionId = await parentSession();
     forkScript = () => call(['bash', { command: 'sleep 30' }]);

@@ -54,6 +54,8 @@ export class ForkManager implements ForkLauncher {
   // each). A fork cancelled meanwhile is already ended. Admitted, it is "running" at once (one state notice),
   // so the answer and every client say what it is doing rather than "queued" for a fork that has a slot.
   private readonly queue = new ForkRunQueue(run => {
+    // The one "running" notice of a run: execute() does not repeat it.
+    run.summary.endedProcesses = undefined;
     this.setState(run, 'running');
     return this.burst.settled()
       .then(() => (isTerminal(run.summary.state) ? undefined : this.execute(run)))
@@ -61,6 +63,8 @@ export class ForkManager implements ForkLauncher {
   });
   /** fork/starts being served: runs begin once they are answered. */
   private readonly burst = new StartBurst();
+  /** The summary each run's clients were told last (broadcastChange). */
+  private readonly lastNotice = new WeakMap<ForkRun, ForkSummary>();
   /** Ids of forks being created (worktree first, then the bootstrap): start-up pruning must spare them. */
   private readonly pending = new Set<string>();
   private readonly ports = new PortBlocks();
@@ -103,6 +107,9 @@ export class ForkManager implements ForkLauncher {
     snapshotUpTo(snapshot.entries, spec.atEntryId);
     this.pending.add(id);
     const served = this.burst.begin();
+    const policy = launchPolicy(access);
+    // Bubblewrap's trial run (a child process; usually done already, warmSandboxProbe) overlaps the worktree's creation.
+    const probed = !policy.restricted && policy.sandbox && policy.sandbox.mode !== 'off' ? probeSandboxSupport() : undefined;
     try {
       const placement = await placeFork({
         kind: spec.kind, requested: spec.isolation, parentRoot: spec.parent.header.root, id, name: spec.name, worktreeRoot: access.worktreeRoot,
@@ -113,9 +120,8 @@ export class ForkManager implements ForkLauncher {
       });
       let session: Session;
       try {
-        const policy = launchPolicy(access);
-        // Bubblewrap's one trial run, on the first sandboxed fork: a child process the thread does not wait on.
-        if (!policy.restricted && policy.sandbox && policy.sandbox.mode !== 'off') await probeSandboxSupport();
+        // The sandbox notice of the directive needs its answer.
+        if (probed) await probed;
         session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy, sandboxNotice: policy.restricted ? undefined : sandboxNotice(policy.sandbox) }, placement.worktree);
         // Durable before fork/start answers and before the first request; the runtime's thread keeps serving meanwhile.
         // The parent's records it inherits are on disk too (they flush on the thread pool as well).
@@ -361,13 +367,13 @@ export class ForkManager implements ForkLauncher {
     }
     const controller = new AbortController();
     run.controller = controller;
-    run.summary.endedProcesses = undefined;
-    this.setState(run, 'running');
+    // Admitted from the queue, the run is "running" already (and its clients were told once).
+    if (run.summary.state !== 'running') this.setState(run, 'running');
     const { outcome, setupFailure, verify } = await runFork(run, session, access, {
       store: this.store, ports: this.ports, prefixWriters: this.prefixWriters, approvals: this.approvals, controller,
       emit: event => this.onEvent(run, event),
       setState: state => this.setState(run, state),
-      changed: () => this.broadcastState(run),
+      changed: () => this.broadcastChange(run),
       mayRequest: () => this.budgetStop(run),
       verifyCommand: this.groups?.verifyCommandOf(run.summary),
     });
@@ -403,6 +409,17 @@ export class ForkManager implements ForkLauncher {
   }
 
   private broadcastState(run: ForkRun): void {
-    for (const client of this.clients) client.notify(forkState, { fork: { ...run.summary } });
+    const fork = { ...run.summary };
+    this.lastNotice.set(run, fork);
+    for (const client of this.clients) client.notify(forkState, { fork });
+  }
+
+  /**
+   * A run's set-up changed the summary (sandbox, ports): told unless the clients have this notice already (a
+   * continued run's). Compared only here, twice a run: the summary's parts are replaced, never changed in place.
+   */
+  private broadcastChange(run: ForkRun): void {
+    const last = this.lastNotice.get(run);
+    if (!last || JSON.stringify(last) !== JSON.stringify(run.summary)) this.broadcastState(run);
   }
 }

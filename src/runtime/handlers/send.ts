@@ -30,6 +30,8 @@ import type { Session } from '../session/session';
 import { ALL_TOOLS } from '../tools/registry';
 import { mcpHub } from '../mcp/hub';
 import { createForkSandbox } from '../sandbox/forkSandbox';
+import { warmSandboxProbe } from '../sandbox/platform';
+import { DEFAULT_SANDBOX } from '../../common/sandbox';
 import { SANDBOXED_TOOLS } from '../sandbox/sandboxForRun';
 import { mcpToolsOf } from '../mcp/mcpTools';
 
@@ -152,6 +154,8 @@ async function sendIn(ctx: RuntimeContext, client: ClientConnection, params: Sen
   const lastEntryId = session.lastEntry()?.id;
   const error = outcome.stopReason === 'budget' ? { kind: 'budget', message: outcome.budgetReason ?? 'The chat reached its budget.' } : outcome.error;
   emit({ type: 'turn_end', stopReason: outcome.stopReason, error: outcome.error, lastEntryId });
+  // Forks of this chat may follow: their sandbox probe runs now, off their fork/start (sandbox/platform.ts).
+  if (!access.restricted && (access.sandbox?.mode ?? DEFAULT_SANDBOX.mode) !== 'off') warmSandboxProbe();
   // The requests this turn billed, each priced on its own (pricing.ts, priceRequest), as every surface does.
   const priced = priceRequests(session.header.settings.model, session.bills.slice(billsBefore), ctx.forks.prices);
   const turnCost = priced && { usd: priced.usd, uncachedUsd: priced.uncachedUsd };

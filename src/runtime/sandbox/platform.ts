@@ -33,6 +33,16 @@ export function probeSandboxSupport(): Promise<SandboxSupport> {
   return probing;
 }
 
+/**
+ * Begins the probe once, on a later turn of the loop, where a fork may soon need its answer (a chat's
+ * turn has ended): the first fork/start then finds it answered instead of waiting 16–170 ms for the trial
+ * run (docs/design.md §4.6). Never at start-up: a runtime that only chats may spawn it, never waits on it.
+ */
+export function warmSandboxProbe(): void {
+  if (cached || probing) return;
+  setImmediate(() => void probeSandboxSupport()).unref();
+}
+
 async function detectAsync(): Promise<SandboxSupport> {
   if (process.platform !== 'linux') return detect();
   const bwrap = findSystem('bwrap');

@@ -13,6 +13,7 @@ import { SegmentError, SegmentStore, writeWhole } from './segments';
 import { FolderSync, createThenFlushOffThread } from './offThreadFlush';
 import { StartJournal, recoverStarts } from './startJournal';
 import { headerLine } from './headerBytes';
+import { recordLine } from './recordBytes';
 import type { ChainRange } from './segments';
 import { Session } from './session';
 import { streamJsonl } from './streamJsonl';
@@ -97,10 +98,9 @@ export class SessionStore {
     const file = this.fileOf(header.id);
     // A fork's id is fresh (a random UUID), and its create is `wx`: no stat on the runtime's thread.
     if (!options.flushOffThread && fs.existsSync(file)) throw new Error(`session ${header.id} already exists`);
-    // The header line as JSON.stringify writes it, its system prompt and tools encoded once for all the forks that share them.
-    let text = '';
-    for (const record of initial) text += JSON.stringify(record) + '\n';
-    const bytes = Buffer.concat([headerLine(header), Buffer.from(text, 'utf8')]);
+    // The lines as JSON.stringify writes them, with what forks share encoded once for all of them: the
+    // header's system prompt and tools, the bootstrap's inherited entries written in full.
+    const bytes = Buffer.concat([headerLine(header), ...initial.map(recordLine)]);
     try {
       if (options.flushOffThread) {
         const flushed = this.watchFlush(header.id, file, this.createJournaled(header.id, file, bytes));
