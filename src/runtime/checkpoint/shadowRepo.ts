@@ -9,10 +9,11 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { repoInfo } from '../git/repo';
-import { git, gitOk } from '../git/run';
-import type { GitOptions, GitResult } from '../git/run';
+import { git, gitBytes, gitOk, GitError } from '../git/run';
+import type { GitBytesResult, GitOptions, GitResult } from '../git/run';
 import { ensurePrivateDir } from '../../ipc/privateFs';
 import type { ChangeWatcher } from './changeWatcher';
+import { nameOf } from './pathBytes';
 import type { TrackedPaths } from './trackedPaths';
 import type { TreeTurnState } from './treeTurn';
 import type { LargeFileRef } from '../session/records';
@@ -203,6 +204,21 @@ export function shadowGit(shadow: ShadowRepo, args: string[], options: ShadowGit
 
 export async function shadowGitOk(shadow: ShadowRepo, args: string[], options: ShadowGitOptions = {}): Promise<string> {
   return gitOk(shadow.workTree, shadowArgs(shadow, args), shadowOptions(shadow, options));
+}
+
+/**
+ * Like shadowGitOk, for output that names files: decoded so that every name keeps its bytes
+ * (pathBytes.ts), with `-z` output's NULs where they were.
+ */
+export async function shadowGitNames(shadow: ShadowRepo, args: string[], options: ShadowGitOptions = {}): Promise<string> {
+  const result = await shadowGitBytes(shadow, args, options);
+  if (result.code !== 0) throw new GitError(args, result);
+  return nameOf(result.stdout);
+}
+
+/** git in the shadow with stdout as bytes, whatever the exit code. */
+export function shadowGitBytes(shadow: ShadowRepo, args: string[], options: ShadowGitOptions = {}): Promise<GitBytesResult> {
+  return gitBytes(shadow.workTree, shadowArgs(shadow, args), shadowOptions(shadow, options));
 }
 
 export function shadowArgs(shadow: ShadowRepo, args: string[]): string[] {

@@ -14,7 +14,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CheckpointRecord, LargeFileRef } from '../session/records';
-import { serialized, shadowGit, shadowGitOk } from './shadowRepo';
+import { serialized, shadowGit, shadowGitNames, shadowGitOk } from './shadowRepo';
+import { fsPath, hasRawBytes, isDotGit, nulList } from './pathBytes';
 import { noteTree } from './sweepCheckpoints';
 import { assumeKept, keepObjects, keepWholeTree } from './keepObjects';
 import { ChangeWatcher, MAX_WATCHED_FOLDERS } from './changeWatcher';
@@ -73,10 +74,12 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     // however many files it changed: no pathspecs.
     const quick = changed === undefined || changed.length === 0 ? undefined : await quickListing(shadow, changed, touched);
     if (!quick && changed?.length !== 0) forgetTracked(shadow);
-    const scope = quick ? changed : changed === undefined || changed.length > MAX_PATHSPECS ? undefined : changed;
+    // A name that is not UTF-8 cannot go on git's command line as a pathspec: everything is scanned then.
+    const scope = quick ? changed : changed === undefined || changed.length > MAX_PATHSPECS || changed.some(hasRawBytes) ? undefined : changed;
     const listed = quick ?? (scope === undefined ? await scanAll(shadow) : await scanPaths(shadow, scope));
-    // Nested repositories show as `dir/`: their own history is theirs, not a file of ours.
-    const candidates = [...new Set([...listed.paths, ...touched])].filter(p => p !== '' && !p.endsWith('/') && isInside(p));
+    // Nested repositories show as `dir/`: their own history is theirs, not a file of ours. `.git` in any
+    // case is a name git never records (update-index ignores it; pathBytes.ts).
+    const candidates = [...new Set([...listed.paths, ...touched])].filter(p => p !== '' && !p.endsWith('/') && isInside(p) && !p.split('/').some(isDotGit));
     // Only checkpoints write the shadow's index (restores use a scratch one), so an empty list means the
     // same tree: one git call, not two.
     const previous = shadow.lastTree;
@@ -96,7 +99,7 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     let newBytes = 0;
     await Promise.all(candidates.map(async rel => {
       // Safe to drop: a file gone since git listed it is not large; the checkpoint records it as deleted.
-      const stat = await fs.lstat(path.join(shadow.workTree, rel)).catch(() => undefined);
+      const stat = await fs.lstat(fsPath(path.join(shadow.workTree, rel))).catch(() => undefined);
       if (stat) present.add(rel);
       if (stat?.isFile() && stat.size > LARGE_FILE_BYTES) {
         large.push({ path: rel, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) });
@@ -120,11 +123,11 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     // The writes see the shadow's own objects only: every object they need that it lacks is written
     // into it, none is borrowed from the user's repository (keepObjects.ts); write-tree then does not
     // look for the blobs of entries the index was seeded with (the first tree's copy holds them).
-    if (drop.length > 0) await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--force-remove', '-z', '--stdin'], { input: drop.join('\0') + '\0', ownObjects: true });
+    if (drop.length > 0) await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--force-remove', '-z', '--stdin'], { input: nulList(drop), ownObjects: true });
     if (update.length > 0) {
       // update-index stats each path and hashes only those whose stat data differs from the index;
       // --replace: a file where a folder was (or the reverse) takes the place of the old entries.
-      await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: update.join('\0') + '\0', timeoutMs: CHECKPOINT_TIMEOUT_MS, ownObjects: true });
+      await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: nulList(update), timeoutMs: CHECKPOINT_TIMEOUT_MS, ownObjects: true });
     }
     const tree = (await shadowGitOk(shadow, [...SPLIT_INDEX, 'write-tree', '--missing-ok'], { ownObjects: true })).trim();
     shadow.indexTree = tree;
@@ -233,7 +236,7 @@ interface Listed {
 
 /** Every file whose stat data differs from the index, deleted, or untracked and not ignored: a stat of every file. */
 async function scanAll(shadow: ShadowRepo): Promise<Listed> {
-  return tagged(await shadowGitOk(shadow, ['ls-files', '-z', '-t', '-m', '-o', '-d', '--exclude-standard'], { timeoutMs: CHECKPOINT_TIMEOUT_MS }));
+  return tagged(await shadowGitNames(shadow, ['ls-files', '-z', '-t', '-m', '-o', '-d', '--exclude-standard'], { timeoutMs: CHECKPOINT_TIMEOUT_MS }));
 }
 
 /**
@@ -243,7 +246,7 @@ async function scanAll(shadow: ShadowRepo): Promise<Listed> {
  */
 async function scanPaths(shadow: ShadowRepo, scope: string[]): Promise<Listed> {
   if (scope.length === 0) return { paths: [], tracked: new Set() };
-  return tagged(await shadowGitOk(shadow, ['--literal-pathspecs', 'ls-files', '-z', '-t', '-c', '-o', '--exclude-standard', '--', ...scope], { timeoutMs: CHECKPOINT_TIMEOUT_MS }));
+  return tagged(await shadowGitNames(shadow, ['--literal-pathspecs', 'ls-files', '-z', '-t', '-c', '-o', '--exclude-standard', '--', ...scope], { timeoutMs: CHECKPOINT_TIMEOUT_MS }));
 }
 
 /** `ls-files -t` lines: a tag, a space, the path; `?` untracked, any other tag an index entry. */
@@ -268,7 +271,7 @@ async function knownChanges(shadow: ShadowRepo): Promise<Set<string> | undefined
   if (shadow.watcher?.healthy) return shadow.watcher.take();
   if (shadow.watcher || shadow.watch === false) return undefined;
   // The ignored folders (`dir/` entries) are never watched: build output and dependencies churn.
-  const ignored = await shadowGitOk(shadow, ['ls-files', '-z', '-o', '-i', '--directory', '--exclude-standard'], { timeoutMs: CHECKPOINT_TIMEOUT_MS });
+  const ignored = await shadowGitNames(shadow, ['ls-files', '-z', '-o', '-i', '--directory', '--exclude-standard'], { timeoutMs: CHECKPOINT_TIMEOUT_MS });
   const skip = new Set(ignored.split('\0').filter(p => p.endsWith('/')).map(p => p.slice(0, -1)));
   const watcher = new ChangeWatcher(shadow.workTree, skip);
   if (!watcher.start()) log(`checkpoints of ${shadow.workTree}: more than ${MAX_WATCHED_FOLDERS} folders to watch; each checkpoint scans the whole tree`);
@@ -284,7 +287,7 @@ function covers(asked: ReadonlySet<string>, rel: string): boolean {
 
 function exists(file: string): Promise<boolean> {
   // Safe to drop: any failure to see it counts as "not there".
-  return fs.access(file).then(() => true, () => false);
+  return fs.access(fsPath(file)).then(() => true, () => false);
 }
 
 function isInside(rel: string): boolean {

@@ -4,7 +4,7 @@
 import type { CheckpointFileResult, DiffSinceResult, TurnChanges, TurnFile, TurnFileStatus } from '../../common/protocol/checkpoints';
 import type { CheckpointRecord } from '../session/records';
 import type { Session } from '../session/session';
-import { shadowFor, shadowGit, shadowGitOk } from './shadowRepo';
+import { shadowFor, shadowGit, shadowGitNames, shadowGitOk } from './shadowRepo';
 import type { ShadowRepo } from './shadowRepo';
 import { hasTree, takeCheckpoint } from './takeCheckpoint';
 
@@ -77,8 +77,9 @@ const STATUS: Record<string, TurnFileStatus> = { A: 'added', D: 'deleted', M: 'm
 export async function changedFiles(shadow: ShadowRepo, from: string, to: string): Promise<TurnFile[]> {
   if (from === to) return [];
   const [raw, numstat] = await Promise.all([
-    shadowGitOk(shadow, ['diff-tree', '-r', '-z', '-M', '--raw', from, to]),
-    shadowGitOk(shadow, ['diff-tree', '-r', '-z', '-M', '--numstat', from, to]),
+    // Names keep their bytes (pathBytes.ts), as in the rewind's own list.
+    shadowGitNames(shadow, ['diff-tree', '-r', '-z', '-M', '--raw', from, to]),
+    shadowGitNames(shadow, ['diff-tree', '-r', '-z', '-M', '--numstat', from, to]),
   ]);
   const counts = parseNumstat(numstat);
   const files: TurnFile[] = [];
