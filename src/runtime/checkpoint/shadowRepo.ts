@@ -95,8 +95,11 @@ async function openShadow(storeDir: string, root: string): Promise<ShadowRepo> {
     // First use: made below.
   }
   const staging = `${gitDir}.${process.pid}.${Date.now()}.tmp`;
-  // Private like the rest of the store: no template (no sample hooks), and every file git writes here
-  // later (objects, refs, the index) 0600 in 0700 folders (core.sharedRepository=0600).
+  // Private like the rest of the store: no sample hooks, and what init and the lines below make is set
+  // to 0600 files in 0700 folders (makePrivate). Files git writes later follow the umask (the index
+  // 0644, objects 0444 in 0755 folders with the usual 022; the runtime's own objects 0400 in 0700,
+  // treeObjects.ts): private all the same, as the shadow's folder and the store's checkpoints folder
+  // above it are 0700, so no one else reaches them.
   await gitOk(dir, ['init', '-q', '--bare', '--', staging]);
   await fs.rm(path.join(staging, 'hooks'), { recursive: true, force: true });
   const config = (key: string, value: string) => gitOk(dir, [`--git-dir=${staging}`, 'config', key, value]);

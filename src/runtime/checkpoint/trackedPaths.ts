@@ -124,6 +124,7 @@ async function inNestedRepo(shadow: ShadowRepo, list: TrackedPaths, rel: string)
 /**
  * After `update-index` of `updated` (each either there and now in the index, or gone and removed) and the
  * force-removal of `dropped`, with the index written since: the list follows, and is of the new index.
+ * Called under the index lock (indexLock.ts), as the listing it follows was.
  */
 export async function followWrite(shadow: ShadowRepo, updated: readonly string[], dropped: readonly string[], present: ReadonlySet<string>): Promise<void> {
   const list = shadow.tracked;
@@ -138,6 +139,8 @@ export async function followWrite(shadow: ShadowRepo, updated: readonly string[]
     }
   }
   for (const rel of dropped) list.files.delete(rel);
+  // Read after the write, and still ours: the checkpoint holds the index lock from the list's check to
+  // here, so no other runtime on the store writes the index in between (indexLock.ts).
   const id = await indexId(shadow);
   if (id === undefined) shadow.tracked = undefined;
   else list.indexId = id;
