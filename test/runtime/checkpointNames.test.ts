@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
-import { sessionRewind } from '../../src/common/protocol/checkpoints';
+import { sessionCheckpointFile, sessionDiffSince, sessionRewind, sessionTurnFiles } from '../../src/common/protocol/checkpoints';
 import type { RewindParams } from '../../src/common/protocol/checkpoints';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import { bytesOf } from '../../src/runtime/checkpoint/pathBytes';
@@ -27,6 +27,13 @@ describe('runtime: checkpoints of names that are not UTF-8', function () {
     const one = await fx.turn(sessionId, 'write version one', writeOdd('version-one'), bash('mkdir -p .GIT && echo x > .GIT/x'));
     await fx.turn(sessionId, 'write version two', writeOdd('version-two'));
     assert.equal(fs.readFileSync(odd(fx.root), 'utf8'), 'version-two\n');
+
+    // The panel: turn two changed it, and its content at turn two's start is turn one's.
+    const { turns } = await sendRequest(fx.h.client.endpoint, sessionTurnFiles, { sessionId });
+    const [changed] = turns[2].files;
+    assert.deepEqual([turns[2].files.length, changed.status, bytesOf(changed.path)], [1, 'modified', odd('').subarray(1)]);
+    const since = await sendRequest(fx.h.client.endpoint, sessionDiffSince, { sessionId, startEntryId: turns[2].startEntryId });
+    assert.deepEqual(await sendRequest(fx.h.client.endpoint, sessionCheckpointFile, { sessionId, tree: since.tree, path: changed.path }), { exists: true, content: 'version-one\n' });
 
     const fork = await sendRequest(fx.h.client.endpoint, forkStart, { sessionId, atEntryId: one.lastEntryId, directive: 'check the file' });
     assert.equal(fork.isolation, 'worktree');
