@@ -7,6 +7,7 @@
 // a checkpoint (restores use a scratch index), and each takes this lock around all of it.
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 export const INDEX_LOCK_NAME = 'fork-agents-index.lock';
@@ -14,11 +15,16 @@ export const INDEX_LOCK_NAME = 'fork-agents-index.lock';
 const STALE_MS = 10 * 60_000;
 /** The longest pause between two tries while another runtime holds the lock. */
 const MAX_PAUSE_MS = 50;
+/** Waited longer than this, the checkpoint is not taken (logged; the turn goes on without it). */
+const MAX_WAIT_MS = 2 * 60_000;
+
+export class IndexLockBusy extends Error {}
 
 /** Runs `work` holding the shadow's index lock: a file naming this process, made only if absent. */
 export async function withIndexLock<T>(gitDir: string, work: () => Promise<T>): Promise<T> {
   const file = path.join(gitDir, INDEX_LOCK_NAME);
   const token = `${process.pid} ${randomUUID()}\n`;
+  const since = Date.now();
   for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
     try {
       await fs.writeFile(file, token, { flag: 'wx', mode: 0o600 });
@@ -27,6 +33,7 @@ export async function withIndexLock<T>(gitDir: string, work: () => Promise<T>): 
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     if (await takeOverStale(file)) continue;
+    if (Date.now() - since > MAX_WAIT_MS) throw new IndexLockBusy(`the checkpoint index is held by another runtime (${file})`);
     // Another runtime's checkpoint: tens of milliseconds, usually.
     await new Promise(resolve => setTimeout(resolve, pause));
   }
@@ -45,7 +52,9 @@ async function takeOverStale(file: string): Promise<boolean> {
   const [content, stat] = await Promise.all([fs.readFile(file, 'utf8').catch(() => undefined), fs.stat(file).catch(() => undefined)]);
   if (content === undefined || !stat) return true;
   const pid = Number(content.split(' ')[0]);
-  if (Date.now() - stat.mtimeMs < STALE_MS && (!content.endsWith('\n') || alive(pid))) return false;
+  // Made before the machine started: its process id may be another process's now.
+  const beforeBoot = stat.mtimeMs < Date.now() - os.uptime() * 1000;
+  if (!beforeBoot && Date.now() - stat.mtimeMs < STALE_MS && (!content.endsWith('\n') || alive(pid))) return false;
   // Moved aside, not removed: of two runtimes that both saw it stale, only one moves this file, and
   // one that moved a fresh lock made meanwhile puts it back (link fails if a third made one since).
   const aside = `${file}.${process.pid}.${randomUUID()}`;

@@ -20,7 +20,7 @@ import { noteTree } from './sweepCheckpoints';
 import { assumeKept, keepObjects, keepWholeTree } from './keepObjects';
 import { ChangeWatcher, MAX_WATCHED_FOLDERS } from './changeWatcher';
 import { followWrite, forgetTracked, indexId, quickListing } from './trackedPaths';
-import { withIndexLock } from './indexLock';
+import { IndexLockBusy, withIndexLock } from './indexLock';
 import { log } from '../log';
 import { treeTurn } from './treeTurn';
 import type { ShadowRepo } from './shadowRepo';
@@ -70,7 +70,9 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
       }
     }
     // One writer of the index at a time, across runtimes too (indexLock.ts).
-    const written = await withIndexLock(shadow.gitDir, () => throughIndex(shadow, changed, touched));
+    const written = await withIndexLock(shadow.gitDir, () => throughIndex(shadow, changed, touched)).catch((error: unknown) => {
+      throw error instanceof IndexLockBusy ? new CheckpointSkipped(error.message) : error;
+    });
     return written.same ? { tree: written.tree, large: written.large } : finish(shadow, written.tree, written.large);
   });
 }
