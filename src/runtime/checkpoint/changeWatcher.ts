@@ -5,6 +5,7 @@
 // the watcher says "unknown" and the checkpoint scans everything, as it does without one.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fsPath, nameOf } from './pathBytes';
 
 /** Folders one work tree may watch; a tree with more (a dependency folder not ignored) is scanned instead. */
 export const MAX_WATCHED_FOLDERS = 5_000;
@@ -71,13 +72,14 @@ export class ChangeWatcher {
     if (this.watches.size >= MAX_WATCHED_FOLDERS) return this.distrust();
     const dir = path.join(this.workTree, rel);
     let watch: fs.FSWatcher;
-    let entries: fs.Dirent[];
+    let entries: fs.Dirent<Buffer>[];
     try {
-      // Watched before it is read: a file made meanwhile is noticed, not missed.
-      watch = fs.watch(dir, { persistent: false }, (_event, name) => this.notice(rel, name));
+      // Watched before it is read: a file made meanwhile is noticed, not missed. Names as bytes: one
+      // that is not UTF-8 is still the file's (pathBytes.ts).
+      watch = fs.watch(fsPath(dir), { persistent: false, encoding: 'buffer' }, (_event, name) => this.notice(rel, name));
       watch.on('error', () => this.distrust());
       this.watches.set(rel, watch);
-      entries = fs.readdirSync(dir, { withFileTypes: true });
+      entries = fs.readdirSync(fsPath(dir), { withFileTypes: true, encoding: 'buffer' });
     } catch {
       // Gone already (its removal is a notice of the parent), or unreadable: its parent's notice names it.
       this.watches.get(rel)?.close();
@@ -85,14 +87,16 @@ export class ChangeWatcher {
       return;
     }
     for (const entry of entries) {
-      if (entry.isDirectory() && !(rel === '' && entry.name === '.git')) this.watchTree(rel === '' ? entry.name : `${rel}/${entry.name}`);
+      const name = nameOf(entry.name);
+      if (entry.isDirectory() && !(rel === '' && name === '.git')) this.watchTree(rel === '' ? name : `${rel}/${name}`);
     }
   }
 
-  private notice(dirRel: string, name: string | Buffer | null): void {
+  private notice(dirRel: string, raw: Buffer | null): void {
     if (!this.trusted) return;
-    if (name === null || ++this.notices > this.maxNotices) return this.distrust();
-    const rel = dirRel === '' ? name.toString() : `${dirRel}/${name.toString()}`;
+    if (raw === null || ++this.notices > this.maxNotices) return this.distrust();
+    const name = nameOf(raw);
+    const rel = dirRel === '' ? name : `${dirRel}/${name}`;
     if (rel === '.git' || rel.startsWith('.git/') || this.underSkipped(rel)) return;
     this.changed.add(rel);
     // A folder moved or removed: its watches would go on naming files by the old path.
@@ -106,7 +110,7 @@ export class ChangeWatcher {
     }
     let isDir = false;
     try {
-      isDir = fs.lstatSync(path.join(this.workTree, rel)).isDirectory();
+      isDir = fs.lstatSync(fsPath(path.join(this.workTree, rel))).isDirectory();
     } catch {
       // Removed: it is in the changed set, which is all a removal needs.
     }

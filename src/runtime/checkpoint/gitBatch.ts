@@ -5,6 +5,7 @@
 // process ends when idle (no handle keeps the runtime up), on any error, and when its shadow is removed.
 import type { ChildProcess } from 'node:child_process';
 import { spawnGit } from '../git/run';
+import { nameOf } from './pathBytes';
 
 /** How long an idle process stays up. */
 const IDLE_MS = 30_000;
@@ -119,7 +120,7 @@ export function lines(count: number): AnswerParser<string[]> {
   };
 }
 
-/** An answer of `count` NUL-ended fields. */
+/** An answer of `count` NUL-ended fields; names keep their bytes (pathBytes.ts). */
 export function fields(count: number): AnswerParser<string[]> {
   return buffer => {
     let at = 0;
@@ -127,7 +128,7 @@ export function fields(count: number): AnswerParser<string[]> {
     while (out.length < count) {
       const end = buffer.indexOf(0, at);
       if (end < 0) return undefined;
-      out.push(buffer.subarray(at, end).toString());
+      out.push(nameOf(buffer.subarray(at, end)));
       at = end + 1;
     }
     return { value: out, used: at };

@@ -9,7 +9,8 @@ import type { ForkFileStatus } from '../../common/protocol/forks';
 import { isMissingBlob, parseRawDiff } from '../git/forkDiff';
 import { isInsidePath } from '../git/repo';
 import type { CheckpointRecord, LargeFileRef } from '../session/records';
-import { serialized, shadowGit, shadowGitOk } from './shadowRepo';
+import { serialized, shadowGitBytes, shadowGitNames, shadowGitOk } from './shadowRepo';
+import { fsPath, nameOf, nulList } from './pathBytes';
 import type { ShadowRepo } from './shadowRepo';
 
 export interface FileChange { path: string; status: ForkFileStatus; restore: boolean }
@@ -17,7 +18,7 @@ export interface FileChange { path: string; status: ForkFileStatus; restore: boo
 /** The paths that differ between two trees of the shadow, `from` → `to` (renames as delete + add). */
 export async function treeChanges(shadow: ShadowRepo, from: string, to: string): Promise<{ path: string; status: ForkFileStatus; deleted: boolean }[]> {
   if (from === to) return [];
-  const raw = parseRawDiff(await shadowGitOk(shadow, ['diff-tree', '-r', '-z', '--no-renames', from, to]));
+  const raw = parseRawDiff(await shadowGitNames(shadow, ['diff-tree', '-r', '-z', '--no-renames', from, to]));
   return raw.filter(change => change.newMode !== '160000' && change.oldMode !== '160000')
     .map(change => ({ path: change.path, status: change.status, deleted: isMissingBlob(change.newBlob) }));
 }
@@ -62,13 +63,13 @@ export function restorePaths(shadow: ShadowRepo, tree: string, paths: readonly {
       if (ignored.has(rel)) continue;
       const file = path.join(shadow.workTree, rel);
       // Safe to drop: a parent folder that no longer exists holds nothing to delete; skipped below.
-      const parent = await fs.realpath(path.dirname(file)).catch(() => undefined);
+      const parent = await fs.realpath(fsPath(path.dirname(file)), { encoding: 'buffer' }).then(nameOf, () => undefined);
       if (!parent) continue;
       if (!isInsidePath(shadow.workTree, parent)) {
         refused.push(rel);
         continue;
       }
-      await fs.rm(path.join(parent, path.basename(file)), { force: true, recursive: true });
+      await fs.rm(fsPath(path.join(parent, path.basename(file))), { force: true, recursive: true });
       await removeEmptyParents(shadow.workTree, parent);
     }
     if (write.length > 0) {
@@ -77,7 +78,7 @@ export function restorePaths(shadow: ShadowRepo, tree: string, paths: readonly {
         const env = { GIT_INDEX_FILE: scratch };
         await shadowGitOk(shadow, ['read-tree', tree], { env });
         // checkout-index replaces links on the way instead of writing through them (git's own rule).
-        await shadowGitOk(shadow, ['checkout-index', '-f', '-z', '--stdin'], { env, input: write.join('\0') + '\0', timeoutMs: 10 * 60_000 });
+        await shadowGitOk(shadow, ['checkout-index', '-f', '-z', '--stdin'], { env, input: nulList(write), timeoutMs: 10 * 60_000 });
       } finally {
         await fs.rm(scratch, { force: true });
       }
@@ -88,14 +89,15 @@ export function restorePaths(shadow: ShadowRepo, tree: string, paths: readonly {
 
 async function ignoredOf(shadow: ShadowRepo, paths: readonly string[]): Promise<Set<string>> {
   // --no-index: by the ignore rules alone, whether or not the shadow's index has the path.
-  const result = await shadowGit(shadow, ['check-ignore', '--no-index', '-z', '--stdin'], { input: paths.join('\0') + '\0' });
-  return new Set(result.stdout.split('\0').filter(Boolean));
+  // Exit 1: none ignored; the answer is the output either way.
+  const result = await shadowGitBytes(shadow, ['check-ignore', '--no-index', '-z', '--stdin'], { input: nulList(paths) });
+  return new Set(nameOf(result.stdout).split('\0').filter(Boolean));
 }
 
 async function removeEmptyParents(top: string, dir: string): Promise<void> {
   for (let at = dir; at !== top && isInsidePath(top, at); at = path.dirname(at)) {
     try {
-      await fs.rmdir(at);
+      await fs.rmdir(fsPath(at));
     } catch {
       return;
     }

@@ -9,10 +9,11 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { repoInfo } from '../git/repo';
-import { git, gitOk } from '../git/run';
-import type { GitOptions, GitResult } from '../git/run';
+import { git, gitBytes, gitOk, GitError } from '../git/run';
+import type { GitBytesResult, GitOptions, GitResult } from '../git/run';
 import { ensurePrivateDir } from '../../ipc/privateFs';
 import type { ChangeWatcher } from './changeWatcher';
+import { nameOf } from './pathBytes';
 import type { TrackedPaths } from './trackedPaths';
 import type { TreeTurnState } from './treeTurn';
 import type { LargeFileRef } from '../session/records';
@@ -94,8 +95,11 @@ async function openShadow(storeDir: string, root: string): Promise<ShadowRepo> {
     // First use: made below.
   }
   const staging = `${gitDir}.${process.pid}.${Date.now()}.tmp`;
-  // Private like the rest of the store: no template (no sample hooks), and every file git writes here
-  // later (objects, refs, the index) 0600 in 0700 folders (core.sharedRepository=0600).
+  // Private like the rest of the store: no sample hooks, and what init and the lines below make is set
+  // to 0600 files in 0700 folders (makePrivate). Files git writes later follow the umask (the index
+  // 0644, objects 0444 in 0755 folders with the usual 022; the runtime's own objects 0400 in 0700,
+  // treeObjects.ts): private all the same, as the shadow's folder and the store's checkpoints folder
+  // above it are 0700, so no one else reaches them.
   await gitOk(dir, ['init', '-q', '--bare', '--', staging]);
   await fs.rm(path.join(staging, 'hooks'), { recursive: true, force: true });
   const config = (key: string, value: string) => gitOk(dir, [`--git-dir=${staging}`, 'config', key, value]);
@@ -203,6 +207,21 @@ export function shadowGit(shadow: ShadowRepo, args: string[], options: ShadowGit
 
 export async function shadowGitOk(shadow: ShadowRepo, args: string[], options: ShadowGitOptions = {}): Promise<string> {
   return gitOk(shadow.workTree, shadowArgs(shadow, args), shadowOptions(shadow, options));
+}
+
+/**
+ * Like shadowGitOk, for output that names files: decoded so that every name keeps its bytes
+ * (pathBytes.ts), with `-z` output's NULs where they were.
+ */
+export async function shadowGitNames(shadow: ShadowRepo, args: string[], options: ShadowGitOptions = {}): Promise<string> {
+  const result = await shadowGitBytes(shadow, args, options);
+  if (result.code !== 0) throw new GitError(args, result);
+  return nameOf(result.stdout);
+}
+
+/** git in the shadow with stdout as bytes, whatever the exit code. */
+export function shadowGitBytes(shadow: ShadowRepo, args: string[], options: ShadowGitOptions = {}): Promise<GitBytesResult> {
+  return gitBytes(shadow.workTree, shadowArgs(shadow, args), shadowOptions(shadow, options));
 }
 
 export function shadowArgs(shadow: ShadowRepo, args: string[]): string[] {

@@ -14,11 +14,13 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { CheckpointRecord, LargeFileRef } from '../session/records';
-import { serialized, shadowGit, shadowGitOk } from './shadowRepo';
+import { serialized, shadowGit, shadowGitNames, shadowGitOk } from './shadowRepo';
+import { fsPath, hasRawBytes, isDotGit, nulList } from './pathBytes';
 import { noteTree } from './sweepCheckpoints';
 import { assumeKept, keepObjects, keepWholeTree } from './keepObjects';
 import { ChangeWatcher, MAX_WATCHED_FOLDERS } from './changeWatcher';
 import { followWrite, forgetTracked, indexId, quickListing } from './trackedPaths';
+import { IndexLockBusy, withIndexLock } from './indexLock';
 import { log } from '../log';
 import { treeTurn } from './treeTurn';
 import type { ShadowRepo } from './shadowRepo';
@@ -46,7 +48,7 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
     const known = await knownChanges(shadow);
     // Only what changed since the last checkpoint is asked about when the watcher knows it; the same
     // question of git either way, so ignored, deleted and untracked files are treated alike.
-    let changed = known === undefined ? undefined : [...known];
+    const changed = known === undefined ? undefined : [...known];
     if (changed !== undefined && changed.length + touched.length === 0 && shadow.lastTree !== undefined) {
       // Nothing changed since the last checkpoint: the same tree, no git (and the index left as it is).
       await noteTree(shadow.gitDir, shadow.lastTree);
@@ -67,72 +69,87 @@ export function takeCheckpoint(shadow: ShadowRepo, touched: readonly string[] = 
         return finish(shadow, fast.tree, fast.large);
       }
     }
-    // An index that could not be brought to the latest tree may lack what index-free checkpoints recorded: all of it is looked at.
-    if (!(await syncIndex(shadow))) changed = undefined;
-    // The usual turn (edits of tracked files, new plain files) is listed from memory (trackedPaths.ts),
-    // however many files it changed: no pathspecs.
-    const quick = changed === undefined || changed.length === 0 ? undefined : await quickListing(shadow, changed, touched);
-    if (!quick && changed?.length !== 0) forgetTracked(shadow);
-    const scope = quick ? changed : changed === undefined || changed.length > MAX_PATHSPECS ? undefined : changed;
-    const listed = quick ?? (scope === undefined ? await scanAll(shadow) : await scanPaths(shadow, scope));
-    // Nested repositories show as `dir/`: their own history is theirs, not a file of ours.
-    const candidates = [...new Set([...listed.paths, ...touched])].filter(p => p !== '' && !p.endsWith('/') && isInside(p));
-    // Only checkpoints write the shadow's index (restores use a scratch one), so an empty list means the
-    // same tree: one git call, not two.
-    const previous = shadow.lastTree;
-    // Files kept by reference are outside the index, so a scan lists them every time; when only the
-    // changed paths were asked about, those the last checkpoint had elsewhere are still as they were.
-    const asked = scope ? new Set([...scope, ...touched]) : undefined;
-    const large: LargeFileRef[] = asked ? (shadow.lastLarge ?? []).filter(ref => !covers(asked, ref.path)) : [];
-    if (candidates.length === 0 && previous) {
-      shadow.lastWay = 'index';
-      await noteTree(shadow.gitDir, previous);
-      shadow.lastLarge = large;
-      return { tree: previous, large: [...large] };
-    }
-    const update: string[] = [];
-    const drop: string[] = [];
-    const present = new Set<string>();
-    let newBytes = 0;
-    await Promise.all(candidates.map(async rel => {
-      // Safe to drop: a file gone since git listed it is not large; the checkpoint records it as deleted.
-      const stat = await fs.lstat(path.join(shadow.workTree, rel)).catch(() => undefined);
-      if (stat) present.add(rel);
-      if (stat?.isFile() && stat.size > LARGE_FILE_BYTES) {
-        large.push({ path: rel, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) });
-        drop.push(rel);
-        return;
-      }
-      if (stat?.isDirectory()) {
-        // A tracked file now a folder: its entry goes first (the folder's files come as paths of their
-        // own). A nested repository (a gitlink) is its own history, left as it was.
-        if (listed.tracked.has(rel) && !(await exists(path.join(shadow.workTree, rel, '.git')))) drop.push(rel);
-        return;
-      }
-      // The limit is on untracked content; a tracked file's content is the user's repository's already
-      // (and the watcher names whole folders of unchanged tracked files).
-      if (!listed.tracked.has(rel)) newBytes += stat?.size ?? 0;
-      update.push(rel);
-    }));
-    if (update.length > MAX_NEW_FILES || newBytes > MAX_NEW_BYTES) {
-      throw new CheckpointSkipped(`${update.length} files (${Math.round(newBytes / 1048576)} MiB) to record: over the checkpoint limit of ${MAX_NEW_FILES} files / ${MAX_NEW_BYTES / 1048576} MiB.`);
-    }
-    // The writes see the shadow's own objects only: every object they need that it lacks is written
-    // into it, none is borrowed from the user's repository (keepObjects.ts); write-tree then does not
-    // look for the blobs of entries the index was seeded with (the first tree's copy holds them).
-    if (drop.length > 0) await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--force-remove', '-z', '--stdin'], { input: drop.join('\0') + '\0', ownObjects: true });
-    if (update.length > 0) {
-      // update-index stats each path and hashes only those whose stat data differs from the index;
-      // --replace: a file where a folder was (or the reverse) takes the place of the old entries.
-      await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: update.join('\0') + '\0', timeoutMs: CHECKPOINT_TIMEOUT_MS, ownObjects: true });
-    }
-    const tree = (await shadowGitOk(shadow, [...SPLIT_INDEX, 'write-tree', '--missing-ok'], { ownObjects: true })).trim();
-    shadow.indexTree = tree;
-    shadow.indexSeen = await indexId(shadow);
-    shadow.lastWay = 'index';
-    if (quick) await followWrite(shadow, update, drop, present);
-    return finish(shadow, tree, large);
+    // One writer of the index at a time, across runtimes too (indexLock.ts).
+    const written = await withIndexLock(shadow.gitDir, () => throughIndex(shadow, changed, touched)).catch((error: unknown) => {
+      throw error instanceof IndexLockBusy ? new CheckpointSkipped(error.message) : error;
+    });
+    return written.same ? { tree: written.tree, large: written.large } : finish(shadow, written.tree, written.large);
   });
+}
+
+/**
+ * The checkpoint through the shadow's index: `known` the watcher's paths, or undefined (scan
+ * everything). `same`: the last tree again, nothing written.
+ */
+async function throughIndex(shadow: ShadowRepo, known: string[] | undefined, touched: readonly string[]): Promise<{ tree: string; large: LargeFileRef[]; same?: true }> {
+  let changed = known;
+  // An index that could not be brought to the latest tree may lack what index-free checkpoints recorded: all of it is looked at.
+  if (!(await syncIndex(shadow))) changed = undefined;
+  // The usual turn (edits of tracked files, new plain files) is listed from memory (trackedPaths.ts),
+  // however many files it changed: no pathspecs.
+  const quick = changed === undefined || changed.length === 0 ? undefined : await quickListing(shadow, changed, touched);
+  if (!quick && changed?.length !== 0) forgetTracked(shadow);
+  // A name that is not UTF-8 cannot go on git's command line as a pathspec: everything is scanned then.
+  const scope = quick ? changed : changed === undefined || changed.length > MAX_PATHSPECS || changed.some(hasRawBytes) ? undefined : changed;
+  const listed = quick ?? (scope === undefined ? await scanAll(shadow) : await scanPaths(shadow, scope));
+  // Nested repositories show as `dir/`: their own history is theirs, not a file of ours. `.git` in any
+  // case is a name git never records (update-index ignores it; pathBytes.ts).
+  const candidates = [...new Set([...listed.paths, ...touched])].filter(p => p !== '' && !p.endsWith('/') && isInside(p) && !p.split('/').some(isDotGit));
+  // Only checkpoints write the shadow's index (restores use a scratch one), so an empty list means the
+  // same tree: one git call, not two.
+  const previous = shadow.lastTree;
+  // Files kept by reference are outside the index, so a scan lists them every time; when only the
+  // changed paths were asked about, those the last checkpoint had elsewhere are still as they were.
+  const asked = scope ? new Set([...scope, ...touched]) : undefined;
+  const large: LargeFileRef[] = asked ? (shadow.lastLarge ?? []).filter(ref => !covers(asked, ref.path)) : [];
+  if (candidates.length === 0 && previous) {
+    shadow.lastWay = 'index';
+    await noteTree(shadow.gitDir, previous);
+    shadow.lastLarge = large;
+    return { tree: previous, large: [...large], same: true };
+  }
+  const update: string[] = [];
+  const drop: string[] = [];
+  const present = new Set<string>();
+  let newBytes = 0;
+  await Promise.all(candidates.map(async rel => {
+    // Safe to drop: a file gone since git listed it is not large; the checkpoint records it as deleted.
+    const stat = await fs.lstat(fsPath(path.join(shadow.workTree, rel))).catch(() => undefined);
+    if (stat) present.add(rel);
+    if (stat?.isFile() && stat.size > LARGE_FILE_BYTES) {
+      large.push({ path: rel, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) });
+      drop.push(rel);
+      return;
+    }
+    if (stat?.isDirectory()) {
+      // A tracked file now a folder: its entry goes first (the folder's files come as paths of their
+      // own). A nested repository (a gitlink) is its own history, left as it was.
+      if (listed.tracked.has(rel) && !(await exists(path.join(shadow.workTree, rel, '.git')))) drop.push(rel);
+      return;
+    }
+    // The limit is on untracked content; a tracked file's content is the user's repository's already
+    // (and the watcher names whole folders of unchanged tracked files).
+    if (!listed.tracked.has(rel)) newBytes += stat?.size ?? 0;
+    update.push(rel);
+  }));
+  if (update.length > MAX_NEW_FILES || newBytes > MAX_NEW_BYTES) {
+    throw new CheckpointSkipped(`${update.length} files (${Math.round(newBytes / 1048576)} MiB) to record: over the checkpoint limit of ${MAX_NEW_FILES} files / ${MAX_NEW_BYTES / 1048576} MiB.`);
+  }
+  // The writes see the shadow's own objects only: every object they need that it lacks is written
+  // into it, none is borrowed from the user's repository (keepObjects.ts); write-tree then does not
+  // look for the blobs of entries the index was seeded with (the first tree's copy holds them).
+  if (drop.length > 0) await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--force-remove', '-z', '--stdin'], { input: nulList(drop), ownObjects: true });
+  if (update.length > 0) {
+    // update-index stats each path and hashes only those whose stat data differs from the index;
+    // --replace: a file where a folder was (or the reverse) takes the place of the old entries.
+    await shadowGitOk(shadow, [...SPLIT_INDEX, 'update-index', '--add', '--remove', '--replace', '-z', '--stdin'], { input: nulList(update), timeoutMs: CHECKPOINT_TIMEOUT_MS, ownObjects: true });
+  }
+  const tree = (await shadowGitOk(shadow, [...SPLIT_INDEX, 'write-tree', '--missing-ok'], { ownObjects: true })).trim();
+  shadow.indexTree = tree;
+  shadow.indexSeen = await indexId(shadow);
+  shadow.lastWay = 'index';
+  if (quick) await followWrite(shadow, update, drop, present);
+  return { tree, large };
 }
 
 /** The tree recorded: remembered as the last, its objects kept in the shadow, noted for the sweep. */
@@ -233,7 +250,7 @@ interface Listed {
 
 /** Every file whose stat data differs from the index, deleted, or untracked and not ignored: a stat of every file. */
 async function scanAll(shadow: ShadowRepo): Promise<Listed> {
-  return tagged(await shadowGitOk(shadow, ['ls-files', '-z', '-t', '-m', '-o', '-d', '--exclude-standard'], { timeoutMs: CHECKPOINT_TIMEOUT_MS }));
+  return tagged(await shadowGitNames(shadow, ['ls-files', '-z', '-t', '-m', '-o', '-d', '--exclude-standard'], { timeoutMs: CHECKPOINT_TIMEOUT_MS }));
 }
 
 /**
@@ -243,7 +260,7 @@ async function scanAll(shadow: ShadowRepo): Promise<Listed> {
  */
 async function scanPaths(shadow: ShadowRepo, scope: string[]): Promise<Listed> {
   if (scope.length === 0) return { paths: [], tracked: new Set() };
-  return tagged(await shadowGitOk(shadow, ['--literal-pathspecs', 'ls-files', '-z', '-t', '-c', '-o', '--exclude-standard', '--', ...scope], { timeoutMs: CHECKPOINT_TIMEOUT_MS }));
+  return tagged(await shadowGitNames(shadow, ['--literal-pathspecs', 'ls-files', '-z', '-t', '-c', '-o', '--exclude-standard', '--', ...scope], { timeoutMs: CHECKPOINT_TIMEOUT_MS }));
 }
 
 /** `ls-files -t` lines: a tag, a space, the path; `?` untracked, any other tag an index entry. */
@@ -268,7 +285,7 @@ async function knownChanges(shadow: ShadowRepo): Promise<Set<string> | undefined
   if (shadow.watcher?.healthy) return shadow.watcher.take();
   if (shadow.watcher || shadow.watch === false) return undefined;
   // The ignored folders (`dir/` entries) are never watched: build output and dependencies churn.
-  const ignored = await shadowGitOk(shadow, ['ls-files', '-z', '-o', '-i', '--directory', '--exclude-standard'], { timeoutMs: CHECKPOINT_TIMEOUT_MS });
+  const ignored = await shadowGitNames(shadow, ['ls-files', '-z', '-o', '-i', '--directory', '--exclude-standard'], { timeoutMs: CHECKPOINT_TIMEOUT_MS });
   const skip = new Set(ignored.split('\0').filter(p => p.endsWith('/')).map(p => p.slice(0, -1)));
   const watcher = new ChangeWatcher(shadow.workTree, skip);
   if (!watcher.start()) log(`checkpoints of ${shadow.workTree}: more than ${MAX_WATCHED_FOLDERS} folders to watch; each checkpoint scans the whole tree`);
@@ -284,7 +301,7 @@ function covers(asked: ReadonlySet<string>, rel: string): boolean {
 
 function exists(file: string): Promise<boolean> {
   // Safe to drop: any failure to see it counts as "not there".
-  return fs.access(file).then(() => true, () => false);
+  return fs.access(fsPath(file)).then(() => true, () => false);
 }
 
 function isInside(rel: string): boolean {

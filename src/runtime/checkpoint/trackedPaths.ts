@@ -13,7 +13,8 @@
 import { promises as fs } from 'node:fs';
 import type { Stats } from 'node:fs';
 import * as path from 'node:path';
-import { shadowGit, shadowGitOk } from './shadowRepo';
+import { shadowGit, shadowGitNames } from './shadowRepo';
+import { fsPath, isDotGit, nulList } from './pathBytes';
 import type { ShadowRepo } from './shadowRepo';
 
 export interface TrackedPaths {
@@ -31,7 +32,7 @@ export interface QuickListing {
   tracked: Set<string>;
 }
 
-const lstat = (file: string) => fs.lstat(file).catch(() => undefined);
+const lstat = (file: string) => fs.lstat(fsPath(file)).catch(() => undefined);
 
 /** The index file's identity (inode, size, mtime): another one means another writer. */
 export async function indexId(shadow: ShadowRepo): Promise<string | undefined> {
@@ -45,7 +46,7 @@ async function trackedPaths(shadow: ShadowRepo): Promise<TrackedPaths | undefine
   if (id === undefined) return undefined;
   if (shadow.tracked?.indexId === id) return shadow.tracked;
   // Read before the listing: a write meanwhile makes the id differ next time, so the list is read again.
-  const files = new Set((await shadowGitOk(shadow, ['ls-files', '-c', '-z'])).split('\0').filter(Boolean));
+  const files = new Set((await shadowGitNames(shadow, ['ls-files', '-c', '-z'])).split('\0').filter(Boolean));
   const folders = new Set<string>();
   for (const file of files) addFolders(folders, file);
   shadow.tracked = { files, folders, indexId: id };
@@ -88,8 +89,9 @@ export async function quickListing(shadow: ShadowRepo, scope: readonly string[],
     // Made and removed between two checkpoints, or never tracked and now gone: nothing to record.
     if (!stat) continue;
     if (!stat.isFile() || parents(rel).some(dir => list.files.has(dir))) return undefined;
-    // A repository's own folder is never a file of ours (`ls-files -o` stops at a nested `.git` too).
-    if (rel.split('/').includes('.git')) continue;
+    // A repository's own folder is never a file of ours (`ls-files -o` stops at a nested `.git` too), nor
+    // a `.GIT` of any case, which git never records (pathBytes.ts).
+    if (rel.split('/').some(isDotGit)) continue;
     fresh.push(rel);
   }
   for (const rel of touched) {
@@ -101,7 +103,7 @@ export async function quickListing(shadow: ShadowRepo, scope: readonly string[],
     const inNested = await Promise.all(fresh.map(rel => inNestedRepo(shadow, list, rel)));
     const outside = fresh.filter((_, i) => !inNested[i]);
     if (outside.length > 0) {
-      const result = await shadowGit(shadow, ['check-ignore', '--no-index', '-z', '--stdin'], { input: outside.join('\0') + '\0' });
+      const result = await shadowGit(shadow, ['check-ignore', '--no-index', '-z', '--stdin'], { input: nulList(outside) });
       // 1: none ignored. 0: some are, and an ignored file may still be in the index (tracked once, ignored
       // since) with the list behind: only git's listing knows; rare, as ignored folders are not watched.
       // Anything else is an error: git's listing then too.
@@ -122,6 +124,7 @@ async function inNestedRepo(shadow: ShadowRepo, list: TrackedPaths, rel: string)
 /**
  * After `update-index` of `updated` (each either there and now in the index, or gone and removed) and the
  * force-removal of `dropped`, with the index written since: the list follows, and is of the new index.
+ * Called under the index lock (indexLock.ts), as the listing it follows was.
  */
 export async function followWrite(shadow: ShadowRepo, updated: readonly string[], dropped: readonly string[], present: ReadonlySet<string>): Promise<void> {
   const list = shadow.tracked;
@@ -136,6 +139,8 @@ export async function followWrite(shadow: ShadowRepo, updated: readonly string[]
     }
   }
   for (const rel of dropped) list.files.delete(rel);
+  // Read after the write, and still ours: the checkpoint holds the index lock from the list's check to
+  // here, so no other runtime on the store writes the index in between (indexLock.ts).
   const id = await indexId(shadow);
   if (id === undefined) shadow.tracked = undefined;
   else list.indexId = id;

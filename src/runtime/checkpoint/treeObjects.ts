@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { deflateSync } from 'node:zlib';
+import { bytesOf, nameOf } from './pathBytes';
 
 export const TREE_MODE = '40000';
 export const GITLINK_MODE = '160000';
@@ -15,7 +16,9 @@ export interface TreeEntry { mode: string; id: string }
 
 export class NotRepresentable extends Error {}
 
-/** A tree object's entries by name. A name that is not valid UTF-8 cannot round-trip through a JS string. */
+const SLASH = Buffer.from('/');
+
+/** A tree object's entries by name; a name that is not UTF-8 keeps its bytes (pathBytes.ts). */
 export function parseTree(content: Buffer): Map<string, TreeEntry> {
   const entries = new Map<string, TreeEntry>();
   let at = 0;
@@ -24,9 +27,7 @@ export function parseTree(content: Buffer): Map<string, TreeEntry> {
     const nul = content.indexOf(0, space);
     if (space < 0 || nul < 0 || nul + 21 > content.length) throw new NotRepresentable('damaged tree object');
     const mode = content.subarray(at, space).toString();
-    const rawName = content.subarray(space + 1, nul);
-    const name = rawName.toString('utf8');
-    if (!Buffer.from(name, 'utf8').equals(rawName)) throw new NotRepresentable('a file name that is not UTF-8');
+    const name = nameOf(content.subarray(space + 1, nul));
     entries.set(name, { mode, id: content.subarray(nul + 1, nul + 21).toString('hex') });
     at = nul + 21;
   }
@@ -38,15 +39,20 @@ export function parseTree(content: Buffer): Map<string, TreeEntry> {
  * (base_name_compare in git's tree.c), so `a.b` comes before the folder `a` and after the file `a`.
  */
 export function serializeTree(entries: ReadonlyMap<string, TreeEntry>): Buffer {
-  const sorted = [...entries].map(([name, entry]) => ({ key: Buffer.from(entry.mode === TREE_MODE ? `${name}/` : name, 'utf8'), name, entry }));
+  const sorted = [...entries].map(([name, entry]) => {
+    const bytes = bytesOf(name);
+    return { key: entry.mode === TREE_MODE ? Buffer.concat([bytes, SLASH]) : bytes, bytes, entry };
+  });
   sorted.sort((a, b) => Buffer.compare(a.key, b.key));
   // One buffer for the whole tree (a folder of hundreds of files is rewritten at each of its changes).
   let size = 0;
-  for (const { name, entry } of sorted) size += entry.mode.length + 1 + Buffer.byteLength(name, 'utf8') + 1 + 20;
+  for (const { bytes, entry } of sorted) size += entry.mode.length + 1 + bytes.length + 1 + 20;
   const out = Buffer.allocUnsafe(size);
   let at = 0;
-  for (const { name, entry } of sorted) {
-    at += out.write(`${entry.mode} ${name}\0`, at, 'utf8');
+  for (const { bytes, entry } of sorted) {
+    at += out.write(`${entry.mode} `, at, 'latin1');
+    at += bytes.copy(out, at);
+    out[at++] = 0;
     at += out.write(entry.id, at, 'hex');
   }
   return out;

@@ -19,6 +19,7 @@ import type { ShadowRepo } from './shadowRepo';
 import { catFileObject, fields, GitBatch, lines } from './gitBatch';
 import { GITLINK_MODE, parseTree, serializeTree, SYMLINK_MODE, TREE_MODE, writeObject } from './treeObjects';
 import type { TreeEntry } from './treeObjects';
+import { bytesOf, fsPath, isDotGit, mayBeDotGit, nameOf } from './pathBytes';
 
 /** Files one checkpoint may find by walking new or re-made folders; past it, git's own listing does better. */
 const MAX_WALKED = 2_000;
@@ -140,7 +141,9 @@ async function build(shadow: ShadowRepo, state: TreeTurnState, root: string, pat
   let walked = 0;
   const sorted = [...new Set(paths)].filter(rel => rel !== '' && !rel.endsWith('/') && !rel.split('/').includes('..')).sort();
   for (const rel of sorted) {
-    if (rel.split('/').includes('.git')) continue;
+    // Never in a tree git would read back (pathBytes.ts); a name git may refuse by its settings is its to decide.
+    if (rel.split('/').some(isDotGit)) continue;
+    if (rel.split('/').some(mayBeDotGit)) throw new Fallback();
     const was = await before(rel);
     const stat = await lstat(path.join(shadow.workTree, rel));
     if (!stat) {
@@ -192,7 +195,7 @@ async function build(shadow: ShadowRepo, state: TreeTurnState, root: string, pat
       large.push({ path: leaf.rel, size: leaf.stat.size, mtimeMs: Math.trunc(leaf.stat.mtimeMs) });
       removals.add(leaf.rel);
     } else if (leaf.stat.isSymbolicLink()) {
-      const target = fs.readlinkSync(path.join(shadow.workTree, leaf.rel), { encoding: 'buffer' });
+      const target = fs.readlinkSync(fsPath(path.join(shadow.workTree, leaf.rel)), { encoding: 'buffer' });
       sets.set(leaf.rel, { mode: SYMLINK_MODE, id: writeObject(shadow.gitDir, 'blob', target, madeDirs) });
     } else {
       // hash-object reads a line a path, and unquotes one that starts with `"`.
@@ -202,7 +205,7 @@ async function build(shadow: ShadowRepo, state: TreeTurnState, root: string, pat
   }
   if (files.length > 0) {
     // A file gone meanwhile ends the process (git cannot hash it): git's listing then.
-    const ids = await state.hash.request(files.map(leaf => `${leaf.rel}\n`).join(''), lines(files.length)).catch(() => {
+    const ids = await state.hash.request(bytesOf(files.map(leaf => `${leaf.rel}\n`).join('')), lines(files.length)).catch(() => {
       throw new Fallback();
     });
     files.forEach((leaf, i) => {
@@ -277,7 +280,7 @@ async function build(shadow: ShadowRepo, state: TreeTurnState, root: string, pat
 /** Which of `rels` git ignores (`check-ignore -v -n`: four fields a path, the first empty when not ignored). */
 async function ignoredOf(state: TreeTurnState, rels: string[]): Promise<Set<string>> {
   if (rels.length === 0) return new Set();
-  const answer = await state.ignore.request(rels.map(rel => `${rel}\0`).join(''), fields(rels.length * 4)).catch(() => {
+  const answer = await state.ignore.request(bytesOf(rels.map(rel => `${rel}\0`).join('')), fields(rels.length * 4)).catch(() => {
     throw new Fallback();
   });
   const ignored = new Set<string>();
@@ -304,14 +307,15 @@ async function walk(workTree: string, rel: string): Promise<{ rel: string; stat:
   const visit = async (dir: string): Promise<void> => {
     let names: string[];
     try {
-      names = fs.readdirSync(path.join(workTree, dir));
+      names = fs.readdirSync(fsPath(path.join(workTree, dir)), { encoding: 'buffer' }).map(nameOf);
     } catch {
       // A folder gone meanwhile has nothing to record (its removal is a notice of its own).
       names = [];
     }
     if (dir !== rel && names.includes('.git')) return;
     for (const name of names) {
-      if (name === '.git') continue;
+      if (isDotGit(name)) continue;
+      if (mayBeDotGit(name)) throw new Fallback();
       const child = `${dir}/${name}`;
       const stat = await lstat(path.join(workTree, child));
       if (!stat) continue;
@@ -331,7 +335,7 @@ async function walk(workTree: string, rel: string): Promise<{ rel: string; stat:
  */
 const lstat = async (file: string): Promise<Stats | undefined> => {
   try {
-    return fs.lstatSync(file, { throwIfNoEntry: false });
+    return fs.lstatSync(fsPath(file), { throwIfNoEntry: false });
   } catch {
     // Not there either: a path under what is a file now (ENOTDIR), or unreadable.
     return undefined;

@@ -4,7 +4,10 @@
 import type { CheckpointFileResult, DiffSinceResult, TurnChanges, TurnFile, TurnFileStatus } from '../../common/protocol/checkpoints';
 import type { CheckpointRecord } from '../session/records';
 import type { Session } from '../session/session';
-import { shadowFor, shadowGit, shadowGitOk } from './shadowRepo';
+import { shadowFor, shadowGit, shadowGitBytes, shadowGitNames, shadowGitOk } from './shadowRepo';
+import { hasRawBytes } from './pathBytes';
+import { GITLINK_MODE, parseTree, TREE_MODE } from './treeObjects';
+import type { TreeEntry } from './treeObjects';
 import type { ShadowRepo } from './shadowRepo';
 import { hasTree, takeCheckpoint } from './takeCheckpoint';
 
@@ -61,14 +64,31 @@ export async function checkpointFile(storeDir: string, session: Session, tree: s
   const clean = rel.replace(/^\.\//, '');
   if (clean === '' || clean.startsWith('/') || clean.split('/').some(part => part === '..' || part === '')) throw new TurnFilesError(`Not a path inside the work tree: ${rel}`);
   const shadow = await shadowFor(storeDir, session.header.root);
-  const listed = (await shadowGitOk(shadow, ['ls-tree', '-z', tree, '--', clean])).split('\0')[0];
-  const [meta] = listed.split('\t');
-  const [mode, type, id] = meta.split(' ');
+  const { mode, type, id } = await entryAt(shadow, tree, clean);
   if (type !== 'blob' || !id) return { exists: false };
   const content = await shadowGit(shadow, ['cat-file', 'blob', id]);
   if (content.code !== 0) return { exists: false };
   if (content.stdout.includes('\0')) return { exists: true, binary: true };
   return { exists: true, content: mode === '120000' ? `(link to ${content.stdout})\n` : content.stdout };
+}
+
+/** The entry at `rel` in `tree` (all undefined when there is none). */
+async function entryAt(shadow: ShadowRepo, tree: string, rel: string): Promise<{ mode?: string; type?: string; id?: string }> {
+  if (!hasRawBytes(rel)) {
+    const [meta] = (await shadowGitOk(shadow, ['ls-tree', '-z', tree, '--', rel])).split('\0')[0].split('\t');
+    const [mode, type, id] = meta.split(' ');
+    return { mode, type, id };
+  }
+  // A name that is not UTF-8 cannot be a pathspec on the command line: the trees are read down to it.
+  let entry: TreeEntry | undefined = { mode: TREE_MODE, id: tree };
+  for (const part of rel.split('/')) {
+    if (entry?.mode !== TREE_MODE) return {};
+    const object = await shadowGitBytes(shadow, ['cat-file', 'tree', entry.id]);
+    if (object.code !== 0) return {};
+    entry = parseTree(object.stdout).get(part);
+  }
+  if (!entry) return {};
+  return { mode: entry.mode, type: entry.mode === TREE_MODE ? 'tree' : entry.mode === GITLINK_MODE ? 'commit' : 'blob', id: entry.id };
 }
 
 const STATUS: Record<string, TurnFileStatus> = { A: 'added', D: 'deleted', M: 'modified', T: 'type-changed', R: 'renamed', C: 'added' };
@@ -77,8 +97,9 @@ const STATUS: Record<string, TurnFileStatus> = { A: 'added', D: 'deleted', M: 'm
 export async function changedFiles(shadow: ShadowRepo, from: string, to: string): Promise<TurnFile[]> {
   if (from === to) return [];
   const [raw, numstat] = await Promise.all([
-    shadowGitOk(shadow, ['diff-tree', '-r', '-z', '-M', '--raw', from, to]),
-    shadowGitOk(shadow, ['diff-tree', '-r', '-z', '-M', '--numstat', from, to]),
+    // Names keep their bytes (pathBytes.ts), as in the rewind's own list.
+    shadowGitNames(shadow, ['diff-tree', '-r', '-z', '-M', '--raw', from, to]),
+    shadowGitNames(shadow, ['diff-tree', '-r', '-z', '-M', '--numstat', from, to]),
   ]);
   const counts = parseNumstat(numstat);
   const files: TurnFile[] = [];
