@@ -1,5 +1,6 @@
 // Runs the real runtime process (dist/runtime.js) against the fake Anthropic server over JSON-RPC,
-// with real temp folders. Each harness owns its store, so each gets its own runtime.
+// with real temp folders. Each harness owns its store, so each gets its own runtime; a file whose tests need
+// no fresh store or process shares one harness, `renew()`ed before each test.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
