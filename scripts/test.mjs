@@ -235,9 +235,9 @@ const typeChecks = [['type-check', 'tsconfig.json'], ['type-check webview', 'web
 const unit = mochaStage('unit tests', () => 'out/test/unit/**/*.test.js', 10_000);
 
 // Each runtime file starts its own runtimes, stores and fake servers in its own temp folders, and restores
-// any process.env it sets, so files run in parallel worker processes. The work is mostly waiting on child
-// processes and sockets, so one more job than cores keeps the cores busy.
-const RUNTIME_JOBS = String(Math.max(2, availableParallelism()) + 1);
+// any process.env it sets, so files run in parallel worker processes. One job per core: the runtimes and
+// CLIs each job starts keep the cores busy, and on 2 cores a third job was slower (docs/benchmarks.md).
+const RUNTIME_JOBS = String(Math.max(2, availableParallelism()));
 // Workers take files in the order given: the biggest (roughly the longest) first, so the run does not end
 // waiting on one long file that started last while the other workers sit idle.
 const biggestFirst = dir => testFiles(join(root, dir)).filter(f => f.endsWith('.test.js'))

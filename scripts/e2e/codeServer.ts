@@ -48,6 +48,12 @@ const BASE_SETTINGS = {
   'extensions.autoUpdate': false,
 };
 
+/**
+ * Keys the UI checks press instead of palette runs of commands they run all the time (a palette run types,
+ * filters and clicks a row; on a busy machine its row can miss the first click). Bound to no default.
+ */
+export const TEST_KEYBINDINGS = [{ key: 'ctrl+shift+alt+f12', command: 'workbench.action.chat.open' }];
+
 export async function startCodeServer(options: CodeServerOptions): Promise<CodeServer> {
   const port = options.port ?? (await freePort());
   const host = options.host ?? '127.0.0.1';
@@ -59,6 +65,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
     path.join(userDataDir, 'User', 'settings.json'),
     JSON.stringify({ ...BASE_SETTINGS, ...options.userSettings }, null, 2),
   );
+  fs.writeFileSync(path.join(userDataDir, 'User', 'keybindings.json'), JSON.stringify(TEST_KEYBINDINGS, null, 2));
   const config = path.join(options.runDir, 'code-server.yaml');
   fs.writeFileSync(config, 'auth: none\ncert: false\n');
   if (options.installExtensionFrom) installByCopy(options.installExtensionFrom, extensionsDir);

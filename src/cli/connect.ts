@@ -86,6 +86,7 @@ export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: s
   refuseRetiredModels(args);
   const storeDir = storeDirOf(args);
   const prices = cliPrices(args, process.env); // a bad file exits 2 before a runtime starts
+  const session = sessionSettingsOf(args); // so do bad settings of a new session
   const runtimeScript = process.env.FORK_AGENTS_RUNTIME_SCRIPT ?? path.join(__dirname, 'runtime.js');
   // The demo model and the runtime start side by side, and the handshake overlaps the demo model's start:
   // only `runtime/configure` needs its address.
@@ -119,9 +120,7 @@ export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: s
     ...(demo ? { provider: 'anthropic' as const } : cliProvider(process.env)),
     // The user typed the command: it runs in each new worktree of the forks this connection starts.
     worktree: args.flags.has('worktree-setup') ? { setup: setupCommands(args.flags.get('worktree-setup')) } : undefined,
-    thinkingBudgetTokens: args.flags.has('thinking-budget') ? wholeNumber(args, 'thinking-budget') : undefined,
-    cacheTtl: args.flags.has('cache-ttl') ? cacheTtlOf(args) : undefined,
-    effort: args.flags.has('effort') ? effortOf(args) : undefined,
+    ...session,
     prices,
   });
   if (forSession) await warnUnconfigured(client, forSession);
@@ -132,6 +131,15 @@ export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: s
 function bypassFor(proxy: ProxySettings, url: string): ProxySettings {
   if (!proxy.url) return proxy;
   return { ...proxy, noProxy: [proxy.noProxy, new URL(url).hostname].filter(Boolean).join(',') };
+}
+
+/** --thinking-budget, --cache-ttl and --effort of a new session, checked (a UsageError) before anything starts. */
+export function sessionSettingsOf(args: ParsedArgs): Pick<ConfigureParams, 'thinkingBudgetTokens' | 'cacheTtl' | 'effort'> {
+  return {
+    thinkingBudgetTokens: args.flags.has('thinking-budget') ? wholeNumber(args, 'thinking-budget') : undefined,
+    cacheTtl: args.flags.has('cache-ttl') ? cacheTtlOf(args) : undefined,
+    effort: args.flags.has('effort') ? effortOf(args) : undefined,
+  };
 }
 
 function wholeNumber(args: ParsedArgs, flag: string): number {

@@ -87,9 +87,24 @@ export function chatInput(page: Page): Locator {
   return page.locator('.interactive-input-part').first();
 }
 
+/**
+ * Opens (and focuses) the Chat view by its command's test keybinding (scripts/e2e/codeServer.ts), which
+ * needs no palette row to click; the palette if the key did not open it (the workbench had not read its
+ * keybindings yet, say).
+ */
 export async function openChat(page: Page): Promise<void> {
+  await page.keyboard.press(OPEN_CHAT_KEY);
+  try {
+    await chatInput(page).waitFor({ state: 'visible', timeout: 5_000 });
+    return;
+  } catch (error) {
+    console.log(`      (${OPEN_CHAT_KEY} did not open the chat: ${briefError(error)}; the palette instead)`);
+  }
   await runCommand(page, 'Chat: Open Chat', { shows: chatInput(page), showsTimeoutMs: 30_000, repeatable: true });
 }
+
+/** TEST_KEYBINDINGS' key of workbench.action.chat.open, in playwright's words. */
+const OPEN_CHAT_KEY = 'Control+Shift+Alt+F12';
 
 /** The model picker lists a provider's model a moment after activation; typing earlier starts a sign-in flow. */
 export async function waitForModelInPicker(page: Page, modelName: string, timeoutMs = 60_000): Promise<void> {

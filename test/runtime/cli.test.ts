@@ -71,9 +71,6 @@ describe('cli: fork-agents', function () {
     assert.notEqual(asParent.code, 0);
     assert.match(asParent.stderr, /is a fork: continue it with fork\/send \(`fork-agents send --fork/);
     assert.equal(fake.requests.length, before, 'nothing was sent');
-    const badTtl = await cli('chat', '--cwd', cwd, '--cache-ttl', '2h', 'x');
-    assert.equal(badTtl.code, 2);
-    assert.match(badTtl.stderr, /--cache-ttl must be 5m or 1h/);
     const sent = fake.requests.length;
     const budgetOn55 = await cli('chat', '--cwd', cwd, '--model', 'claude-sonnet-5-5', '--thinking-budget', '2048', 'x');
     assert.equal(budgetOn55.code, 2, budgetOn55.stderr);
@@ -82,7 +79,6 @@ describe('cli: fork-agents', function () {
     const effort = await cli('chat', '--cwd', cwd, '--model', 'claude-opus-5-5', '--effort', 'low', '--json', 'quick');
     assert.equal(effort.code, 0, effort.stderr);
     assert.deepEqual(fake.requests.at(-1)!.body.output_config, { effort: 'low' });
-    assert.equal((await cli('chat', '--cwd', cwd, '--effort', 'huge', 'x')).code, 2);
   });
 
   it('exits 2 with a one-line reason on bad input, and on a session the runtime does not know', async () => {

@@ -45,11 +45,9 @@ describe('cli: conventions and the --demo walkthrough', function () {
     stopDemoModel(store);
   });
 
-  it('prints help and the version with exit 0, and a usage error in one line with exit 2', async () => {
-    // Which words are help, version or a usage error is unit-tested (test/unit/cli.args.test.ts); here, the process.
-    const help = await cli('--help');
-    assert.equal(help.code, 0);
-    assert.match(help.stdout, /^ {2}chat /m);
+  it('prints the version with exit 0, and a usage error in one line with exit 2', async () => {
+    // Which words are help, version or a usage error, and the help text, are unit-tested
+    // (test/unit/cli.args.test.ts); here, the process: what it prints, on which stream, and its exit code.
     const version = await cli('--version');
     assert.equal(version.code, 0);
     assert.equal(version.stdout.trim(), `fork-agents ${JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')).version}`);

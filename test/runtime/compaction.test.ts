@@ -20,9 +20,12 @@ describe('runtime: compaction', function () {
   let h: Harness;
   let summaries: (ScriptedTurn | Fault)[];
 
-  beforeEach(async () => {
+  before(async () => {
     // A small window so a few turns cross the 80% threshold.
     h = await startHarness({ config: { contextWindow: 6000, autoCompactAt: 0.8 } });
+  });
+  beforeEach(async () => {
+    await h.renew();
     summaries = [];
     h.fake.setResponder(r => {
       if (isSummaryRequest(r)) return summaries.shift() ?? say('SUMMARY: the user asked questions 1..n; nothing is open.');
@@ -30,7 +33,7 @@ describe('runtime: compaction', function () {
       return say(`answer to: ${lastText(r)} ${PADDING}`);
     });
   });
-  afterEach(() => h.dispose());
+  after(() => h.dispose());
 
   const ask = async (sessionId: string | undefined, n: number) => (await h.send(`question ${n}`, { sessionId })).sessionId;
 

@@ -19,13 +19,16 @@ describe('runtime: writes to files that run (auto-edit)', function () {
   let h: Harness;
   let repo: string;
 
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness({ config: { approvalMode: 'auto-edit' } });
+  });
+  beforeEach(async () => {
+    await h.renew();
     repo = fs.realpathSync(h.root);
     initRepo(repo, { 'a.txt': 'a\n' });
     gitSync(repo, 'config', 'core.hooksPath', '.husky');
   });
-  afterEach(() => h.dispose());
+  after(() => h.dispose());
 
   it('each asks as a command does; denied, none is written, and an ordinary file is written without asking', async () => {
     // The hook is live: git runs what is in core.hooksPath at the next commit.

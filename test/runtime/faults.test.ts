@@ -13,10 +13,13 @@ describe('runtime: faults', function () {
   this.timeout(30_000);
   let h: Harness;
 
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness();
   });
-  afterEach(() => h.dispose());
+  beforeEach(async () => {
+    await h.renew();
+  });
+  after(() => h.dispose());
 
   it('cancels a running turn: the tool process dies and every tool call gets a result', async () => {
     h.fake.enqueue(call(['bash', { command: 'sleep 30' }]));

@@ -6,6 +6,7 @@ import { onNotification, sendRequest } from '../../src/common/protocol/endpoint'
 import { forkAnnounce, forkCancel, forkEvent, forkHistory, forkList, forkSend, forkStart, forkState, forkWait } from '../../src/common/protocol/forks';
 import type { ForkSummary } from '../../src/common/forks';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
+import { DEFAULT_MAX_CONCURRENT_FORKS } from '../../src/common/defaults';
 import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
@@ -18,14 +19,18 @@ describe('runtime: fork lifecycle', function () {
   let forkScript: (r: ReceivedRequest) => ScriptedTurn | Promise<ScriptedTurn>;
   const states: ForkSummary[] = [];
 
+  before(async () => {
+    // The fork limit is the runtime's, not the connection's: every test starts from the default again.
+    h = await startHarness({ config: { answersForkApprovals: true, maxConcurrentForks: DEFAULT_MAX_CONCURRENT_FORKS } });
+  });
   beforeEach(async () => {
-    h = await startHarness({ config: { answersForkApprovals: true } });
+    await h.renew();
     states.length = 0;
     onNotification(h.client.endpoint, forkState, params => states.push(params.fork));
     forkScript = () => say('Scope: x');
     h.fake.setResponder(r => (isForkRequest(r) ? forkScript(r) : say('parent answer')));
   });
-  afterEach(() => h.dispose());
+  after(() => h.dispose());
 
   const parentSession = async () => (await h.send('hello')).sessionId;
   const start = (sessionId: string, directive: string) => sendRequest(h.client.endpoint, forkStart, { sessionId, directive });
@@ -48,7 +53,7 @@ describe('runtime: fork lifecycle', function () {
     const first = await start(sessionId, 'first');
     const second = await start(sessionId, 'second');
     const { forks } = await sendRequest(h.client.endpoint, forkList, {});
-    assert.deepEqual(forks.map(f => f.state), ['running', 'queued']);
+    assert.deepEqual(forks.filter(f => f.id === first.id || f.id === second.id).map(f => f.state), ['running', 'queued']);
     release();
     await sendRequest(h.client.endpoint, forkWait, { forkId: second.id });
     assert.deepEqual(stateOf(states, second.id).filter((s, i, all) => s !== all[i - 1]), ['queued', 'running', 'completed']);

@@ -25,15 +25,18 @@ describe('runtime: a fork on another model', function () {
   let h: Harness;
   let parentModel: string;
 
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness({ fake: { minCacheTokens: 256 } });
+  });
+  beforeEach(async () => {
+    await h.renew();
     fs.writeFileSync(path.join(h.root, 'notes.md'), 'The secret word is pelican.\n');
     h.fake.setResponder(r => (isForkRequest(r) ? say('Scope: test.\nResult: done.') : say('parent answer')));
     const parent = await h.send('parent question');
     parentModel = h.fake.requests[0].body.model;
     sessionId = parent.sessionId;
   });
-  afterEach(() => h.dispose());
+  after(() => h.dispose());
   let sessionId: string;
 
   const start = (directive: string, model?: string) =>

@@ -23,13 +23,16 @@ describe('runtime: git payloads (issue 11 §2)', function () {
   let repo: string;
   let marker: string;
 
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness({ config: { approvalMode: 'auto-edit' } });
+  });
+  beforeEach(async () => {
+    await h.renew();
     repo = fs.realpathSync(h.root);
     marker = path.join(path.dirname(repo), 'payload-ran');
     initRepo(repo, { 'a.txt': 'a\n' });
   });
-  afterEach(() => h.dispose());
+  after(() => h.dispose());
 
   it('in auto-edit, write_file .git/config asks as a command does; denied, nothing is written', async () => {
     h.answerApproval = () => ({ approved: false });

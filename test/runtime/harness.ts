@@ -1,5 +1,6 @@
 // Runs the real runtime process (dist/runtime.js) against the fake Anthropic server over JSON-RPC,
-// with real temp folders. Each harness owns its store, so each gets its own runtime.
+// with real temp folders. Each harness owns its store, so each gets its own runtime; a file whose tests need
+// no fresh store or process shares one harness, `renew()`ed before each test.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -45,6 +46,13 @@ export interface Harness {
   reconnect(): Promise<void>;
   /** A second client of the same runtime (another window), configured like the first. */
   connectAnother(): Promise<RuntimeClient>;
+  /**
+   * Readies the harness for the next test of a file that shares one runtime (a runtime start is most of a
+   * short test's CPU): a new work folder, a new fake server, a new client connection (so the starting
+   * configuration again: a client's settings are kept per connection), no events or approvals. The store
+   * and the runtime stay, so a test that must see an empty store or a fresh process starts its own.
+   */
+  renew(): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -73,7 +81,9 @@ export async function startHarness(options: {
   const fake = await startFakeAnthropic({ apiKey: TEST_KEY, ...options.fake });
   const listeners = new Set<(event: AgentEvent) => void>();
   // The sandbox is off unless a test asks for it: other suites start servers in forks and reach them from here.
-  let config: ConfigureParams = { apiKey: TEST_KEY, baseUrl: fake.url, approvalMode: 'auto', sandbox: { mode: 'off' }, ...options.config };
+  const startingConfig = (url: string): ConfigureParams => ({ apiKey: TEST_KEY, baseUrl: url, approvalMode: 'auto', sandbox: { mode: 'off' }, ...options.config });
+  let config = startingConfig(fake.url);
+  let renewals = 0;
 
   const connect = async (): Promise<RuntimeClient> => {
     const socket = await connectOrStart({ storeDir, runtimeScript: RUNTIME_SCRIPT, idleExitMs: 60_000, env: { ...TEST_RUNTIME_ENV, ...options.env, ...options.runtimeEnv }, nodePath: options.nodePath });
@@ -103,7 +113,7 @@ export async function startHarness(options: {
       await sendRequest(harness.client.endpoint, runtimeConfigure, params);
     },
     send(prompt, extra = {}) {
-      return sendRequest(harness.client.endpoint, sessionSend, { root, prompt, turnId: randomUUID(), ...extra });
+      return sendRequest(harness.client.endpoint, sessionSend, { root: harness.root, prompt, turnId: randomUUID(), ...extra });
     },
     transcript(sessionId) {
       return sendRequest(harness.client.endpoint, sessionTranscript, { sessionId });
@@ -130,6 +140,20 @@ export async function startHarness(options: {
     connectAnother() {
       return connect();
     },
+    async renew() {
+      await harness.client.close().catch(() => undefined);
+      await harness.fake.close();
+      harness.fake = await startFakeAnthropic({ apiKey: TEST_KEY, ...options.fake });
+      config = startingConfig(harness.fake.url);
+      // A folder of its own around the work folder too: a worktree fork's folders go beside the repository.
+      harness.root = path.join(base, `test-${++renewals}`, 'work');
+      fs.mkdirSync(harness.root, { recursive: true });
+      harness.events = [];
+      harness.approvals = [];
+      harness.answerApproval = () => ({ approved: true });
+      listeners.clear();
+      harness.client = await connect();
+    },
     async dispose() {
       await harness.client.close().catch(() => undefined);
       try {
@@ -137,7 +161,7 @@ export async function startHarness(options: {
       } catch {
         // Already gone.
       }
-      await fake.close();
+      await harness.fake.close();
     },
   };
   harness.client = await connect();

@@ -18,13 +18,16 @@ describe('runtime: MCP servers (server-everything over stdio)', function () {
   let parentScript: ScriptedTurn[];
   let forkScript: ScriptedTurn[];
 
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness({ fake: { minCacheTokens: 256 }, config: { approvalMode: 'ask', answersForkApprovals: true, mcpServers: [server()] } });
+  });
+  beforeEach(async () => {
+    await h.renew();
     parentScript = [];
     forkScript = [];
     h.fake.setResponder(r => (isForkRequest(r) ? forkScript.shift() : parentScript.shift()) ?? say('nothing scripted'));
   });
-  afterEach(() => h.dispose());
+  after(() => h.dispose());
 
   it('the parent and a fork call an MCP tool, approval is asked, and the fork repeats the tool definitions byte for byte', async () => {
     parentScript.push(call(['mcp__everything__echo', { message: 'from the parent' }]), say('echoed'));

@@ -16,12 +16,15 @@ describe('runtime: model/chat (the Chat view provider)', function () {
   let h: Harness;
   let parts: ModelPartParams[];
 
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness({ fake: { minCacheTokens: 256 } });
+  });
+  beforeEach(async () => {
+    await h.renew();
     parts = [];
     onNotification(h.client.endpoint, modelPart, params => parts.push(params));
   });
-  afterEach(() => h.dispose());
+  after(() => h.dispose());
 
   const chat = (params: Partial<ModelChatParams> & { requestId: string }) =>
     sendRequest(h.client.endpoint, modelChat, {

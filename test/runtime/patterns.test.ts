@@ -15,12 +15,15 @@ describe('runtime: pathological patterns (issue 11 §12)', function () {
   this.timeout(60_000);
   let h: Harness;
 
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness();
+  });
+  beforeEach(async () => {
+    await h.renew();
     fs.writeFileSync(path.join(h.root, 'a'.repeat(60)), `${'a'.repeat(40)}!\nplain line\n`);
     fs.writeFileSync(path.join(h.root, 'ok.ts'), 'export const x = 1;\n');
   });
-  afterEach(() => h.dispose());
+  after(() => h.dispose());
 
   async function runWhileAnswering(tool: string, input: unknown): Promise<{ content: string; isError: boolean; answeredDuring: boolean }> {
     h.fake.enqueue(call([tool, input]), say('done'));

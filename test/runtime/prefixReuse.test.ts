@@ -32,13 +32,16 @@ describe('runtime: a fork\'s first request after its parent changed is a fresh r
     if (isSummaryRequest(r)) return say('SUMMARY: the user asked numbered questions — «kurz».');
     return say(`Answer ${r.body.messages.length}: «naïve» café 🚀.`);
   };
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness({});
+  });
+  beforeEach(async () => {
+    await h.renew();
     received = [];
     h.fake.onRequest(r => received.push(r));
     h.fake.setResponder(respond);
   });
-  afterEach(async () => h.dispose());
+  after(async () => h.dispose());
 
   /** Starts a fork and waits for it; the first request it sent, as the fake received it. */
   async function fork(params: Omit<ForkStartParams, 'isolation' | 'name'>): Promise<ReceivedRequest> {

@@ -19,11 +19,14 @@ const RETIRED = /claude-sonnet-4-5 was retired on 2026-11-30: the Claude API ref
 describe('runtime: a retired model', function () {
   this.timeout(60_000);
   let h: Harness;
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness();
+  });
+  beforeEach(async () => {
+    await h.renew();
     h.fake.setResponder(r => say(r.rawBody.includes('<fork-boilerplate>') ? 'Scope: done.\nResult: ok.' : 'answer'));
   });
-  afterEach(() => h.dispose());
+  after(() => h.dispose());
 
   it('the fake answers a request to it with 404 not_found_error "model: <id>", which the runtime explains', async () => {
     const result = await sendRequest(h.client.endpoint, modelChat, {

@@ -23,13 +23,16 @@ describe('runtime: the first fork of a chat not loaded, named from its transcrip
   this.timeout(120_000);
   let h: Harness;
   let received: ReceivedRequest[];
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness({});
+  });
+  beforeEach(async () => {
+    await h.renew();
     received = [];
     h.fake.onRequest(r => received.push(r));
     h.fake.setResponder(r => (isForkRequest(r) ? say('Scope: the chat.\nResult: seen.') : say(`Answer ${r.body.messages.length}: ${'«naïve» café 🚀 '.repeat(40)}`)));
   });
-  afterEach(async () => h.dispose());
+  after(async () => h.dispose());
 
   async function chat(): Promise<string> {
     let sessionId: string | undefined;

@@ -31,8 +31,11 @@ describe('runtime: fork tournaments', function () {
   let judgeAnswer: string;
   let parentTurns: ScriptedTurn[];
 
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness();
+  });
+  beforeEach(async () => {
+    await h.renew();
     repo = fs.realpathSync(h.root);
     initRepo(repo, { 'base.txt': BASE, 'result.txt': 'none\n' });
     scripts = new Map();
@@ -46,7 +49,7 @@ describe('runtime: fork tournaments', function () {
     });
     sessionId = (await h.send('hello')).sessionId;
   });
-  afterEach(() => h.dispose());
+  after(() => h.dispose());
 
   const start = (extra: Partial<TournamentStartParams> = {}) =>
     sendRequest(h.client.endpoint, tournamentStart, { sessionId, directive: 'make result.txt good', attempts: 3, verify: VERIFY, ...extra });

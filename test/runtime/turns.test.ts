@@ -20,13 +20,16 @@ describe('runtime: a parent turn', function () {
   this.timeout(30_000);
   let h: Harness;
 
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness({ fake: { minCacheTokens: 256 } });
+  });
+  beforeEach(async () => {
+    await h.renew();
     fs.writeFileSync(path.join(h.root, 'README.md'), '# Sample\nhello world\n');
     fs.mkdirSync(path.join(h.root, 'src'));
     fs.writeFileSync(path.join(h.root, 'src', 'a.ts'), 'export const a = 1;\n');
   });
-  afterEach(() => h.dispose());
+  after(() => h.dispose());
 
   it('runs several tools in one turn and records every entry in order', async () => {
     h.fake.enqueue(call(['list_files', { pattern: '**/*' }], ['read_file', { path: 'README.md' }]), say('Two files; the README says hello.'));

@@ -11,11 +11,14 @@ describe('runtime: Vertex AI provider (real vertex-sdk)', function () {
   this.timeout(30_000);
   let h: Harness;
 
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness({ fake: { minCacheTokens: 256 } });
+  });
+  beforeEach(async () => {
+    await h.renew();
     await h.configure({ apiKey: '', provider: 'vertex', vertex: { projectId: 'my-proj', region: 'us-east5', accessToken: 'ya29.test-token', baseUrl: `${h.fake.url}/v1` } });
   });
-  afterEach(() => h.dispose());
+  after(() => h.dispose());
 
   it('streams a tool-using turn over streamRawPredict with the mapped model id, caches, and retries a 429', async () => {
     fs.writeFileSync(path.join(h.root, 'a.txt'), 'alpha\n');

@@ -19,14 +19,17 @@ describe('runtime: worktree forks across restarts', function () {
   let scripts: Map<string, ScriptedTurn[]>;
   let sessionId: string;
 
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness();
+  });
+  beforeEach(async () => {
+    await h.renew();
     repo = fs.realpathSync(h.root);
     initRepo(repo, { 'a.txt': 'one\n' });
     scripts = scriptForks(h);
     sessionId = (await h.send('hello')).sessionId;
   });
-  afterEach(() => h.dispose());
+  after(() => h.dispose());
 
   const start = (directive: string, extra: Partial<ForkStartParams> = {}) =>
     sendRequest(h.client.endpoint, forkStart, { sessionId, directive, ...extra });
@@ -88,7 +91,8 @@ describe('runtime: worktree forks across restarts', function () {
     assert.deepEqual(worktreePaths(repo).sort(), [repo, dirty.worktree!.path, live.worktree!.path].sort());
     assert.deepEqual(forkBranches(repo).sort(), [dirty.worktree!.branch, live.worktree!.branch].sort());
     for (const gone of [clean, applied]) assert.ok(!fs.existsSync(gone.worktree!.path));
-    const forks = (await sendRequest(h.client.endpoint, forkList, {})).forks;
+    // This test's forks: the store holds the earlier tests' too.
+    const forks = (await sendRequest(h.client.endpoint, forkList, {})).forks.filter(f => [clean, dirty, applied, live].some(mine => mine.id === f.id));
     assert.deepEqual(forks.map(f => [f.id, f.worktree?.discarded]), [[live.id, undefined]], 'the live fork keeps its worktree');
   });
 });

@@ -21,8 +21,11 @@ describe('runtime: worktree forks', function () {
   let scripts: Map<string, ScriptedTurn[]>;
   let sessionId: string;
 
-  beforeEach(async () => {
+  before(async () => {
     h = await startHarness();
+  });
+  beforeEach(async () => {
+    await h.renew();
     repo = fs.realpathSync(h.root);
     initRepo(repo, {
       'a.txt': 'line1\nline2\nline3\n', 'b.txt': 'bee\n', 'c.txt': 'sea\n', 'gone.txt': 'to be deleted\n',
@@ -42,7 +45,7 @@ describe('runtime: worktree forks', function () {
     scripts = scriptForks(h);
     sessionId = (await h.send('hello')).sessionId;
   });
-  afterEach(() => h.dispose());
+  after(() => h.dispose());
 
   const start = (directive: string, extra: Partial<ForkStartParams> = {}) =>
     sendRequest(h.client.endpoint, forkStart, { sessionId, directive, ...extra });
@@ -129,7 +132,7 @@ describe('runtime: worktree forks', function () {
     assert.equal(read(repo, 'a.txt'), 'line1 from main\nline2 parent-edit\nline3\n', 'main side intact');
     assert.ok(!fs.existsSync(path.join(repo, 'other.txt')), 'not even the clean file is written');
     assert.equal(read(fork.worktree!.path, 'a.txt'), forkSide, 'fork side intact');
-    assert.equal((await sendRequest(h.client.endpoint, forkList, {})).forks[0].worktree?.appliedAt, undefined);
+    assert.equal((await sendRequest(h.client.endpoint, forkList, {})).forks.find(f => f.id === fork.id)!.worktree?.appliedAt, undefined);
 
     const marked = await sendRequest(h.client.endpoint, forkApply, { forkId: fork.id, onConflict: 'markers' });
     assert.deepEqual([marked.applied, marked.withMarkers], [['other.txt'], ['a.txt']]);
@@ -158,7 +161,7 @@ describe('runtime: worktree forks', function () {
     assert.deepEqual(forkBranches(repo), []);
     assert.ok(!fs.existsSync(fork.worktree!.path));
     assert.ok(!fs.existsSync(path.join(path.dirname(repo), '.fork-agents-worktrees')), 'empty parent folders go too');
-    const after: ForkSummary = (await sendRequest(h.client.endpoint, forkList, {})).forks[0];
+    const after: ForkSummary = (await sendRequest(h.client.endpoint, forkList, {})).forks.find(f => f.id === fork.id)!;
     assert.equal(after.state, 'cancelled');
     assert.equal(after.worktree?.discarded, true);
     await assert.rejects(sendRequest(h.client.endpoint, forkReview, { forkId: fork.id }), /discarded/);

@@ -69,4 +69,13 @@ describe("checkpoints: the shadow holds every object of its trees, none borrowed
     assert.equal(fs.existsSync(path.join(shadow.gitDir, 'objects', 'info', 'alternates')), false);
     assert.equal(fs.existsSync(path.join(shadow.gitDir, KEPT_NAME)), false, 'its next checkpoint copies the whole tree');
   });
+
+  it('a new shadow is a private, not bare repository without line-ending conversion, with the untracked cache on', () => {
+    const config = (key: string) => git(repo, `--git-dir=${shadow.gitDir}`, 'config', '--get', key).trim();
+    assert.equal(config('core.bare'), 'false');
+    assert.equal(config('core.autocrlf'), 'false');
+    assert.equal(config('core.untrackedCache'), 'true');
+    assert.equal(fs.existsSync(path.join(shadow.gitDir, 'hooks')), false, 'no sample hooks');
+    assert.equal(fs.statSync(path.join(shadow.gitDir, 'config')).mode & 0o777, 0o600);
+  });
 });

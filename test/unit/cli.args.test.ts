@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import { COMMANDS, parseCommandLine, UsageError } from '../../src/cli/args';
 import type { ParsedArgs } from '../../src/cli/args';
 import { chatCommand } from '../../src/cli/commands/chat';
+import { sessionSettingsOf } from '../../src/cli/connect';
 import { forkCommand } from '../../src/cli/commands/fork';
 import { stopCommand } from '../../src/cli/commands/stop';
 import { applyCommand } from '../../src/cli/commands/worktree';
@@ -72,6 +73,15 @@ describe('cli arguments', () => {
         `--turns ${JSON.stringify(bad)}`,
       );
     }
+  });
+
+  it('--thinking-budget, --cache-ttl and --effort of a new session are checked before it connects', () => {
+    assert.deepEqual(sessionSettingsOf(parsed('chat', '--cwd', '.', '--thinking-budget', '2048', '--cache-ttl', '1h', '--effort', 'low', 'x')),
+      { thinkingBudgetTokens: 2048, cacheTtl: '1h', effort: 'low' });
+    assert.deepEqual(sessionSettingsOf(parsed('chat', '--cwd', '.', 'x')), { thinkingBudgetTokens: undefined, cacheTtl: undefined, effort: undefined });
+    assert.throws(() => sessionSettingsOf(parsed('chat', '--cwd', '.', '--cache-ttl', '2h', 'x')), usageError(/^--cache-ttl must be 5m or 1h \(got "2h"\)$/));
+    assert.throws(() => sessionSettingsOf(parsed('chat', '--cwd', '.', '--effort', 'huge', 'x')), usageError(/^--effort must be low, medium, high, xhigh or max \(got "huge"\)$/));
+    assert.throws(() => sessionSettingsOf(parsed('chat', '--cwd', '.', '--thinking-budget', 'lots', 'x')), usageError(/^--thinking-budget must be a whole number of tokens/));
   });
 
   it('chat needs --cwd, before it connects', async () => {

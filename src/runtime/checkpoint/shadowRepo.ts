@@ -102,11 +102,13 @@ async function openShadow(storeDir: string, root: string): Promise<ShadowRepo> {
   // above it are 0700, so no one else reaches them.
   await gitOk(dir, ['init', '-q', '--bare', '--', staging]);
   await fs.rm(path.join(staging, 'hooks'), { recursive: true, force: true });
-  const config = (key: string, value: string) => gitOk(dir, [`--git-dir=${staging}`, 'config', key, value]);
-  await config('core.bare', 'false');
-  await config('core.autocrlf', 'false');
-  // The stat cache of the untracked scan: later checkpoints skip folders whose mtime did not change.
-  await config('core.untrackedCache', 'true');
+  // The settings go into the config file `init` just wrote, not through a `git config` process each: a new
+  // folder's first checkpoint waits on them. A not bare repository (every call names its work tree), no
+  // line-ending conversion, and the stat cache of the untracked scan (later checkpoints skip folders whose
+  // mtime did not change).
+  const configFile = path.join(staging, 'config');
+  const initial = await fs.readFile(configFile, 'utf8');
+  await fs.writeFile(configFile, `${initial.replace(/^([ \t]*bare[ \t]*=[ \t]*)true[ \t]*$/m, '$1false')}[core]\n\tautocrlf = false\n\tuntrackedCache = true\n`);
   await fs.writeFile(path.join(staging, 'description'), `Fork Agents checkpoints of ${workTree}\n`);
   if (repo) {
     const common = path.resolve(real, (await gitOk(real, ['rev-parse', '--git-common-dir'])).trim());
