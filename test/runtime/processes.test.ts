@@ -62,13 +62,13 @@ describe('runtime: leftover processes (issue 11 §11)', function () {
   it('a timeout kills a setsid child too', async () => {
     h = await startHarness();
     const pidFile = path.join(h.root, 'pids');
-    h.fake.enqueue(call(['bash', { command: `setsid sleep 304 & echo $! >> ${pidFile}; wait`, timeout_ms: 4000 }]), say('done'));
+    h.fake.enqueue(call(['bash', { command: `setsid sleep 304 & echo $! >> ${pidFile}; wait`, timeout_ms: 1000 }]), say('done'));
     const sending = h.send('time out');
     const [pid] = await pidsIn(pidFile, 1);
     assert.ok(running(pid));
     const result = await sending;
     const [run] = toolRuns((await h.transcript(result.sessionId)).entries);
-    assert.match(run.content, /Timed out after 4 s/);
+    assert.match(run.content, /Timed out after 1 s/);
     assert.ok(await gone([pid]), 'the setsid child was killed with the call');
   });
 
