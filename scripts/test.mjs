@@ -235,9 +235,10 @@ const typeChecks = [['type-check', 'tsconfig.json'], ['type-check webview', 'web
 const unit = mochaStage('unit tests', () => 'out/test/unit/**/*.test.js', 10_000);
 
 // Each runtime file starts its own runtimes, stores and fake servers in its own temp folders, and restores
-// any process.env it sets, so files run in parallel worker processes. One job per core: the runtimes and
-// CLIs each job starts keep the cores busy, and on 2 cores a third job was slower (docs/benchmarks.md).
-const RUNTIME_JOBS = String(Math.max(2, availableParallelism()));
+// any process.env it sets, so files run in parallel worker processes. One job more than cores: a job spends
+// much of its time waiting on the runtimes and CLIs it starts. On 2 cores with nothing else running, 3 jobs
+// took 82 s and 2 jobs 90 s (the stage alone, 2026-12-03); with other work on the machine 2 did better.
+const RUNTIME_JOBS = process.env.FORK_AGENTS_RUNTIME_JOBS ?? String(Math.max(2, availableParallelism()) + 1);
 // Workers take files in the order given: the biggest (roughly the longest) first, so the run does not end
 // waiting on one long file that started last while the other workers sit idle.
 const biggestFirst = dir => testFiles(join(root, dir)).filter(f => f.endsWith('.test.js'))
