@@ -178,7 +178,8 @@ const e2eStage = (name, args, summary, timeoutMs = 10 * 60_000) => ({
       out.stderr.write(`\n${name}: ${problem}\n`);
       return { ok: false, detail: 'code-server/chromium missing (run scripts/e2e/setup.sh)' };
     }
-    const result = await run(node, args, { finishedWhen: MOCHA_DONE, graceMs: 60_000, timeoutMs, out });
+    // `args` may be a function: a file list read once the builds made out/ (a clean clone has none before).
+    const result = await run(node, typeof args === 'function' ? args() : args, { finishedWhen: MOCHA_DONE, graceMs: 60_000, timeoutMs, out });
     return { ok: result.code === 0, detail: describe(result, summary), failures: failureDigest(result.output) };
   },
 });
@@ -261,7 +262,7 @@ const extensionHost = e2eStage('extension-host tests (code-server)', ['out/scrip
 // keeps about a third of a core busy (chatAnswers: 22 s of CPU in 75 s). Each worker process shares one
 // chromium among its files; each file keeps its own code-server, store and folders.
 const UI_JOBS = process.env.FORK_AGENTS_UI_JOBS ?? '2';
-const ui = e2eStage('UI checks (code-server + chromium)', [mocha, '--forbid-only', '--timeout', '120000', '--parallel', '--jobs', UI_JOBS, '--require', 'out/test/e2e/sharedWorkbench.js', ...color, ...biggestFirst('out/test/e2e')], mochaSummary,
+const ui = e2eStage('UI checks (code-server + chromium)', () => [mocha, '--forbid-only', '--timeout', '120000', '--parallel', '--jobs', UI_JOBS, '--require', 'out/test/e2e/sharedWorkbench.js', ...color, ...biggestFirst('out/test/e2e')], mochaSummary,
   // About 55 checks in 20 files: 5–8 minutes on 2 cores with nothing else running, 15 at load 20.
   30 * 60_000);
 
