@@ -14,14 +14,12 @@ import type { RuntimeClient } from '../../src/client/rpcClient';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkEvent, forkStart, forkWait } from '../../src/common/protocol/forks';
 import { runtimeConfigure, sessionSend } from '../../src/common/protocol/runtime';
-import { closeBoundary } from '../../src/runtime/fork/history/close';
 import { createForkSession } from '../../src/runtime/fork/history/createFork';
-import { renderDirective } from '../../src/runtime/fork/history/directive';
-import { selectHistory, snapshotUpTo } from '../../src/runtime/fork/history/select';
 import { readJsonl } from '../../src/runtime/session/jsonl';
 import type { Session } from '../../src/runtime/session/session';
 import { SessionStore } from '../../src/runtime/session/sessionStore';
 import { writeWhole } from '../../src/runtime/session/segments';
+import { copyingFork } from './copyAnchor';
 import { DIRECTIVE } from './forkStart';
 import { startFakeProcess, stopRuntime } from './panelLoad';
 import { buildParent } from './transcriptGen';
@@ -126,7 +124,7 @@ function measureStarts(ctx: BenchContext, parents: Parent[]): StartResult[] {
       // 'write' repeats the bytes of the 'ours' fork just made in the same store (create, write, fdatasync).
       const bootstrap = c.mode === 'write' ? conditions.find(o => o.parent.dir === c.parent.dir && o.mode === 'ours')!.bootstrap : undefined;
       const elapsed = timeMs(() => {
-        file = c.mode === 'anchor' ? anchorFork(c.parent) : c.mode === 'write' ? writeAlone(c.parent, bootstrap!) : ourFork(c.parent);
+        file = c.mode === 'anchor' ? copyingFork(c.parent.session, c.parent.dir, 'all', DIRECTIVE, { flush: true }) : c.mode === 'write' ? writeAlone(c.parent, bootstrap!) : ourFork(c.parent);
       });
       if (c.mode === 'ours') c.bootstrap = fs.readFileSync(file);
       if (i >= WARMUP) c.samples.push(elapsed);
@@ -149,24 +147,6 @@ function ourFork(parent: Parent): string {
   fork.close();
   parent.store.drop(fork.id);
   return parent.store.fileOf(fork.id);
-}
-
-/** The anchors' fork: a deep copy of the selected history, then the whole fork transcript written at once. */
-function anchorFork(parent: Parent): string {
-  const closed = closeBoundary(selectHistory(snapshotUpTo(parent.session.entries()), 'all'), renderDirective(DIRECTIVE));
-  const history = structuredClone(closed.inherited);
-  const file = path.join(parent.dir, `anchor-${randomUUID()}.jsonl`);
-  let text = JSON.stringify({ type: 'header', header: { ...parent.session.header, id: 'anchor' } }) + '\n';
-  for (const entry of history) text += JSON.stringify({ type: 'entry', entry }) + '\n';
-  text += JSON.stringify({ type: 'entry', entry: { role: 'user', content: closed.closing.content } }) + '\n';
-  const fd = fs.openSync(file, 'w');
-  try {
-    fs.writeSync(fd, text);
-    fs.fdatasyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  return file;
 }
 
 function measureDisk(big: Parent, anchorBytes: number): Row {
