@@ -290,7 +290,7 @@ describe('conformance: history selection', function () {
     verdict: 'deliberately different',
     title: 'Fork from here on an answered prompt keeps that prompt (the fork inherits up to and including it), not its answer',
     sources: [codexTruncation('truncates_rollout_from_start_before_nth_user_only (the cut falls before the chosen user message)')],
-    because: 'docs/design.md §4.2: the snapshot for Fork from here is the committed history "up to the chosen message"; §4.4 drops only an unanswered trailing prompt, and this one was answered (issue 10, defect 7). Codex cuts before the nth user message.',
+    because: 'docs/design.md §4.2: the snapshot for Fork from here is the committed history "up to the chosen message"; §4.3 drops only an unanswered trailing prompt, and this one was answered. Codex cuts before the nth user message.',
   }, async () => {
     const t = tag();
     script([say(`${t} a1`), say(`${t} a2`)]);

@@ -1,4 +1,4 @@
-// Issue 11 §8: the CLI's approval prompt, on a real terminal (a pty from script(1)), shows the whole command
+// The CLI's approval prompt, on a real terminal (a pty from script(1)), shows the whole command
 // with its control characters escaped, so a newline or a carriage return cannot hide part of it.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { runOnTerminal, stopStoreRuntime } from './cliRunner';
 import { call, say } from './script';
 
 
-describe('runtime: CLI approval prompt (issue 11 §8)', function () {
+describe('runtime: the CLI approval prompt shows the whole command', function () {
   this.timeout(60_000);
   let fake: FakeAnthropic;
   let store: string;

@@ -1,4 +1,4 @@
-// Issue 6: context accounting and compaction, automatic and on demand, and the fork rules for summaries.
+// Context accounting and compaction, automatic and on demand, and the fork rules for summaries.
 import * as assert from 'node:assert/strict';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
@@ -72,7 +72,8 @@ describe('runtime: compaction', function () {
     const sentAll = JSON.stringify(h.fake.requests.find(r => isForkRequest(r) && r.rawBody.includes('DIRECTIVE: all of it'))!.body.messages);
     const sentTwo = JSON.stringify(h.fake.requests.find(r => isForkRequest(r) && r.rawBody.includes('DIRECTIVE: two turns'))!.body.messages);
     assert.ok(sentAll.includes('SUMMARY: the user asked') && sentAll.includes('question 3') && !sentAll.includes('"question 1"'));
-    // Order and cache (issue 10): startup, then summary, as the parent sent them, and read from the cache.
+    // Order and cache: startup, then summary, as the parent sent them, so the fork's prefix is read from the
+    // cache (docs/design.md §4.5).
     const allRequest = h.fake.requests.find(r => isForkRequest(r) && r.rawBody.includes('DIRECTIVE: all of it'))!;
     const head = allRequest.body.messages[0].content;
     assert.match(head[0].text, /^<system-reminder>\nWorkspace root/);

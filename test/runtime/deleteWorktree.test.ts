@@ -1,4 +1,4 @@
-// Issue 15: `fork-agents delete` of a worktree fork removes its worktree and branch (not left for start-up
+// `fork-agents delete` of a worktree fork removes its worktree and branch (not left for start-up
 // pruning); changes never applied or kept refuse the delete with the files named, --force discards them; a
 // kept branch stays. Deleting a chat removes its forks' worktrees the same way and keeps the forks' records.
 // Real CLI processes, the runtime, the fake model server and a real git repository.
@@ -12,7 +12,7 @@ import type { FakeAnthropic } from '../fakes/anthropicServer';
 import { forkBranches, initRepo, isForkRequest, worktreePaths } from './gitRepo';
 import { call, say } from './script';
 
-describe('cli: delete removes a worktree fork\'s worktree (issue 15)', function () {
+describe('cli: delete removes a worktree fork\'s worktree and branch', function () {
   this.timeout(60_000);
   let fake: FakeAnthropic;
   let store: string;

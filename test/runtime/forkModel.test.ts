@@ -1,7 +1,7 @@
-// A fork on another model (issue 12 §3): fork/start takes `model`; the fork's requests name it, its first
+// A fork on another model (docs/design.md §4.5): fork/start takes `model`; the fork's requests name it, its first
 // request reads nothing of the parent's prompt cache (the cache is per model) while a default fork's reads
 // nearly all of it; the model is in the fork's header, bootstrap and summary, and revival keeps it.
-// Plus mcp/state (issue 12 §1): the runtime tells its clients when an MCP server fails and comes back.
+// Plus mcp/state: the runtime tells its clients when an MCP server fails and comes back.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Issue 11 §2: file writes must not reach git's own configuration, and the runtime's own git must not run
+// File writes must not reach git's own configuration, and the runtime's own git must not run
 // what a repository (or a fork) put there. Real git payloads (core.fsmonitor, hooks, a redirected gitdir)
 // that touch a marker file when run; each test first shows the payload is live with a plain git call.
 import * as assert from 'node:assert/strict';
@@ -17,7 +17,7 @@ function payload(marker: string): string {
   return `sh -c 'echo ran >> ${marker}; exit 1'`;
 }
 
-describe('runtime: git payloads (issue 11 §2)', function () {
+describe('runtime: git payloads a repository plants never run (docs/design.md §6)', function () {
   this.timeout(60_000);
   let h: Harness;
   let repo: string;

@@ -1,4 +1,4 @@
-// Issue 11, items 7 and 12: revival never loosens approvals; Restricted Mode reads only; oversized and
+// Revival never loosens approvals; Restricted Mode reads only; oversized and
 // mistyped requests get clear invalid-params errors; the CLI reports a runtime that dies mid-turn and
 // honours Ctrl-C in a new chat's first turn.
 import * as assert from 'node:assert/strict';
@@ -20,7 +20,7 @@ const CLI = path.resolve(__dirname, '../../../dist/cli.js');
 const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
 const INVALID_PARAMS = -32602;
 
-describe('runtime: hardening (issue 11)', function () {
+describe('runtime: hardening (revived approvals, Restricted Mode, bad requests, the CLI)', function () {
   this.timeout(30_000);
   let h: Harness;
   let forkScript: (r: ReceivedRequest) => ScriptedTurn | Promise<ScriptedTurn>;

@@ -1,4 +1,4 @@
-// Issue 11 §12: a pathological glob or regex must not freeze the runtime. The match runs off the main
+// A pathological glob or regex must not freeze the runtime. The match runs off the main
 // thread with a budget: while it runs the runtime answers other requests, and the call ends with a bounded,
 // clear result instead of blocking for minutes.
 import * as assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
 
-describe('runtime: pathological patterns (issue 11 §12)', function () {
+describe('runtime: pathological patterns do not freeze the runtime', function () {
   this.timeout(60_000);
   let h: Harness;
 
