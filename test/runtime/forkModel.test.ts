@@ -12,8 +12,9 @@ import type { McpServerStatus } from '../../src/common/protocol/mcp';
 import { mcpState, sessionList } from '../../src/common/protocol/runtime';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { cliRunner, lastJson } from './cliRunner';
-import { killRuntime, startHarness, TEST_KEY } from './harness';
+import { startHarness, TEST_KEY } from './harness';
 import type { Harness } from './harness';
+import { killedMidFork, REVIVED_REPORT } from './killedMidFork';
 import { call, say } from './script';
 
 const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
@@ -118,24 +119,13 @@ describe('runtime: a fork on another model', function () {
   });
 
   it('keeps the model when it is revived after the runtime was killed mid-fork', async () => {
-    let forkRequests = 0;
-    h.fake.setResponder((r): ScriptedTurn => {
-      if (!isForkRequest(r)) return say('parent answer');
-      forkRequests++;
-      if (forkRequests === 1) return call(['read_file', { path: 'notes.md' }]);
-      if (forkRequests === 2) return { fault: 'hang' } as never;
-      return say('Scope: revived.\nResult: pelican.');
-    });
-    const hung = new Promise<void>(resolve => h.fake.onRequest(r => {
-      if (isForkRequest(r) && forkRequests >= 1 && r.body.messages.length > 3) resolve();
-    }));
+    const killed = killedMidFork(h);
+    h.fake.setResponder(r => (isForkRequest(r) ? killed.turn() : say('parent answer')));
     const fork = await start('revived on another model', OTHER);
-    await hung;
-    await killRuntime(h.runtimePid());
-    await h.reconnect();
+    await killed.killWhenHung();
     const done = await wait(fork.id);
     assert.equal(done.state, 'completed');
-    assert.equal(done.report, 'Scope: revived.\nResult: pelican.');
+    assert.equal(done.report, REVIVED_REPORT);
     assert.equal(done.model, OTHER);
     assert.equal(done.parentModel, parentModel);
     const sent = requestsOf('revived on another model');
