@@ -7,8 +7,7 @@ import { buildRequestBody } from '../../src/runtime/agent/request';
 import { requestViewOf } from '../../src/common/requestView';
 import { MANUAL_COMPACT_RETRIES } from '../../src/runtime/handlers/compact';
 import type { Fault, ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
-import { killRuntime, startHarness } from './harness';
-import type { Harness } from './harness';
+import { killRuntime, useSharedHarness } from './harness';
 import { say } from './script';
 
 const isSummaryRequest = (r: ReceivedRequest) => r.rawBody.includes('about to be replaced by a summary');
@@ -17,15 +16,11 @@ const PADDING = 'lorem ipsum dolor sit amet '.repeat(120);
 
 describe('runtime: compaction', function () {
   this.timeout(30_000);
-  let h: Harness;
+  // A small window so a few turns cross the 80% threshold.
+  const h = useSharedHarness({ config: { contextWindow: 6000, autoCompactAt: 0.8 } });
   let summaries: (ScriptedTurn | Fault)[];
 
-  before(async () => {
-    // A small window so a few turns cross the 80% threshold.
-    h = await startHarness({ config: { contextWindow: 6000, autoCompactAt: 0.8 } });
-  });
   beforeEach(async () => {
-    await h.renew();
     summaries = [];
     h.fake.setResponder(r => {
       if (isSummaryRequest(r)) return summaries.shift() ?? say('SUMMARY: the user asked questions 1..n; nothing is open.');
@@ -33,7 +28,6 @@ describe('runtime: compaction', function () {
       return say(`answer to: ${lastText(r)} ${PADDING}`);
     });
   });
-  after(() => h.dispose());
 
   const ask = async (sessionId: string | undefined, n: number) => (await h.send(`question ${n}`, { sessionId })).sessionId;
 

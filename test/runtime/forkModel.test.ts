@@ -12,7 +12,7 @@ import type { McpServerStatus } from '../../src/common/protocol/mcp';
 import { mcpState, sessionList } from '../../src/common/protocol/runtime';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { cliRunner, lastJson } from './cliRunner';
-import { startHarness, TEST_KEY } from './harness';
+import { startHarness, TEST_KEY, useSharedHarness } from './harness';
 import type { Harness } from './harness';
 import { killedMidFork, REVIVED_REPORT } from './killedMidFork';
 import { call, say } from './script';
@@ -23,21 +23,16 @@ const OTHER = 'claude-haiku-4-5';
 
 describe('runtime: a fork on another model', function () {
   this.timeout(60_000);
-  let h: Harness;
+  const h = useSharedHarness({ fake: { minCacheTokens: 256 } });
   let parentModel: string;
 
-  before(async () => {
-    h = await startHarness({ fake: { minCacheTokens: 256 } });
-  });
   beforeEach(async () => {
-    await h.renew();
     fs.writeFileSync(path.join(h.root, 'notes.md'), 'The secret word is pelican.\n');
     h.fake.setResponder(r => (isForkRequest(r) ? say('Scope: test.\nResult: done.') : say('parent answer')));
     const parent = await h.send('parent question');
     parentModel = h.fake.requests[0].body.model;
     sessionId = parent.sessionId;
   });
-  after(() => h.dispose());
   let sessionId: string;
 
   const start = (directive: string, model?: string) =>

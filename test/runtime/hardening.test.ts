@@ -11,8 +11,7 @@ import type { ForkSummary } from '../../src/common/forks';
 import { sessionList } from '../../src/common/protocol/runtime';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
-import { TEST_KEY, killRuntime, startHarness } from './harness';
-import type { Harness } from './harness';
+import { TEST_KEY, killRuntime, useSharedHarness } from './harness';
 import { call, say } from './script';
 import { lastJson } from './cliRunner';
 
@@ -22,18 +21,13 @@ const INVALID_PARAMS = -32602;
 
 describe('runtime: hardening (revived approvals, Restricted Mode, bad requests, the CLI)', function () {
   this.timeout(30_000);
-  let h: Harness;
+  const h = useSharedHarness({ config: { approvalMode: 'ask' } });
   let forkScript: (r: ReceivedRequest) => ScriptedTurn | Promise<ScriptedTurn>;
 
-  before(async () => {
-    h = await startHarness({ config: { approvalMode: 'ask' } });
-  });
   beforeEach(async () => {
-    await h.renew();
     forkScript = () => say('Scope: x');
     h.fake.setResponder(r => (isForkRequest(r) ? forkScript(r) : say('parent answer')));
   });
-  after(() => h.dispose());
 
   const forkStates = (client = h.client) => {
     const seen: ForkSummary[] = [];

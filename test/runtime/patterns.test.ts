@@ -7,23 +7,17 @@ import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { sessionList } from '../../src/common/protocol/runtime';
 import { toolRuns } from './gitRepo';
-import { startHarness } from './harness';
-import type { Harness } from './harness';
+import { useSharedHarness } from './harness';
 import { call, say } from './script';
 
 describe('runtime: pathological patterns do not freeze the runtime', function () {
   this.timeout(60_000);
-  let h: Harness;
+  const h = useSharedHarness();
 
-  before(async () => {
-    h = await startHarness();
-  });
   beforeEach(async () => {
-    await h.renew();
     fs.writeFileSync(path.join(h.root, 'a'.repeat(60)), `${'a'.repeat(40)}!\nplain line\n`);
     fs.writeFileSync(path.join(h.root, 'ok.ts'), 'export const x = 1;\n');
   });
-  after(() => h.dispose());
 
   async function runWhileAnswering(tool: string, input: unknown): Promise<{ content: string; isError: boolean; answeredDuring: boolean }> {
     h.fake.enqueue(call([tool, input]), say('done'));

@@ -7,7 +7,7 @@ import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import type { ForkStartParams, ForkStartResult, ForkWaitResult } from '../../src/common/protocol/forks';
 import type { ScriptedTurn } from '../fakes/anthropicServer';
 import { scriptForks } from './gitRepo';
-import { startHarness } from './harness';
+import { useSharedHarness } from './harness';
 import type { Harness } from './harness';
 
 export interface WorktreeChat {
@@ -26,34 +26,25 @@ export interface WorktreeChat {
 
 /** `prepare` makes the repository in the (empty) root: at least initRepo. */
 export function useWorktreeChat(prepare: (repo: string) => void): WorktreeChat {
-  let h: Harness | undefined;
+  const h = useSharedHarness();
   let current: { repo: string; scripts: Map<string, ScriptedTurn[]>; sessionId: string } | undefined;
-  const harness = () => {
-    if (!h) throw new Error('the worktree chat exists only inside a test');
-    return h;
-  };
   const now = () => {
     if (!current) throw new Error('the worktree chat exists only inside a test');
     return current;
   };
-  before(async () => {
-    h = await startHarness();
-  });
   beforeEach(async () => {
     current = undefined;
-    await harness().renew();
-    const repo = fs.realpathSync(harness().root);
+    const repo = fs.realpathSync(h.root);
     prepare(repo);
-    const scripts = scriptForks(harness());
-    current = { repo, scripts, sessionId: (await harness().send('hello')).sessionId };
+    const scripts = scriptForks(h);
+    current = { repo, scripts, sessionId: (await h.send('hello')).sessionId };
   });
-  after(() => h?.dispose());
   return {
-    get h() { return harness(); },
+    h,
     get repo() { return now().repo; },
     get scripts() { return now().scripts; },
     get sessionId() { return now().sessionId; },
-    start: (directive, extra = {}) => sendRequest(harness().client.endpoint, forkStart, { sessionId: now().sessionId, directive, ...extra }),
-    wait: forkId => sendRequest(harness().client.endpoint, forkWait, { forkId }),
+    start: (directive, extra = {}) => sendRequest(h.client.endpoint, forkStart, { sessionId: now().sessionId, directive, ...extra }),
+    wait: forkId => sendRequest(h.client.endpoint, forkWait, { forkId }),
   };
 }
