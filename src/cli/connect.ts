@@ -7,7 +7,7 @@ import { connectRpc } from '../client/rpcClient';
 import { ensurePrivateDir } from '../ipc/privateFs';
 import type { RuntimeClient } from '../client/rpcClient';
 import { isApprovalMode } from '../common/approval';
-import { retiredModelText, retiredOn, utcDay } from '../common/models';
+import { retiredModelText, retiredToday } from '../common/models';
 import type { ApprovalMode } from '../common/approval';
 import { sendRequest } from '../common/protocol/endpoint';
 import { setupCommands } from '../common/worktreeOptions';
@@ -70,14 +70,14 @@ export function cwdOf(args: ParsedArgs, required: boolean): string | undefined {
  */
 /**
  * --model or --models naming a model retired on the Claude API: refused before a runtime starts, with the
- * day and what to do, instead of a chat or fork whose every request the API refuses (models.ts `retiredOn`).
+ * day and what to do, instead of a chat or fork whose every request the API refuses (models.ts `retiredToday`).
  */
 function refuseRetiredModels(args: ParsedArgs): void {
   const { provider } = cliProvider(process.env);
   const named = [['--model', args.flags.get('model')], ...(args.flags.get('models') ?? '').split(',').map(id => ['--models', id])];
   for (const [flag, raw] of named) {
     const id = raw?.trim();
-    const day = id ? retiredOn(id, utcDay(), provider) : undefined;
+    const day = id ? retiredToday(id, provider) : undefined;
     if (id && day) throw new UsageError(`${flag}: ${retiredModelText(id, day)}`);
   }
 }

@@ -253,10 +253,19 @@ export function utcDay(now: Date = new Date()): string {
  * for use. Requests to retired models will fail"), when that day is `today` or earlier. Undefined for a model
  * still served, and on Bedrock and Google Cloud (`provider`), which set their own dates: not in the table.
  */
-export function retiredOn(id: string, today: string = utcDay(), provider?: string): string | undefined {
+export function retiredOn(id: string, today: string, provider?: string): string | undefined {
   if (provider !== undefined && provider !== 'anthropic') return undefined;
   const day = modelFacts(id).retiresOn;
   return day !== undefined && day <= today ? day : undefined;
+}
+
+/**
+ * `retiredOn` for the day it is now: the one place that reads the clock for the check every sender makes
+ * before a request (the send path, fork/start and tournament/start, the CLI's --model, the model client's
+ * 404 text), so all of them turn at the same UTC midnight. `now` is for tests.
+ */
+export function retiredToday(id: string, provider?: string, now: Date = new Date()): string | undefined {
+  return retiredOn(id, utcDay(now), provider);
 }
 
 /** One sentence for every UI: which model, since when, and what to do instead. */

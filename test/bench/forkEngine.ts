@@ -1,4 +1,4 @@
-// Section 3b (issue 10): the cache-read share of forks where real sessions go — an `all` fork of a
+// Section 3b: the cache-read share of forks where real sessions go — an `all` fork of a
 // compacted parent, and two numeric-window siblings started together (the stagger: the second waits for
 // the first's response to start, docs/design.md §4.5) — through the real runtime, the real SDK and the fake's cache.
 import * as fs from 'node:fs';

@@ -1,4 +1,4 @@
-// `npm run bench`: measures the fork engine against the targets of issue 3 and prints a table; the same
+// `npm run bench`: measures the fork engine against each section's targets and prints a table; the same
 // numbers go to test-results/bench.json. A benchmark reports: a missed target never fails the run.
 // Usage: node dist/bench.js [section ids, e.g. 1 3]   (default: FORK_BENCH_SECTIONS="runtime-forks cold-start", else every section)
 import { spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// Section 4 (issue 4): ten forks streaming at once through the real runtime and the fake server, consumed
+// Section 4: ten forks streaming at once through the real runtime and the fake server, consumed
 // the way the extension host consumes them — a JSON-RPC client feeding the Forks panel's PanelModel,
 // whose coalesced posts are serialised as postMessage would. Measured in this (consumer) process: the
 // event-loop delay (monitorEventLoopDelay) and the renders per fork per second. The fake server runs in

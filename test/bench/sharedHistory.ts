@@ -1,4 +1,4 @@
-// Section 6 (issue 15): forks of long sessions. Side by side in one run: our fork start (bootstrap by
+// Section 6: forks of long sessions. Side by side in one run: our fork start (bootstrap by
 // reference to sealed segments) and the anchors' approach (a structuredClone of the selected history,
 // then the whole fork transcript written and flushed, as Qwen Code and Claude Code do); the disk 20 forks
 // take; and opening a 40 MB session in the real runtime while 5 forks stream, against one synchronous

@@ -38,7 +38,7 @@ export interface BenchContext {
 
 /**
  * A benchmark section. Sections run in order, each on its own; a section that throws is reported as an
- * error row and the run goes on. Add new sections (issue 4: event-loop delay) to `sections.ts`.
+ * error row and the run goes on. Add new sections (e.g. an event-loop delay check) to `sections.ts`.
  */
 export interface Section {
   id: string;

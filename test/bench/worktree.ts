@@ -1,4 +1,4 @@
-// Worktree fork creation (issue 5): createForkWorktree next to a raw `git worktree add` of the same
+// Worktree fork creation: createForkWorktree next to a raw `git worktree add` of the same
 // repository (a few thousand generated files), target ≤ 1.2 × raw + the time to copy the dirty files.
 // "Copy the dirty files" is measured, not assumed: list them the way a copying approach would (`git
 // ls-files` for modified, deleted and untracked-but-not-ignored files, `git diff --cached` for staged

@@ -1,4 +1,4 @@
-// Worktree forks of a Node project with a 5,000-file node_modules (issue 13): what it costs to give a
+// Worktree forks of a Node project with a 5,000-file node_modules: what it costs to give a
 // fork working dependencies — link the main tree's folder, copy it, clone it (copy-on-write, where the
 // file system can), or run `npm ci` as a setup command — side by side with a raw `git worktree add`
 // (which gives no node_modules at all). Times and disk used. The dependency is a local tarball in the

@@ -1,4 +1,4 @@
-// Conformance, the fork point and its closing (docs/design.md §4.2 snapshot incl. the current turn, §4.4 closing
+// Conformance, the fork point and its closing (docs/design.md §4.2 snapshot incl. the current turn, §4.3 closing
 // the boundary): forks made mid-turn, on unanswered calls and prompts, and at chosen entries.
 import * as assert from 'node:assert/strict';
 import { FORK_STARTED_RESULT, NOT_EXECUTED_RESULT } from '../../src/runtime/fork/history/directive';
@@ -72,7 +72,7 @@ describe('conformance: fork point and closing', function () {
       verdict: 'deliberately different',
       title: 'an open call is closed by one user message: placeholder results then the directive, with no synthetic assistant reply',
       sources: [qwenInherited('closes open function calls before the child task user turn'), claudeFork('buildForkedMessages')],
-      because: 'docs/design.md §4.3: the directive rides in the same user message as the placeholder results (constant texts; it also keeps earlier thinking blocks, §4.6). Qwen\'s later builder answers "Delegated to child agent." and adds a model "Acknowledged." before the task.',
+      because: 'docs/design.md §4.3: the directive rides in the same user message as the placeholder results (constant texts; it also keeps earlier thinking blocks, §4.5). Qwen\'s later builder answers "Delegated to child agent." and adds a model "Acknowledged." before the task.',
     }, async () => {
       const messages = messagesOf(forkRequest);
       assert.deepEqual(messages.map(m => m.role), ['user', 'assistant', 'user']);
@@ -167,7 +167,7 @@ describe('conformance: fork point and closing', function () {
       verdict: 'deliberately different',
       title: 'a fork made while the parent\'s turn runs inherits that turn\'s prompt and the tool results already recorded',
       sources: [dshForkProvider('produces an invariant-CLEAN seed: forking mid-turn excludes the open turn')],
-      because: 'docs/design.md §4.2: the snapshot includes the current turn so far ("the request, reasoning and tool results already recorded"); §4.4 keeps it a valid conversation.',
+      because: 'docs/design.md §4.2: the snapshot includes the current turn so far ("the request, reasoning and tool results already recorded"); §4.3 keeps it a valid conversation.',
     }, async () => {
       const request = await fork(`${t} now`);
       assert.ok(hasText(request, `${t} q2`) && request.rawBody.includes('pelican'));

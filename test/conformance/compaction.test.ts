@@ -65,6 +65,6 @@ describe('conformance: forks of a compacted parent', function () {
     assert.ok(request.rawBody.includes(`SUMMARY ${t}`));
     const n = messagesOf(parentLatest).length;
     assert.deepEqual(withoutBreakpoints(messagesOf(request).slice(0, n)), withoutBreakpoints(messagesOf(parentLatest)),
-      'the fork repeats the parent\'s latest request (issue 10, defect 1: a compacted `all` fork reorders its first message)');
+      'the fork repeats the parent\'s latest request (a compacted `all` fork must not reorder its first message)');
   });
 });

@@ -31,6 +31,17 @@ describe('conformance: history selection', function () {
     });
   };
   const ask = async (sessionId: string | undefined, prompt: string) => (await h.send(prompt, { sessionId })).sessionId;
+  /** A new chat of one answered turn: `<t> q1`, answered `<t> a1`. */
+  const oneTurnChat = async (t = tag()) => {
+    script([say(`${t} a1`)]);
+    return { t, sessionId: await ask(undefined, `${t} q1`) };
+  };
+  /** The texts of a fork's first request, which begins with the startup entry. */
+  const textsAfterStartup = (request: ReceivedRequest) => {
+    const texts = textsOf(request);
+    assert.match(texts[0], STARTUP);
+    return texts;
+  };
   const fork = async (sessionId: string, directive: string, extra: { forkTurns?: string; atEntryId?: string } = {}) => {
     const started = await startFork(h, { sessionId, directive, ...extra });
     assert.equal((await waitFork(h, started.id)).state, 'completed');
@@ -42,8 +53,7 @@ describe('conformance: history selection', function () {
     let parentLatest: ReceivedRequest;
     let all: ReceivedRequest;
     before(async () => {
-      script([say(`${t} a1`)]);
-      const sessionId = await ask(undefined, `${t} q1`);
+      const { sessionId } = await oneTurnChat(t);
       parentLatest = parentRequests(h, `${t} q1`).at(-1)!;
       all = (await fork(sessionId, `${t} all`, { forkTurns: 'all' })).request;
     });
@@ -80,9 +90,7 @@ describe('conformance: history selection', function () {
     title: 'fork_turns omitted means "all"; an explicit "3" is kept as given',
     sources: [qwenForkTurns('defaults to all and normalizes explicit values')],
   }, async () => {
-    const t = tag();
-    script([say(`${t} a1`)]);
-    const sessionId = await ask(undefined, `${t} q1`);
+    const { t, sessionId } = await oneTurnChat();
     const omitted = await fork(sessionId, `${t} omitted`);
     assert.equal(omitted.summary.forkTurns, 'all');
     assert.ok(hasText(omitted.request, `${t} q1`) && hasText(omitted.request, `${t} a1`));
@@ -100,8 +108,7 @@ describe('conformance: history selection', function () {
     const sessionId = await ask(undefined, `${t} q1`);
     await ask(sessionId, `${t} q2`);
     const { request } = await fork(sessionId, `${t} one`, { forkTurns: '1' });
-    const texts = textsOf(request);
-    assert.match(texts[0], STARTUP);
+    const texts = textsAfterStartup(request);
     assert.deepEqual(texts.slice(1, 3), [`${t} q2`, `${t} a2`]);
     assert.ok(!request.rawBody.includes(`${t} q1`) && !request.rawBody.includes('pelican'), 'nothing of the first turn');
     assert.ok(!request.rawBody.includes('"tool_result"'), 'no tool traffic of the first turn');
@@ -115,12 +122,9 @@ describe('conformance: history selection', function () {
       codexTruncation('truncates_rollout_to_last_n_fork_turns_keeps_full_rollout_when_n_is_large'),
     ],
   }, async () => {
-    const t = tag();
-    script([say(`${t} a1`)]);
-    const sessionId = await ask(undefined, `${t} q1`);
+    const { t, sessionId } = await oneTurnChat();
     const { request } = await fork(sessionId, `${t} ten`, { forkTurns: '10' });
-    const texts = textsOf(request);
-    assert.match(texts[0], STARTUP);
+    const texts = textsAfterStartup(request);
     assert.deepEqual(texts.slice(1, 3), [`${t} q1`, `${t} a1`]);
   });
 
@@ -132,16 +136,13 @@ describe('conformance: history selection', function () {
       codexTruncation('ignores_session_prefix_messages_when_truncating_rollout_from_start'),
     ],
   }, async () => {
-    const t = tag();
-    script([say(`${t} a1`)]);
-    const sessionId = await ask(undefined, `${t} q1`);
+    const { t, sessionId } = await oneTurnChat();
     const { entries } = await h.transcript(sessionId);
     assert.equal(entries[0].kind, 'startup');
     const { request } = await fork(sessionId, `${t} none-real`, { forkTurns: '1', atEntryId: entries[0].id });
     const messages = messagesOf(request);
     assert.equal(messages.length, 1, 'startup and the directive, one user message');
-    const texts = textsOf(request);
-    assert.match(texts[0], STARTUP);
+    const texts = textsAfterStartup(request);
     assert.match(texts[1], new RegExp(`DIRECTIVE: ${t} none-real$`));
     assert.ok(!request.rawBody.includes(`${t} q1`));
   });
@@ -232,11 +233,9 @@ describe('conformance: history selection', function () {
     verdict: 'not expressible',
     title: 'an empty or whitespace-only user message cannot enter a transcript: session/send refuses it and commits nothing',
     sources: [qwenForkTurns('does not count empty user content as a real turn')],
-    because: 'session/send refuses an empty prompt (bad input gets a clear error and loses nothing), so no parent history holds one; §4.1 would not count it anyway.',
+    because: 'session/send refuses an empty prompt (bad input gets a clear error and loses nothing), so no parent history holds one; §3 (a real user turn) would not count it anyway.',
   }, async () => {
-    const t = tag();
-    script([say(`${t} a1`)]);
-    const sessionId = await ask(undefined, `${t} q1`);
+    const { sessionId } = await oneTurnChat();
     const before = (await h.transcript(sessionId)).entries.length;
     for (const prompt of ['', '   ', '\n\t']) {
       await assert.rejects(h.send(prompt, { sessionId }), /non-empty prompt/);
@@ -290,7 +289,7 @@ describe('conformance: history selection', function () {
     verdict: 'deliberately different',
     title: 'Fork from here on an answered prompt keeps that prompt (the fork inherits up to and including it), not its answer',
     sources: [codexTruncation('truncates_rollout_from_start_before_nth_user_only (the cut falls before the chosen user message)')],
-    because: 'docs/design.md §4.2: the snapshot for Fork from here is the committed history "up to the chosen message"; §4.4 drops only an unanswered trailing prompt, and this one was answered (issue 10, defect 7). Codex cuts before the nth user message.',
+    because: 'docs/design.md §4.2: the snapshot for Fork from here is the committed history "up to the chosen message"; §4.3 drops only an unanswered trailing prompt, and this one was answered. Codex cuts before the nth user message.',
   }, async () => {
     const t = tag();
     script([say(`${t} a1`), say(`${t} a2`)]);

@@ -1,5 +1,5 @@
-// Conformance, what a fork accepts and refuses (docs/design.md §4.1 fork_turns, §4.3 fork points, §4.5 regular
-// subagents, §4.8 the worktree notice), over the protocol, through the Agent tool and from the CLI.
+// Conformance, what a fork accepts and refuses (docs/design.md §4.1 fork_turns, §4.2 fork points, §1 regular
+// subagents, §4.4 the worktree notice), over the protocol, through the Agent tool and from the CLI.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -80,7 +80,7 @@ describe('conformance: what a fork accepts', function () {
     verdict: 'deliberately different',
     title: 'a regular subagent starts with no parent history, and fork_turns is refused for it rather than defaulting to none',
     sources: [qwenInherited('defaults to none and normalizes explicit values / returns no parent history for none')],
-    because: 'docs/design.md §4.4: regular subagents (general-purpose, explore) start with no parent history and fork_turns is not theirs; §4.2: supplying it for a non-fork type is rejected. Qwen\'s later builder gives every subagent an optional window defaulting to none.',
+    because: 'docs/design.md §1: regular subagents (general-purpose, explore) start with no parent history and fork_turns is not theirs; §4.1: supplying it for a non-fork type is rejected. Qwen\'s later builder gives every subagent an optional window defaulting to none.',
   }, async () => {
     const t = tag();
     const task = `${t} explore the folder`;

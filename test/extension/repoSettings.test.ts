@@ -1,4 +1,4 @@
-// Issue 11 item 3: a cloned repository's settings cannot send the key elsewhere, loosen approvals or
+// A cloned repository's settings cannot send the key elsewhere, loosen approvals or
 // choose where forks run: those settings are application- or machine-scoped, so the editor ignores any
 // workspace value of them.
 import * as assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The demo model plus scripted forks, for the Forks panel's UI checks (issue 4). Chat turns go to the
+// The demo model plus scripted forks, for the Forks panel's UI checks. Chat turns go to the
 // demo model; a fork acts on words of its directive, so a test picks the behaviour it needs:
 // "write <file>" asks to write a file (an approval in ask mode), "xss" reports hostile HTML, "slow" keeps
 // listing files for a long while (something to stop), anything else lists the files and streams a report.

@@ -1,4 +1,4 @@
-// The CLI as a newcomer meets it (issue 9): --help / --version, usage errors that name the flag, and the
+// The CLI as a newcomer meets it: --help / --version, usage errors that name the flag, and the
 // demo walkthrough with `--demo` — no key, no test-made server: the CLI starts the detached demo model
 // itself, and a fork started that way keeps running after the CLI exits.
 import * as assert from 'node:assert/strict';

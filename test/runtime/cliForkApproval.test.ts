@@ -2,13 +2,10 @@
 // on a terminal (a pty from script(1)) asks its approvals the way chat does, a tournament's attempts' too.
 // All through the built CLI.
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { startFakeAnthropic } from '../fakes/anthropicServer';
-import type { FakeAnthropic } from '../fakes/anthropicServer';
-import { cliRunner, jsonLines, lastJson, runOnTerminal, stopStoreRuntime } from './cliRunner';
+import { jsonLines, lastJson, runOnTerminal } from './cliRunner';
+import { useCliStore } from './cliStore';
 import { initRepo } from './gitRepo';
 import { call, say } from './script';
 
@@ -18,80 +15,66 @@ const APPROVAL_WAIT_MS = '1500';
 
 describe('runtime: CLI fork approvals', function () {
   this.timeout(60_000);
-  let fake: FakeAnthropic;
-  let store: string;
-  let work: string;
-  const cli = cliRunner({
-    apiKey: KEY, baseUrl: () => fake.url, store: () => store, extra: () => ({ FORK_AGENTS_APPROVAL_WAIT_MS: APPROVAL_WAIT_MS }),
+  const cliStore = useCliStore({
+    apiKey: KEY, prefix: 'fa-cli-forkappr-', terminal: true, extra: () => ({ FORK_AGENTS_APPROVAL_WAIT_MS: APPROVAL_WAIT_MS }),
   });
-
-  beforeEach(async () => {
-    fake = await startFakeAnthropic({ apiKey: KEY });
-    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-cli-forkappr-'));
-    store = path.join(base, 'store');
-    work = path.join(base, 'work');
-    fs.mkdirSync(work);
-  });
-  afterEach(async () => {
-    stopStoreRuntime(store);
-    await fake.close();
-  });
+  const { cli } = cliStore;
 
   /** A chat turn with `approval`; returns its session id. */
   async function chat(approval: string): Promise<string> {
-    fake.enqueue(say('hello'));
-    const run = await cli('chat', '--cwd', work, '--approval', approval, '--json', 'hi');
+    cliStore.fake.enqueue(say('hello'));
+    const run = await cli('chat', '--cwd', cliStore.work, '--approval', approval, '--json', 'hi');
     assert.equal(run.code, 0, run.stderr);
     return lastJson(run).sessionId as string;
   }
 
   /** The tool result the fork's model got back for its call (the second request's last message). */
   function toolResultText(): string {
-    const last = fake.requests.at(-1)!.body.messages.at(-1);
+    const last = cliStore.fake.requests.at(-1)!.body.messages.at(-1);
     return JSON.stringify(last.content);
   }
 
   it('a chat run with auto: its fork, started without --approval, runs a command without waiting for an editor', async () => {
     const sessionId = await chat('auto');
-    fake.enqueue(call(['bash', { command: 'touch ran-unasked' }]), say('done'));
+    cliStore.fake.enqueue(call(['bash', { command: 'touch ran-unasked' }]), say('done'));
     const run = await cli('fork', '--session', sessionId, '--isolation', 'shared', '--wait', '--json', 'run it');
     assert.equal(run.code, 0, run.stderr);
     assert.equal(lastJson(run).state, 'completed');
-    assert.ok(fs.existsSync(path.join(work, 'ran-unasked')), `the command ran; the model got: ${toolResultText()}`);
+    assert.ok(fs.existsSync(path.join(cliStore.work, 'ran-unasked')), `the command ran; the model got: ${toolResultText()}`);
   });
 
   it('a chat run with auto-edit: its fork is no looser — a command is refused without a terminal or an editor', async () => {
     const sessionId = await chat('auto-edit');
-    fake.enqueue(call(['write_file', { path: 'edited.txt', content: 'x' }], ['bash', { command: 'touch ran-looser' }]), say('done'));
+    cliStore.fake.enqueue(call(['write_file', { path: 'edited.txt', content: 'x' }], ['bash', { command: 'touch ran-looser' }]), say('done'));
     // Without the OS sandbox: under auto-edit a sandboxed command runs unasked (its .git and the rest of the disk kept out).
     const run = await cli('fork', '--session', sessionId, '--isolation', 'shared', '--sandbox', 'off', '--wait', '--json', 'edit and run');
     assert.equal(run.code, 0, run.stderr);
-    assert.ok(fs.existsSync(path.join(work, 'edited.txt')), `the edit ran (auto-edit): ${toolResultText()}`);
-    assert.ok(!fs.existsSync(path.join(work, 'ran-looser')), 'the command did not run');
+    assert.ok(fs.existsSync(path.join(cliStore.work, 'edited.txt')), `the edit ran (auto-edit): ${toolResultText()}`);
+    assert.ok(!fs.existsSync(path.join(cliStore.work, 'ran-looser')), 'the command did not run');
     assert.match(toolResultText(), /no editor was connected to approve it within 2 s/);
   });
 
   it('fork --wait on a terminal asks y/N, as chat does; "y" runs the command', async () => {
     const sessionId = await chat('ask');
-    fake.enqueue(call(['bash', { command: 'touch ran-approved' }]), say('done'));
+    cliStore.fake.enqueue(call(['bash', { command: 'touch ran-approved' }]), say('done'));
     const { code, output, answered } = await runOnTerminal(['fork', '--session', sessionId, '--isolation', 'shared', '--wait', 'run it'],
-      { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, FORK_AGENTS_HOME: store, FORK_AGENTS_APPROVAL_WAIT_MS: APPROVAL_WAIT_MS }, 'y');
+      cliStore.terminalEnv(), 'y');
     assert.ok(answered, `the terminal was asked: ${JSON.stringify(output)}`);
     assert.match(output, /Allow bash \(runs a command\): .*touch ran-approved/);
-    assert.ok(fs.existsSync(path.join(work, 'ran-approved')), `approved at the terminal, it ran: ${toolResultText()}`);
+    assert.ok(fs.existsSync(path.join(cliStore.work, 'ran-approved')), `approved at the terminal, it ran: ${toolResultText()}`);
     assert.equal(code, 0, output);
   });
 
   it('a tournament\'s fork --attempts 2 --wait on a terminal asks each attempt\'s approval y/N, one at a time, naming the attempt', async () => {
-    initRepo(work, { 'README.md': 'a project\n' });
+    initRepo(cliStore.work, { 'README.md': 'a project\n' });
     const sessionId = await chat('ask');
     // Each attempt calls bash once, then reports; both complete, so the judge is asked and picks attempt 1.
-    fake.setResponder(req => {
+    cliStore.fake.setResponder(req => {
       if (req.rawBody.includes('You are the judge of a fork tournament')) return say('WINNER: 1\nREASON: both ran it; the first is as good');
       return JSON.stringify(req.body.messages.at(-1).content).includes('tool_result') ? say('ran it') : call(['bash', { command: 'touch ran-approved' }]);
     });
     const { code, output, questions } = await runOnTerminal(['fork', '--session', sessionId, '--attempts', '2', '--verify', '', '--wait', '--json', 'run it'],
-      { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: fake.url, FORK_AGENTS_HOME: store, FORK_AGENTS_APPROVAL_WAIT_MS: APPROVAL_WAIT_MS }, 'y');
+      cliStore.terminalEnv(), 'y');
     assert.equal(questions, 2, `two questions at the terminal: ${JSON.stringify(output)}`);
     assert.match(output, /attempt 1 of 2: Allow bash \(runs a command\): .*touch ran-approved/);
     assert.match(output, /attempt 2 of 2: Allow bash \(runs a command\): .*touch ran-approved/);
@@ -106,10 +89,4 @@ describe('runtime: CLI fork approvals', function () {
   });
 
   // fork --help's words on --approval: test/unit/cli.args.test.ts.
-
-  // script(1) (util-linux, in Debian's essential bsdutils) gives the CLI a pty. Without it these checks fail
-  // with that reason instead of skipping: a skipped suite would read as passing.
-  before(() => {
-    assert.equal(spawnSync('script', ['--version']).status, 0, 'script(1) is not installed, so there is no pty to run the CLI on (Debian: apt-get install bsdutils)');
-  });
 });

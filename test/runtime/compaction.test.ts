@@ -1,4 +1,4 @@
-// Issue 6: context accounting and compaction, automatic and on demand, and the fork rules for summaries.
+// Context accounting and compaction, automatic and on demand, and the fork rules for summaries.
 import * as assert from 'node:assert/strict';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
@@ -7,8 +7,7 @@ import { buildRequestBody } from '../../src/runtime/agent/request';
 import { requestViewOf } from '../../src/common/requestView';
 import { MANUAL_COMPACT_RETRIES } from '../../src/runtime/handlers/compact';
 import type { Fault, ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
-import { killRuntime, startHarness } from './harness';
-import type { Harness } from './harness';
+import { killRuntime, useSharedHarness } from './harness';
 import { say } from './script';
 
 const isSummaryRequest = (r: ReceivedRequest) => r.rawBody.includes('about to be replaced by a summary');
@@ -17,15 +16,11 @@ const PADDING = 'lorem ipsum dolor sit amet '.repeat(120);
 
 describe('runtime: compaction', function () {
   this.timeout(30_000);
-  let h: Harness;
+  // A small window so a few turns cross the 80% threshold.
+  const h = useSharedHarness({ config: { contextWindow: 6000, autoCompactAt: 0.8 } });
   let summaries: (ScriptedTurn | Fault)[];
 
-  before(async () => {
-    // A small window so a few turns cross the 80% threshold.
-    h = await startHarness({ config: { contextWindow: 6000, autoCompactAt: 0.8 } });
-  });
   beforeEach(async () => {
-    await h.renew();
     summaries = [];
     h.fake.setResponder(r => {
       if (isSummaryRequest(r)) return summaries.shift() ?? say('SUMMARY: the user asked questions 1..n; nothing is open.');
@@ -33,7 +28,6 @@ describe('runtime: compaction', function () {
       return say(`answer to: ${lastText(r)} ${PADDING}`);
     });
   });
-  after(() => h.dispose());
 
   const ask = async (sessionId: string | undefined, n: number) => (await h.send(`question ${n}`, { sessionId })).sessionId;
 
@@ -72,7 +66,8 @@ describe('runtime: compaction', function () {
     const sentAll = JSON.stringify(h.fake.requests.find(r => isForkRequest(r) && r.rawBody.includes('DIRECTIVE: all of it'))!.body.messages);
     const sentTwo = JSON.stringify(h.fake.requests.find(r => isForkRequest(r) && r.rawBody.includes('DIRECTIVE: two turns'))!.body.messages);
     assert.ok(sentAll.includes('SUMMARY: the user asked') && sentAll.includes('question 3') && !sentAll.includes('"question 1"'));
-    // Order and cache (issue 10): startup, then summary, as the parent sent them, and read from the cache.
+    // Order and cache: startup, then summary, as the parent sent them, so the fork's prefix is read from the
+    // cache (docs/design.md §4.5).
     const allRequest = h.fake.requests.find(r => isForkRequest(r) && r.rawBody.includes('DIRECTIVE: all of it'))!;
     const head = allRequest.body.messages[0].content;
     assert.match(head[0].text, /^<system-reminder>\nWorkspace root/);

@@ -1,45 +1,32 @@
-// Issue 15: `fork-agents delete` of a worktree fork removes its worktree and branch (not left for start-up
+// `fork-agents delete` of a worktree fork removes its worktree and branch (not left for start-up
 // pruning); changes never applied or kept refuse the delete with the files named, --force discards them; a
 // kept branch stays. Deleting a chat removes its forks' worktrees the same way and keeps the forks' records.
 // Real CLI processes, the runtime, the fake model server and a real git repository.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { cliRunner, jsonLines, lastJson, stopStoreRuntime } from './cliRunner';
-import { startFakeAnthropic } from '../fakes/anthropicServer';
-import type { FakeAnthropic } from '../fakes/anthropicServer';
+import { jsonLines, lastJson } from './cliRunner';
+import { useCliStore } from './cliStore';
 import { forkBranches, initRepo, isForkRequest, worktreePaths } from './gitRepo';
 import { call, say } from './script';
 
-describe('cli: delete removes a worktree fork\'s worktree (issue 15)', function () {
+describe('cli: delete removes a worktree fork\'s worktree and branch', function () {
   this.timeout(60_000);
-  let fake: FakeAnthropic;
-  let store: string;
-  let base: string;
+  const cliStore = useCliStore({ apiKey: 'k-cli', prefix: 'fa-wtdel-' });
+  const { cli } = cliStore;
   let repo: string;
 
-  const cli = cliRunner({ apiKey: 'k-cli', baseUrl: () => fake.url, store: () => store });
-
-  beforeEach(async () => {
-    fake = await startFakeAnthropic({ apiKey: 'k-cli' });
+  beforeEach(() => {
     // A fork asked to write `<name>.txt` writes it; any other fork only answers.
-    fake.setResponder(r => {
+    cliStore.fake.setResponder(r => {
       if (!isForkRequest(r)) return say('parent answer');
       const last = r.body.messages.at(-1).content;
       if (last[0].type === 'tool_result') return say('Scope: file.\nResult: written.');
       const name = /please write (\w+)\.txt/.exec(JSON.stringify(last))?.[1];
       return name ? call(['write_file', { path: `${name}.txt`, content: `${name}\n` }]) : say('Scope: nothing.\nResult: nothing to change.');
     });
-    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fa-wtdel-')));
-    store = path.join(base, 'store');
-    repo = path.join(base, 'repo');
-    fs.mkdirSync(repo);
+    repo = cliStore.work;
     initRepo(repo, { 'README.md': '# repo\n' });
-  });
-  afterEach(async () => {
-    stopStoreRuntime(store);
-    await fake.close();
   });
 
   const chat = async () => {
@@ -48,7 +35,7 @@ describe('cli: delete removes a worktree fork\'s worktree (issue 15)', function 
     return lastJson(run).sessionId as string;
   };
   const fork = async (sessionId: string, directive: string) => {
-    const run = await cli('fork', '--cwd', repo, '--session', sessionId, '--worktree-root', path.join(base, 'trees'), '--approval', 'auto', '--wait', '--json', directive);
+    const run = await cli('fork', '--cwd', repo, '--session', sessionId, '--worktree-root', path.join(cliStore.base, 'trees'), '--approval', 'auto', '--wait', '--json', directive);
     assert.equal(run.code, 0, run.stderr);
     const forkId = lastJson(run).forkId as string;
     const review = lastJson(await cli('review', '--fork', forkId, '--json'));

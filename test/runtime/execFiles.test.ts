@@ -5,8 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { gitSync, initRepo, toolRuns } from './gitRepo';
-import { startHarness } from './harness';
-import type { Harness } from './harness';
+import { useSharedHarness } from './harness';
 import { call, say } from './script';
 
 const EXEC_FILES = [
@@ -16,19 +15,14 @@ const EXEC_FILES = [
 
 describe('runtime: writes to files that run (auto-edit)', function () {
   this.timeout(60_000);
-  let h: Harness;
+  const h = useSharedHarness({ config: { approvalMode: 'auto-edit' } });
   let repo: string;
 
-  before(async () => {
-    h = await startHarness({ config: { approvalMode: 'auto-edit' } });
-  });
   beforeEach(async () => {
-    await h.renew();
     repo = fs.realpathSync(h.root);
     initRepo(repo, { 'a.txt': 'a\n' });
     gitSync(repo, 'config', 'core.hooksPath', '.husky');
   });
-  after(() => h.dispose());
 
   it('each asks as a command does; denied, none is written, and an ordinary file is written without asking', async () => {
     // The hook is live: git runs what is in core.hooksPath at the next commit.

@@ -5,21 +5,13 @@ import * as net from 'node:net';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { RuntimeErrorCode, sessionCancel } from '../../src/common/protocol/runtime';
 import { buildRequestBody } from '../../src/runtime/agent/request';
-import { killRuntime, startHarness } from './harness';
-import type { Harness } from './harness';
+import { killRuntime, useSharedHarness } from './harness';
 import { call, say } from './script';
 
 describe('runtime: faults', function () {
   this.timeout(30_000);
-  let h: Harness;
+  const h = useSharedHarness();
 
-  before(async () => {
-    h = await startHarness();
-  });
-  beforeEach(async () => {
-    await h.renew();
-  });
-  after(() => h.dispose());
 
   it('cancels a running turn: the tool process dies and every tool call gets a result', async () => {
     h.fake.enqueue(call(['bash', { command: 'sleep 30' }]));

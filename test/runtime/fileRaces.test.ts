@@ -1,5 +1,5 @@
-// Issue 11 §4 and §5 through the real runtime: file tools under a racer that swaps a folder for a symlink
-// to an outside folder (check-then-use), and files hard-linked to outside files.
+// File tools cannot leave their root (docs/design.md §6), through the real runtime: under a racer that
+// swaps a folder for a symlink to an outside folder (check-then-use), and files hard-linked to outside files.
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -45,7 +45,7 @@ function startRacer(dir: string, outside: string): Promise<ChildProcess> {
   return new Promise(resolve => child.stdout!.once('data', () => resolve(child)));
 }
 
-describe('runtime: file tools against races and hard links (issue 11 §4, §5)', function () {
+describe('runtime: file tools against races and hard links', function () {
   this.timeout(180_000);
   let h: Harness;
   let root: string;

@@ -1,4 +1,4 @@
-// Issue 10: the fork engine in compacted, long and unusual sessions. Real runtime process + real SDK +
+// The fork engine in compacted, long and unusual sessions. Real runtime process + real SDK +
 // the fake API (which records every request and simulates the prompt cache) + a temp git repository.
 // Each case checks the bytes actually sent and the fake's cache figures.
 import * as assert from 'node:assert/strict';
@@ -36,7 +36,7 @@ const lastText = (r: ReceivedRequest): string => {
 };
 export const measured: Record<string, number> = {};
 
-describe('runtime: fork engine, second pass (issue 10)', function () {
+describe('runtime: fork engine in compacted, long and unusual sessions', function () {
   this.timeout(60_000);
   let h: Harness;
   let responder: Responder;

@@ -1,4 +1,4 @@
-// Issue 15: forks that ended (or paused at their budget) leave memory when idle, like chats, and are streamed
+// Forks that ended (or paused at their budget) leave memory when idle, like chats, and are streamed
 // in again on use. Through the real runtime with a short idle time (FORK_AGENTS_EVICT_IDLE_MS), waiting on the
 // runtime log's eviction lines: each fork's history, transcript, announcement and continuation are exactly its own.
 import * as assert from 'node:assert/strict';
@@ -16,7 +16,7 @@ const FORKS = 6;
 const directiveOf = (n: number) => `report on colour number ${n}`;
 const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
 
-describe('runtime: idle forks leave memory and come back on use (issue 15)', function () {
+describe('runtime: idle forks leave memory and come back on use', function () {
   this.timeout(60_000);
   let h: Harness;
   afterEach(() => h?.dispose());

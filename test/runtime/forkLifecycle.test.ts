@@ -7,30 +7,24 @@ import { forkAnnounce, forkCancel, forkEvent, forkHistory, forkList, forkSend, f
 import type { ForkSummary } from '../../src/common/forks';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { DEFAULT_MAX_CONCURRENT_FORKS } from '../../src/common/defaults';
-import { killRuntime, startHarness } from './harness';
-import type { Harness } from './harness';
+import { killRuntime, useSharedHarness } from './harness';
 import { call, say } from './script';
 
 const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
 
 describe('runtime: fork lifecycle', function () {
   this.timeout(30_000);
-  let h: Harness;
+  // The fork limit is the runtime's, not the connection's: every test starts from the default again.
+  const h = useSharedHarness({ config: { answersForkApprovals: true, maxConcurrentForks: DEFAULT_MAX_CONCURRENT_FORKS } });
   let forkScript: (r: ReceivedRequest) => ScriptedTurn | Promise<ScriptedTurn>;
   const states: ForkSummary[] = [];
 
-  before(async () => {
-    // The fork limit is the runtime's, not the connection's: every test starts from the default again.
-    h = await startHarness({ config: { answersForkApprovals: true, maxConcurrentForks: DEFAULT_MAX_CONCURRENT_FORKS } });
-  });
   beforeEach(async () => {
-    await h.renew();
     states.length = 0;
     onNotification(h.client.endpoint, forkState, params => states.push(params.fork));
     forkScript = () => say('Scope: x');
     h.fake.setResponder(r => (isForkRequest(r) ? forkScript(r) : say('parent answer')));
   });
-  after(() => h.dispose());
 
   const parentSession = async () => (await h.send('hello')).sessionId;
   const start = (sessionId: string, directive: string) => sendRequest(h.client.endpoint, forkStart, { sessionId, directive });

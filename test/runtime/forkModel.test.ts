@@ -1,7 +1,7 @@
-// A fork on another model (issue 12 §3): fork/start takes `model`; the fork's requests name it, its first
+// A fork on another model (docs/design.md §4.5): fork/start takes `model`; the fork's requests name it, its first
 // request reads nothing of the parent's prompt cache (the cache is per model) while a default fork's reads
 // nearly all of it; the model is in the fork's header, bootstrap and summary, and revival keeps it.
-// Plus mcp/state (issue 12 §1): the runtime tells its clients when an MCP server fails and comes back.
+// Plus mcp/state: the runtime tells its clients when an MCP server fails and comes back.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -12,8 +12,9 @@ import type { McpServerStatus } from '../../src/common/protocol/mcp';
 import { mcpState, sessionList } from '../../src/common/protocol/runtime';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { cliRunner, lastJson } from './cliRunner';
-import { killRuntime, startHarness, TEST_KEY } from './harness';
+import { startHarness, TEST_KEY, useSharedHarness } from './harness';
 import type { Harness } from './harness';
+import { killedMidFork, REVIVED_REPORT } from './killedMidFork';
 import { call, say } from './script';
 
 const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
@@ -22,21 +23,16 @@ const OTHER = 'claude-haiku-4-5';
 
 describe('runtime: a fork on another model', function () {
   this.timeout(60_000);
-  let h: Harness;
+  const h = useSharedHarness({ fake: { minCacheTokens: 256 } });
   let parentModel: string;
 
-  before(async () => {
-    h = await startHarness({ fake: { minCacheTokens: 256 } });
-  });
   beforeEach(async () => {
-    await h.renew();
     fs.writeFileSync(path.join(h.root, 'notes.md'), 'The secret word is pelican.\n');
     h.fake.setResponder(r => (isForkRequest(r) ? say('Scope: test.\nResult: done.') : say('parent answer')));
     const parent = await h.send('parent question');
     parentModel = h.fake.requests[0].body.model;
     sessionId = parent.sessionId;
   });
-  after(() => h.dispose());
   let sessionId: string;
 
   const start = (directive: string, model?: string) =>
@@ -118,24 +114,13 @@ describe('runtime: a fork on another model', function () {
   });
 
   it('keeps the model when it is revived after the runtime was killed mid-fork', async () => {
-    let forkRequests = 0;
-    h.fake.setResponder((r): ScriptedTurn => {
-      if (!isForkRequest(r)) return say('parent answer');
-      forkRequests++;
-      if (forkRequests === 1) return call(['read_file', { path: 'notes.md' }]);
-      if (forkRequests === 2) return { fault: 'hang' } as never;
-      return say('Scope: revived.\nResult: pelican.');
-    });
-    const hung = new Promise<void>(resolve => h.fake.onRequest(r => {
-      if (isForkRequest(r) && forkRequests >= 1 && r.body.messages.length > 3) resolve();
-    }));
+    const killed = killedMidFork(h);
+    h.fake.setResponder(r => (isForkRequest(r) ? killed.turn() : say('parent answer')));
     const fork = await start('revived on another model', OTHER);
-    await hung;
-    await killRuntime(h.runtimePid());
-    await h.reconnect();
+    await killed.killWhenHung();
     const done = await wait(fork.id);
     assert.equal(done.state, 'completed');
-    assert.equal(done.report, 'Scope: revived.\nResult: pelican.');
+    assert.equal(done.report, REVIVED_REPORT);
     assert.equal(done.model, OTHER);
     assert.equal(done.parentModel, parentModel);
     const sent = requestsOf('revived on another model');

@@ -9,6 +9,7 @@ import { FORK_STARTED_RESULT, NESTED_FORK_ERROR } from '../../src/runtime/fork/h
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
+import { killedMidFork, REVIVED_REPORT } from './killedMidFork';
 import { call, say } from './script';
 
 const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
@@ -179,23 +180,13 @@ describe('runtime: forks', function () {
   it('revives a fork from its bootstrap record after the runtime is killed mid-fork', async () => {
     parentScript.push(say('parent answer'));
     const parent = await h.send('parent question');
-    let forkRequests = 0;
-    forkScript = () => {
-      forkRequests++;
-      if (forkRequests === 1) return call(['read_file', { path: 'notes.md' }]);
-      if (forkRequests === 2) return { fault: 'hang' } as never;
-      return say('Scope: revived.\nResult: pelican.');
-    };
-    const hung = new Promise<void>(resolve => h.fake.onRequest(r => {
-      if (isForkRequest(r) && forkRequests >= 1 && r.body.messages.length > 3) resolve();
-    }));
+    const killed = killedMidFork(h);
+    forkScript = killed.turn;
     const fork = await start({ sessionId: parent.sessionId });
-    await hung;
-    await killRuntime(h.runtimePid());
-    await h.reconnect();
+    await killed.killWhenHung();
     const done = await wait(fork.id);
     assert.equal(done.state, 'completed');
-    assert.equal(done.report, 'Scope: revived.\nResult: pelican.');
+    assert.equal(done.report, REVIVED_REPORT);
     const { entries } = await h.transcript(fork.id);
     const ids = entries.map(e => e.id);
     assert.equal(new Set(ids).size, ids.length, 'no duplicated entries');

@@ -1,4 +1,4 @@
-// Issue 11 §6: a full disk. The store lives on a small tmpfs; long answers fill it. The turn that cannot be
+// A full disk. The store lives on a small tmpfs; long answers fill it. The turn that cannot be
 // saved fails with a clear error, the runtime stays up, nothing committed is lost and no fragment remains.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -18,7 +18,7 @@ function jsonlFiles(dir: string): string[] {
   return fs.readdirSync(dir, { recursive: true }).map(String).filter(name => name.endsWith('.jsonl')).map(name => path.join(dir, name));
 }
 
-describe('runtime: full disk (issue 11 §6)', function () {
+describe('runtime: a full disk fails one turn, not the store', function () {
   this.timeout(120_000);
   let h: Harness | undefined;
   let mountPoint: string;

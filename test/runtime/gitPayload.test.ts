@@ -1,4 +1,4 @@
-// Issue 11 §2: file writes must not reach git's own configuration, and the runtime's own git must not run
+// File writes must not reach git's own configuration, and the runtime's own git must not run
 // what a repository (or a fork) put there. Real git payloads (core.fsmonitor, hooks, a redirected gitdir)
 // that touch a marker file when run; each test first shows the payload is live with a plain git call.
 import * as assert from 'node:assert/strict';
@@ -8,8 +8,7 @@ import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkReview, forkStart, forkWait } from '../../src/common/protocol/forks';
 import { gitSync, initRepo, scriptForks, toolRuns } from './gitRepo';
-import { startHarness } from './harness';
-import type { Harness } from './harness';
+import { useSharedHarness } from './harness';
 import { call, say } from './script';
 
 /** A shell payload that records that it ran, for core.fsmonitor and hooks. */
@@ -17,22 +16,17 @@ function payload(marker: string): string {
   return `sh -c 'echo ran >> ${marker}; exit 1'`;
 }
 
-describe('runtime: git payloads (issue 11 §2)', function () {
+describe('runtime: git payloads a repository plants never run (docs/design.md §6)', function () {
   this.timeout(60_000);
-  let h: Harness;
+  const h = useSharedHarness({ config: { approvalMode: 'auto-edit' } });
   let repo: string;
   let marker: string;
 
-  before(async () => {
-    h = await startHarness({ config: { approvalMode: 'auto-edit' } });
-  });
   beforeEach(async () => {
-    await h.renew();
     repo = fs.realpathSync(h.root);
     marker = path.join(path.dirname(repo), 'payload-ran');
     initRepo(repo, { 'a.txt': 'a\n' });
   });
-  after(() => h.dispose());
 
   it('in auto-edit, write_file .git/config asks as a command does; denied, nothing is written', async () => {
     h.answerApproval = () => ({ approved: false });

@@ -1,6 +1,7 @@
 // Real git repositories in temp folders, and fork scripting, for the worktree tests.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Entry, ToolResultBlock, ToolUseBlock } from '../../src/common/transcript';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
@@ -20,6 +21,25 @@ export function initRepo(dir: string, files: Record<string, string>): void {
   for (const [name, content] of Object.entries(files)) write(dir, name, content);
   gitSync(dir, 'add', '-A');
   gitSync(dir, 'commit', '-q', '-m', 'initial');
+}
+
+/**
+ * A new temp folder `base` (its real path: git and the watcher report real paths) holding `repo`, a
+ * repository of `files` (initRepo). The caller removes `base`.
+ */
+export function tempRepo(prefix: string, files: Record<string, string>): { base: string; repo: string } {
+  const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  const repo = path.join(base, 'repo');
+  fs.mkdirSync(repo);
+  initRepo(repo, files);
+  return { base, repo };
+}
+
+/** Commits a `.gitignore` of `patterns` on top: files it matches that are committed already stay tracked. */
+export function commitGitignore(repo: string, patterns: string): void {
+  write(repo, '.gitignore', patterns);
+  gitSync(repo, 'add', '.gitignore');
+  gitSync(repo, 'commit', '-q', '-m', 'ignores');
 }
 
 export function write(dir: string, name: string, content: string): void {

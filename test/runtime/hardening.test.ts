@@ -1,4 +1,4 @@
-// Issue 11, items 7 and 12: revival never loosens approvals; Restricted Mode reads only; oversized and
+// Revival never loosens approvals; Restricted Mode reads only; oversized and
 // mistyped requests get clear invalid-params errors; the CLI reports a runtime that dies mid-turn and
 // honours Ctrl-C in a new chat's first turn.
 import * as assert from 'node:assert/strict';
@@ -11,8 +11,7 @@ import type { ForkSummary } from '../../src/common/forks';
 import { sessionList } from '../../src/common/protocol/runtime';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
-import { TEST_KEY, killRuntime, startHarness } from './harness';
-import type { Harness } from './harness';
+import { TEST_KEY, killRuntime, useSharedHarness } from './harness';
 import { call, say } from './script';
 import { lastJson } from './cliRunner';
 
@@ -20,20 +19,15 @@ const CLI = path.resolve(__dirname, '../../../dist/cli.js');
 const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
 const INVALID_PARAMS = -32602;
 
-describe('runtime: hardening (issue 11)', function () {
+describe('runtime: hardening (revived approvals, Restricted Mode, bad requests, the CLI)', function () {
   this.timeout(30_000);
-  let h: Harness;
+  const h = useSharedHarness({ config: { approvalMode: 'ask' } });
   let forkScript: (r: ReceivedRequest) => ScriptedTurn | Promise<ScriptedTurn>;
 
-  before(async () => {
-    h = await startHarness({ config: { approvalMode: 'ask' } });
-  });
   beforeEach(async () => {
-    await h.renew();
     forkScript = () => say('Scope: x');
     h.fake.setResponder(r => (isForkRequest(r) ? forkScript(r) : say('parent answer')));
   });
-  after(() => h.dispose());
 
   const forkStates = (client = h.client) => {
     const seen: ForkSummary[] = [];

@@ -168,6 +168,29 @@ export async function startHarness(options: {
   return harness;
 }
 
+/**
+ * For a describe block whose tests share one runtime (a runtime start is most of a short test's CPU): starts
+ * the harness before the first test, renews it before each (`renew`: hooks registered after this call run
+ * after the renewal) and disposes of it after the last. What it returns stands for that harness inside
+ * tests and hooks.
+ */
+export function useSharedHarness(options?: Parameters<typeof startHarness>[0]): Harness {
+  let current: Harness | undefined;
+  const now = (): Harness => {
+    if (!current) throw new Error('the shared harness exists only inside a test or a hook');
+    return current;
+  };
+  before(async () => {
+    current = await startHarness(options);
+  });
+  beforeEach(() => now().renew());
+  after(() => current?.dispose());
+  return new Proxy({} as Harness, {
+    get: (_, key) => Reflect.get(now(), key),
+    set: (_, key, value) => Reflect.set(now(), key, value),
+  });
+}
+
 /** Kills the runtime with SIGKILL and waits until the process is gone. */
 export async function killRuntime(pid: number): Promise<void> {
   process.kill(pid, 'SIGKILL');

@@ -1,4 +1,4 @@
-// Issue 11, items 1 and 10, with two real local users: the runtime's socket cannot be squatted or reached
+// With two real local users (docs/design.md §6, store and socket): the runtime's socket cannot be squatted or reached
 // by another user, a connection without the token gets nothing, and the store is the owner's alone.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';

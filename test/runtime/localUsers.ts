@@ -1,4 +1,4 @@
-// A second, real local user for the security tests (issue 11): created with useradd when running as root,
+// A second, real local user for the security tests (docs/design.md §6): created with useradd when running as root,
 // removed afterwards. Its code runs as a real child process with that uid.
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';

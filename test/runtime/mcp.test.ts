@@ -6,7 +6,7 @@ import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkStart, forkWait } from '../../src/common/protocol/forks';
 import { sessionList } from '../../src/common/protocol/runtime';
 import type { ScriptedTurn } from '../fakes/anthropicServer';
-import { startHarness } from './harness';
+import { startHarness, useSharedHarness } from './harness';
 import type { Harness } from './harness';
 import { isForkRequest, resultText, serverPid, startHttpEverything, stdioServer as server, toolResults } from './mcpSupport';
 import type { HttpEverything } from './mcpSupport';
@@ -14,20 +14,15 @@ import { call, say } from './script';
 
 describe('runtime: MCP servers (server-everything over stdio)', function () {
   this.timeout(60_000);
-  let h: Harness;
+  const h = useSharedHarness({ fake: { minCacheTokens: 256 }, config: { approvalMode: 'ask', answersForkApprovals: true, mcpServers: [server()] } });
   let parentScript: ScriptedTurn[];
   let forkScript: ScriptedTurn[];
 
-  before(async () => {
-    h = await startHarness({ fake: { minCacheTokens: 256 }, config: { approvalMode: 'ask', answersForkApprovals: true, mcpServers: [server()] } });
-  });
   beforeEach(async () => {
-    await h.renew();
     parentScript = [];
     forkScript = [];
     h.fake.setResponder(r => (isForkRequest(r) ? forkScript.shift() : parentScript.shift()) ?? say('nothing scripted'));
   });
-  after(() => h.dispose());
 
   it('the parent and a fork call an MCP tool, approval is asked, and the fork repeats the tool definitions byte for byte', async () => {
     parentScript.push(call(['mcp__everything__echo', { message: 'from the parent' }]), say('echoed'));

@@ -1,4 +1,4 @@
-// A new runtime/configure with another MCP server list (issue 12): a server the client dropped is stopped
+// A new runtime/configure with another MCP server list: a server the client dropped is stopped
 // (its process ends), a changed entry is replaced and starts with its new configuration on the next call.
 // Sessions keep the definitions their header fixed; calls to a dropped server fail with a clear tool error.
 import * as assert from 'node:assert/strict';

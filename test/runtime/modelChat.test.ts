@@ -5,26 +5,20 @@ import { onNotification, sendRequest } from '../../src/common/protocol/endpoint'
 import { modelCancel, modelChat, modelList, modelPart } from '../../src/common/protocol/model';
 import type { ModelChatParams, ModelPartParams } from '../../src/common/protocol/model';
 import { RuntimeErrorCode } from '../../src/common/protocol/runtime';
-import { startHarness } from './harness';
-import type { Harness } from './harness';
+import { startHarness, useSharedHarness } from './harness';
 import { say } from './script';
 
 const LONG_SYSTEM = 'You answer questions about the workspace. '.repeat(120);
 
 describe('runtime: model/chat (the Chat view provider)', function () {
   this.timeout(30_000);
-  let h: Harness;
+  const h = useSharedHarness({ fake: { minCacheTokens: 256 } });
   let parts: ModelPartParams[];
 
-  before(async () => {
-    h = await startHarness({ fake: { minCacheTokens: 256 } });
-  });
   beforeEach(async () => {
-    await h.renew();
     parts = [];
     onNotification(h.client.endpoint, modelPart, params => parts.push(params));
   });
-  after(() => h.dispose());
 
   const chat = (params: Partial<ModelChatParams> & { requestId: string }) =>
     sendRequest(h.client.endpoint, modelChat, {

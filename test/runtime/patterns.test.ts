@@ -1,4 +1,4 @@
-// Issue 11 §12: a pathological glob or regex must not freeze the runtime. The match runs off the main
+// A pathological glob or regex must not freeze the runtime. The match runs off the main
 // thread with a budget: while it runs the runtime answers other requests, and the call ends with a bounded,
 // clear result instead of blocking for minutes.
 import * as assert from 'node:assert/strict';
@@ -7,23 +7,17 @@ import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { sessionList } from '../../src/common/protocol/runtime';
 import { toolRuns } from './gitRepo';
-import { startHarness } from './harness';
-import type { Harness } from './harness';
+import { useSharedHarness } from './harness';
 import { call, say } from './script';
 
-describe('runtime: pathological patterns (issue 11 §12)', function () {
+describe('runtime: pathological patterns do not freeze the runtime', function () {
   this.timeout(60_000);
-  let h: Harness;
+  const h = useSharedHarness();
 
-  before(async () => {
-    h = await startHarness();
-  });
   beforeEach(async () => {
-    await h.renew();
     fs.writeFileSync(path.join(h.root, 'a'.repeat(60)), `${'a'.repeat(40)}!\nplain line\n`);
     fs.writeFileSync(path.join(h.root, 'ok.ts'), 'export const x = 1;\n');
   });
-  after(() => h.dispose());
 
   async function runWhileAnswering(tool: string, input: unknown): Promise<{ content: string; isError: boolean; answeredDuring: boolean }> {
     h.fake.enqueue(call([tool, input]), say('done'));

@@ -13,7 +13,7 @@ import type { ForkStartParams } from '../../src/common/protocol/forks';
 import { sessionCompact } from '../../src/common/protocol/runtime';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
 import { damageTools } from './damage';
-import { killRuntime, startHarness } from './harness';
+import { killRuntime, startHarness, useSharedHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
 
@@ -24,7 +24,7 @@ const withoutIds = (body: string) => body.replace(/\b(?:f|s|e|fork|toolu)[-_][A-
 
 describe('runtime: a fork\'s first request after its parent changed is a fresh runtime\'s', function () {
   this.timeout(120_000);
-  let h: Harness;
+  const h = useSharedHarness();
   let received: ReceivedRequest[];
   const { damageToolResults } = damageTools(() => h);
   const respond = (r: ReceivedRequest) => {
@@ -32,16 +32,11 @@ describe('runtime: a fork\'s first request after its parent changed is a fresh r
     if (isSummaryRequest(r)) return say('SUMMARY: the user asked numbered questions — «kurz».');
     return say(`Answer ${r.body.messages.length}: «naïve» café 🚀.`);
   };
-  before(async () => {
-    h = await startHarness({});
-  });
   beforeEach(async () => {
-    await h.renew();
     received = [];
     h.fake.onRequest(r => received.push(r));
     h.fake.setResponder(respond);
   });
-  after(async () => h.dispose());
 
   /** Starts a fork and waits for it; the first request it sent, as the fake received it. */
   async function fork(params: Omit<ForkStartParams, 'isolation' | 'name'>): Promise<ReceivedRequest> {

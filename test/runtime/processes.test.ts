@@ -1,4 +1,4 @@
-// Issue 11 §11: what the bash tool starts does not outlive the runtime, setsid children die on timeout, and
+// What the bash tool starts does not outlive the runtime, setsid children die on timeout, and
 // a fork in `ask` mode with no editor connected is denied after a bounded wait instead of hanging.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -38,7 +38,7 @@ async function gone(pids: number[]): Promise<boolean> {
   return !pids.some(running);
 }
 
-describe('runtime: leftover processes (issue 11 §11)', function () {
+describe('runtime: no leftover processes, no endless approval wait', function () {
   this.timeout(60_000);
   let h: Harness;
   afterEach(() => h.dispose());

@@ -1,4 +1,4 @@
-// fork.retention.days (issue 15) through the real runtime: what was not written to for that many days goes
+// fork.retention.days (docs/design.md §3) through the real runtime: what was not written to for that many days goes
 // when a client configures it, with the sealed history nothing else references; what is recent stays, and
 // so does the history a kept fork still references, even when its parent chat expired.
 import * as assert from 'node:assert/strict';
@@ -19,7 +19,7 @@ const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerpl
 const big = (topic: string) => `Topic ${topic}. ${'lorem ipsum '.repeat(3_000)}`;
 const DAY = 24 * 60 * 60 * 1000;
 
-describe('runtime: fork.retention.days (issue 15)', function () {
+describe('runtime: fork.retention.days deletes what is old and unreferenced', function () {
   this.timeout(60_000);
   let h: Harness;
   afterEach(() => h?.dispose());

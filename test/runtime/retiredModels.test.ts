@@ -10,23 +10,17 @@ import { forkStart, forkWait, tournamentStart } from '../../src/common/protocol/
 import { modelChat } from '../../src/common/protocol/model';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
 import { cliRunner } from './cliRunner';
-import { killRuntime, startHarness, TEST_KEY } from './harness';
-import type { Harness } from './harness';
+import { killRuntime, TEST_KEY, useSharedHarness } from './harness';
 import { say } from './script';
 
 const RETIRED = /claude-sonnet-4-5 was retired on 2026-11-30: the Claude API refuses requests to it/;
 
 describe('runtime: a retired model', function () {
   this.timeout(60_000);
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
+  const h = useSharedHarness();
   beforeEach(async () => {
-    await h.renew();
     h.fake.setResponder(r => say(r.rawBody.includes('<fork-boilerplate>') ? 'Scope: done.\nResult: ok.' : 'answer'));
   });
-  after(() => h.dispose());
 
   it('the fake answers a request to it with 404 not_found_error "model: <id>", which the runtime explains', async () => {
     const result = await sendRequest(h.client.endpoint, modelChat, {

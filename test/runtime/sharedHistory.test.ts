@@ -1,4 +1,4 @@
-// Issue 15: forks inherit history by reference to sealed, content-addressed segments. Through the real
+// Forks inherit history by reference to sealed, content-addressed segments. Through the real
 // runtime, SDK and fake server: what a fork revives with never changes, whatever happens to its parent;
 // damage stays with the forks that reference it; deletion keeps what is referenced; 0.1.0 stores load.
 import * as assert from 'node:assert/strict';
@@ -21,7 +21,7 @@ const isSummaryRequest = (r: ReceivedRequest) => r.rawBody.includes('about to be
 const big = (topic: string) => `Topic ${topic}. ${'lorem ipsum '.repeat(3_000)}`;
 const FIXTURE = path.resolve(__dirname, '../../../test/fixtures/store-0.1.0');
 
-describe('runtime: forks of shared, sealed history (issue 15)', function () {
+describe('runtime: forks of shared, sealed history (docs/design.md §3)', function () {
   this.timeout(60_000);
   let h: Harness;
   afterEach(() => h?.dispose());
@@ -64,7 +64,7 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
     const bootstrap = bootstrapOf(fork.id);
     assert.ok(bootstrap.history?.head, 'the bootstrap names its history by segment');
     assert.equal(bootstrap.inherited, undefined, 'and does not repeat it');
-    assert.deepEqual(bootstrap.policy, { approvalMode: 'auto', sandbox: { mode: 'off' } }, 'and records the launch policy, revival never looser (issue 11)');
+    assert.deepEqual(bootstrap.policy, { approvalMode: 'auto', sandbox: { mode: 'off' } }, 'and records the launch policy, revival never looser (docs/design.md §4.7)');
     // The history is sealed as byte ranges of the chat's own transcript: on disk once, no copy.
     const seals = sealLines(forkFile(sessionId));
     assert.ok(seals.length > 0 && seals.every(seal => seal.segment?.owner === sessionId), 'sealed inline, as ranges of the transcript');
@@ -81,7 +81,7 @@ describe('runtime: forks of shared, sealed history (issue 15)', function () {
     await h.send(big('four, appended'), { sessionId });
     await sendRequest(h.client.endpoint, sessionDelete, { sessionId });
     assert.ok(!fs.existsSync(forkFile(sessionId)), 'the parent file is gone');
-    // Retired, not removed: the fork's history is ranges of it. The user's alone, like the transcripts (issue 11).
+    // Retired, not removed: the fork's history is ranges of it. The user's alone, like the transcripts (docs/design.md §6).
     assert.deepEqual(retiredChats(h.storeDir), [sessionId]);
     assert.equal(fs.statSync(path.join(segmentsDir, 'retired')).mode & 0o777, 0o700, 'retired folder 0700');
     assert.equal(fs.statSync(retiredFile(h.storeDir, sessionId)).mode & 0o777, 0o600, 'retired transcript 0600');

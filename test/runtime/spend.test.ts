@@ -1,4 +1,4 @@
-// Issue 14 end to end: budgets that pause forks, the per-turn fork cap, costs from recorded usage, and
+// Spending end to end: budgets that pause forks, the per-turn fork cap, costs from recorded usage, and
 // the cache explorer naming why a request missed — runtime process + real SDK + fake server.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';

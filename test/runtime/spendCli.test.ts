@@ -1,4 +1,4 @@
-// The CLI's spending flags as a user runs them (issue 14): fork --budget, send --budget, transcript
+// The CLI's spending flags as a user runs them: fork --budget, send --budget, transcript
 // --cache and the costs in list/transcript --json — a real process against the runtime and the fake.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';

@@ -10,8 +10,7 @@ import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkSend, forkStart, forkWait } from '../../src/common/protocol/forks';
 import { sessionDelete } from '../../src/common/protocol/runtime';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
-import { killRuntime, startHarness } from './harness';
-import type { Harness } from './harness';
+import { killRuntime, useSharedHarness } from './harness';
 import { say } from './script';
 
 const isForkRequest = (r: ReceivedRequest) => r.rawBody.includes('<fork-boilerplate>');
@@ -21,18 +20,13 @@ const TURNS = 36;
 
 describe('runtime: the first fork of a chat not loaded, named from its transcript\'s tail', function () {
   this.timeout(120_000);
-  let h: Harness;
+  const h = useSharedHarness();
   let received: ReceivedRequest[];
-  before(async () => {
-    h = await startHarness({});
-  });
   beforeEach(async () => {
-    await h.renew();
     received = [];
     h.fake.onRequest(r => received.push(r));
     h.fake.setResponder(r => (isForkRequest(r) ? say('Scope: the chat.\nResult: seen.') : say(`Answer ${r.body.messages.length}: ${'«naïve» café 🚀 '.repeat(40)}`)));
   });
-  after(async () => h.dispose());
 
   async function chat(): Promise<string> {
     let sessionId: string | undefined;

@@ -8,8 +8,7 @@ import { forkEvent, tournamentApply, tournamentCancel, tournamentCompare, tourna
 import type { TournamentStartParams } from '../../src/common/protocol/forks';
 import type { ReceivedRequest, ScriptedTurn } from '../fakes/anthropicServer';
 import { gitSync, initRepo, isForkRequest, read } from './gitRepo';
-import { startHarness } from './harness';
-import type { Harness } from './harness';
+import { useSharedHarness } from './harness';
 import { call, say } from './script';
 
 const BASE = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
@@ -23,7 +22,7 @@ const isJudge = (r: ReceivedRequest) => r.rawBody.includes('<fork-judge>');
 
 describe('runtime: fork tournaments', function () {
   this.timeout(90_000);
-  let h: Harness;
+  const h = useSharedHarness();
   let repo: string;
   let sessionId: string;
   /** Per attempt number: its scripted turns (then a report). */
@@ -31,11 +30,7 @@ describe('runtime: fork tournaments', function () {
   let judgeAnswer: string;
   let parentTurns: ScriptedTurn[];
 
-  before(async () => {
-    h = await startHarness();
-  });
   beforeEach(async () => {
-    await h.renew();
     repo = fs.realpathSync(h.root);
     initRepo(repo, { 'base.txt': BASE, 'result.txt': 'none\n' });
     scripts = new Map();
@@ -49,7 +44,6 @@ describe('runtime: fork tournaments', function () {
     });
     sessionId = (await h.send('hello')).sessionId;
   });
-  after(() => h.dispose());
 
   const start = (extra: Partial<TournamentStartParams> = {}) =>
     sendRequest(h.client.endpoint, tournamentStart, { sessionId, directive: 'make result.txt good', attempts: 3, verify: VERIFY, ...extra });

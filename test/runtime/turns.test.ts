@@ -3,8 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ToolResultBlock } from '../../src/common/transcript';
-import { startHarness } from './harness';
-import type { Harness } from './harness';
+import { useSharedHarness } from './harness';
 import { call, say } from './script';
 
 function toolResults(body: { messages: { role: string; content: { type: string }[] }[] }): ToolResultBlock[] {
@@ -18,18 +17,13 @@ function resultText(block: ToolResultBlock): string {
 
 describe('runtime: a parent turn', function () {
   this.timeout(30_000);
-  let h: Harness;
+  const h = useSharedHarness({ fake: { minCacheTokens: 256 } });
 
-  before(async () => {
-    h = await startHarness({ fake: { minCacheTokens: 256 } });
-  });
   beforeEach(async () => {
-    await h.renew();
     fs.writeFileSync(path.join(h.root, 'README.md'), '# Sample\nhello world\n');
     fs.mkdirSync(path.join(h.root, 'src'));
     fs.writeFileSync(path.join(h.root, 'src', 'a.ts'), 'export const a = 1;\n');
   });
-  after(() => h.dispose());
 
   it('runs several tools in one turn and records every entry in order', async () => {
     h.fake.enqueue(call(['list_files', { pattern: '**/*' }], ['read_file', { path: 'README.md' }]), say('Two files; the README says hello.'));

@@ -3,22 +3,16 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { startHarness } from './harness';
-import type { Harness } from './harness';
+import { useSharedHarness } from './harness';
 import { call, say } from './script';
 
 describe('runtime: Vertex AI provider (real vertex-sdk)', function () {
   this.timeout(30_000);
-  let h: Harness;
+  const h = useSharedHarness({ fake: { minCacheTokens: 256 } });
 
-  before(async () => {
-    h = await startHarness({ fake: { minCacheTokens: 256 } });
-  });
   beforeEach(async () => {
-    await h.renew();
     await h.configure({ apiKey: '', provider: 'vertex', vertex: { projectId: 'my-proj', region: 'us-east5', accessToken: 'ya29.test-token', baseUrl: `${h.fake.url}/v1` } });
   });
-  after(() => h.dispose());
 
   it('streams a tool-using turn over streamRawPredict with the mapped model id, caches, and retries a 429', async () => {
     fs.writeFileSync(path.join(h.root, 'a.txt'), 'alpha\n');

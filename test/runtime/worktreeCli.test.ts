@@ -2,46 +2,32 @@
 // fake model server and a real git repository.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
-import { startFakeAnthropic } from '../fakes/anthropicServer';
-import type { FakeAnthropic } from '../fakes/anthropicServer';
+import { lastJson } from './cliRunner';
+import { useCliStore } from './cliStore';
 import { forkBranches, initRepo, isForkRequest, read, worktreePaths } from './gitRepo';
 import { call, say } from './script';
 
-
 describe('cli: worktree forks', function () {
   this.timeout(60_000);
-  let fake: FakeAnthropic;
-  let store: string;
-  let base: string;
+  const cliStore = useCliStore({ apiKey: 'k-cli', prefix: 'fa-wtcli-' });
+  const { cli } = cliStore;
 
-  const cli = cliRunner({ apiKey: 'k-cli', baseUrl: () => fake.url, store: () => store });
-
-  beforeEach(async () => {
-    fake = await startFakeAnthropic({ apiKey: 'k-cli' });
-    fake.setResponder(r => {
+  beforeEach(() => {
+    cliStore.fake.setResponder(r => {
       if (!isForkRequest(r)) return say('parent answer');
       const last = r.body.messages.at(-1).content;
       return last[0].type === 'tool_result' ? say('Scope: cli.\nResult: wrote cli.txt.') : call(['write_file', { path: 'cli.txt', content: 'from the cli fork\n' }]);
     });
-    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fa-wtcli-')));
-    store = path.join(base, 'store');
-  });
-  afterEach(async () => {
-    stopStoreRuntime(store);
-    await fake.close();
   });
 
   it('forks into a worktree by default, reviews, applies and discards', async () => {
-    const repo = path.join(base, 'repo');
-    fs.mkdirSync(repo);
+    const repo = cliStore.work;
     initRepo(repo, { 'README.md': '# repo\n' });
     const chat = await cli('chat', '--cwd', repo, '--json', 'hello');
     assert.equal(chat.code, 0, chat.stderr);
     const { sessionId } = lastJson(chat);
-    const worktreeRoot = path.join(base, 'trees');
+    const worktreeRoot = path.join(cliStore.base, 'trees');
     const fork = await cli('fork', '--cwd', repo, '--session', sessionId, '--worktree-root', worktreeRoot, '--approval', 'auto', '--wait', '--json', 'write a file');
     assert.equal(fork.code, 0, fork.stderr);
     const { forkId } = lastJson(fork);
@@ -69,7 +55,7 @@ describe('cli: worktree forks', function () {
   });
 
   it('exits 2 with the reason for worktree isolation outside git and for reviewing a shared fork', async () => {
-    const plainDir = path.join(base, 'plain');
+    const plainDir = path.join(cliStore.base, 'plain');
     fs.mkdirSync(plainDir);
     const { sessionId } = lastJson(await cli('chat', '--cwd', plainDir, '--json', 'hello'));
     const refused = await cli('fork', '--cwd', plainDir, '--session', sessionId, '--isolation', 'worktree', 'x');

@@ -5,94 +5,76 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sendRequest } from '../../src/common/protocol/endpoint';
 import { forkApply, forkList, forkStart, forkWait, worktreeList } from '../../src/common/protocol/forks';
-import type { ForkStartParams } from '../../src/common/protocol/forks';
 import type { ScriptedTurn } from '../fakes/anthropicServer';
-import { isForkRequest, forkBranches, initRepo, read, scriptForks, toolRuns, worktreePaths } from './gitRepo';
+import { isForkRequest, forkBranches, initRepo, read, toolRuns, worktreePaths } from './gitRepo';
 import { killRuntime, startHarness } from './harness';
 import type { Harness } from './harness';
 import { call, say } from './script';
+import { useWorktreeChat } from './worktreeChat';
 
 describe('runtime: worktree forks across restarts', function () {
   this.timeout(60_000);
-  let h: Harness;
-  let repo: string;
-  let scripts: Map<string, ScriptedTurn[]>;
-  let sessionId: string;
-
-  before(async () => {
-    h = await startHarness();
-  });
-  beforeEach(async () => {
-    await h.renew();
-    repo = fs.realpathSync(h.root);
-    initRepo(repo, { 'a.txt': 'one\n' });
-    scripts = scriptForks(h);
-    sessionId = (await h.send('hello')).sessionId;
-  });
-  after(() => h.dispose());
-
-  const start = (directive: string, extra: Partial<ForkStartParams> = {}) =>
-    sendRequest(h.client.endpoint, forkStart, { sessionId, directive, ...extra });
-  const wait = (forkId: string) => sendRequest(h.client.endpoint, forkWait, { forkId });
+  const chat = useWorktreeChat(repo => initRepo(repo, { 'a.txt': 'one\n' }));
+  const { start, wait } = chat;
 
   it('a revived fork resumes in the same worktree', async () => {
-    scripts.set('revive', [
+    chat.scripts.set('revive', [
       call(['write_file', { path: 'before.txt', content: 'written before the crash\n' }]),
       { fault: 'hang' } as never,
       call(['write_file', { path: 'after.txt', content: 'written after revival\n' }]),
     ]);
-    const hung = new Promise<void>(resolve => h.fake.onRequest(r => {
+    const hung = new Promise<void>(resolve => chat.h.fake.onRequest(r => {
       if (isForkRequest(r) && r.rawBody.includes('before.txt') && r.body.messages.at(-1).content[0].type === 'tool_result') resolve();
     }));
     const fork = await start('revive me');
     await hung;
-    await killRuntime(h.runtimePid());
-    await h.reconnect();
+    await killRuntime(chat.h.runtimePid());
+    await chat.h.reconnect();
     const done = await wait(fork.id);
     assert.equal(done.state, 'completed');
     assert.deepEqual(done.worktree, fork.worktree);
     assert.equal(read(fork.worktree!.path, 'before.txt'), 'written before the crash\n');
     assert.equal(read(fork.worktree!.path, 'after.txt'), 'written after revival\n');
-    assert.ok(!fs.existsSync(path.join(repo, 'after.txt')));
-    assert.equal(worktreePaths(repo).length, 2, 'no second worktree');
+    assert.ok(!fs.existsSync(path.join(chat.repo, 'after.txt')));
+    assert.equal(worktreePaths(chat.repo).length, 2, 'no second worktree');
   });
 
   it('a parent working in a subfolder gets the same subfolder of the worktree', async () => {
-    const pkg = path.join(repo, 'pkg');
+    const pkg = path.join(chat.repo, 'pkg');
     fs.mkdirSync(pkg);
     fs.writeFileSync(path.join(pkg, 'p.txt'), 'untracked in pkg\n');
-    const parent = await h.send('hello from pkg', { root: pkg });
-    scripts.set('subfolder', [call(['read_file', { path: 'p.txt' }], ['write_file', { path: 'q.txt', content: 'q\n' }])]);
-    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId: parent.sessionId, directive: 'subfolder work' });
+    const parent = await chat.h.send('hello from pkg', { root: pkg });
+    chat.scripts.set('subfolder', [call(['read_file', { path: 'p.txt' }], ['write_file', { path: 'q.txt', content: 'q\n' }])]);
+    const fork = await sendRequest(chat.h.client.endpoint, forkStart, { sessionId: parent.sessionId, directive: 'subfolder work' });
     assert.equal(fork.root, path.join(fork.worktree!.path, 'pkg'));
     await wait(fork.id);
     assert.equal(read(fork.root, 'q.txt'), 'q\n');
-    assert.deepEqual((await sendRequest(h.client.endpoint, forkApply, { forkId: fork.id })).applied, ['pkg/q.txt']);
+    assert.deepEqual((await sendRequest(chat.h.client.endpoint, forkApply, { forkId: fork.id })).applied, ['pkg/q.txt']);
     assert.equal(read(pkg, 'q.txt'), 'q\n');
   });
 
   it('prunes worktrees of forks that no longer exist at start-up, keeping those with unapplied changes', async () => {
-    scripts.set('dirty', [call(['write_file', { path: 'dirty.txt', content: 'unapplied\n' }])]);
-    scripts.set('applied', [call(['write_file', { path: 'applied.txt', content: 'applied\n' }])]);
+    chat.scripts.set('dirty', [call(['write_file', { path: 'dirty.txt', content: 'unapplied\n' }])]);
+    chat.scripts.set('applied', [call(['write_file', { path: 'applied.txt', content: 'applied\n' }])]);
     const clean = await start('clean job');
     const dirty = await start('dirty job');
     const applied = await start('applied job');
     const live = await start('live job');
     await Promise.all([clean, dirty, applied, live].map(f => wait(f.id)));
-    assert.deepEqual((await sendRequest(h.client.endpoint, forkApply, { forkId: applied.id })).applied, ['applied.txt']);
-    assert.equal(worktreePaths(repo).length, 5);
+    assert.deepEqual((await sendRequest(chat.h.client.endpoint, forkApply, { forkId: applied.id })).applied, ['applied.txt']);
+    assert.equal(worktreePaths(chat.repo).length, 5);
 
-    await killRuntime(h.runtimePid());
-    for (const gone of [clean, dirty, applied]) fs.rmSync(path.join(h.storeDir, 'sessions', `${gone.id}.jsonl`));
-    await h.reconnect();
-    const listing = await sendRequest(h.client.endpoint, worktreeList, {});
+    await killRuntime(chat.h.runtimePid());
+    for (const gone of [clean, dirty, applied]) fs.rmSync(path.join(chat.h.storeDir, 'sessions', `${gone.id}.jsonl`));
+    await chat.h.reconnect();
+    const listing = await sendRequest(chat.h.client.endpoint, worktreeList, {});
     assert.deepEqual(listing.pruned.map(w => w.forkId).sort(), [clean.id, applied.id].sort());
     assert.deepEqual(listing.kept.map(w => [w.forkId, w.path, w.branch, w.changedFiles]), [[dirty.id, dirty.worktree!.path, dirty.worktree!.branch, 1]]);
-    assert.deepEqual(worktreePaths(repo).sort(), [repo, dirty.worktree!.path, live.worktree!.path].sort());
-    assert.deepEqual(forkBranches(repo).sort(), [dirty.worktree!.branch, live.worktree!.branch].sort());
+    assert.deepEqual(worktreePaths(chat.repo).sort(), [chat.repo, dirty.worktree!.path, live.worktree!.path].sort());
+    assert.deepEqual(forkBranches(chat.repo).sort(), [dirty.worktree!.branch, live.worktree!.branch].sort());
     for (const gone of [clean, applied]) assert.ok(!fs.existsSync(gone.worktree!.path));
     // This test's forks: the store holds the earlier tests' too.
-    const forks = (await sendRequest(h.client.endpoint, forkList, {})).forks.filter(f => [clean, dirty, applied, live].some(mine => mine.id === f.id));
+    const forks = (await sendRequest(chat.h.client.endpoint, forkList, {})).forks.filter(f => [clean, dirty, applied, live].some(mine => mine.id === f.id));
     assert.deepEqual(forks.map(f => [f.id, f.worktree?.discarded]), [[live.id, undefined]], 'the live fork keeps its worktree');
   });
 });

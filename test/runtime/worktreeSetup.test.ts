@@ -1,4 +1,4 @@
-// Worktree forks that can build, test and run (issue 13), end to end: the runtime process, the real SDK
+// Worktree forks that can build, test and run (docs/design.md §4.8), end to end: the runtime process, the real SDK
 // against the fake model server, a real git repository holding a real package.json whose dependency is
 // installed with `npm ci` from the committed lockfile, and real processes (npm, node servers, setup commands).
 import * as assert from 'node:assert/strict';

@@ -6,12 +6,11 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { serialized, shadowFor } from '../../src/runtime/checkpoint/shadowRepo';
 import type { ShadowRepo } from '../../src/runtime/checkpoint/shadowRepo';
 import { takeCheckpoint } from '../../src/runtime/checkpoint/takeCheckpoint';
-import { gitSync as git, initRepo, write } from '../runtime/gitRepo';
+import { commitGitignore, gitSync as git, tempRepo } from '../runtime/gitRepo';
 
 describe('checkpoints: index-free turns against git write-tree over a real index', function () {
   this.timeout(60_000);
@@ -22,16 +21,11 @@ describe('checkpoints: index-free turns against git write-tree over a real index
   const extra: ShadowRepo[] = [];
 
   beforeEach(async () => {
-    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-index-free-')));
-    repo = path.join(base, 'repo');
-    fs.mkdirSync(repo, { recursive: true });
-    initRepo(repo, {
+    ({ base, repo } = tempRepo('fork-agents-index-free-', {
       'src/a.txt': 'a\n', 'src/deep/b.txt': 'b\n', 'src/deep/er/c.txt': 'c\n', 'x': 'a file, later a folder\n',
       'dir/one.txt': '1\n', 'dir/two.txt': '2\n', 'tool.sh': 'echo hi\n', 'a.b': 'sorts before the folder a\n', 'a/in.txt': 'in a\n',
-    });
-    write(repo, '.gitignore', 'build/\n*.log\n');
-    git(repo, 'add', '.gitignore');
-    git(repo, 'commit', '-q', '-m', 'ignores');
+    }));
+    commitGitignore(repo, 'build/\n*.log\n');
     oracle = path.join(base, 'oracle.git');
     git(base, 'init', '-q', '--bare', oracle);
     git(base, `--git-dir=${oracle}`, 'config', 'core.autocrlf', 'false');

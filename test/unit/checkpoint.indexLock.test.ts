@@ -8,13 +8,12 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { serialized, shadowFor } from '../../src/runtime/checkpoint/shadowRepo';
 import type { ShadowRepo } from '../../src/runtime/checkpoint/shadowRepo';
 import { takeCheckpoint } from '../../src/runtime/checkpoint/takeCheckpoint';
 import { indexId } from '../../src/runtime/checkpoint/trackedPaths';
-import { initRepo } from '../runtime/gitRepo';
+import { tempRepo } from '../runtime/gitRepo';
 
 const CHECKPOINT_JS = path.join(__dirname, '../../src/runtime/checkpoint/takeCheckpoint.js');
 const SHADOW_JS = path.join(__dirname, '../../src/runtime/checkpoint/shadowRepo.js');
@@ -43,10 +42,8 @@ describe('checkpoints: two runtimes writing one shadow index', function () {
   let shadow: ShadowRepo;
 
   beforeEach(async () => {
-    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-index-lock-')));
-    repo = path.join(base, 'repo');
-    fs.mkdirSync(path.join(repo, 'other'), { recursive: true });
-    initRepo(repo, { 'a.txt': 'a\n' });
+    ({ base, repo } = tempRepo('fork-agents-index-lock-', { 'a.txt': 'a\n' }));
+    fs.mkdirSync(path.join(repo, 'other'));
     store = path.join(base, 'store');
     shadow = await shadowFor(store, repo);
     shadow.indexFree = false;

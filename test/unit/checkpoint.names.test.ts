@@ -6,14 +6,13 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { bytesOf, nameOf } from '../../src/runtime/checkpoint/pathBytes';
 import { restorePaths, treeChanges } from '../../src/runtime/checkpoint/restoreFiles';
 import { serialized, shadowFor } from '../../src/runtime/checkpoint/shadowRepo';
 import type { ShadowRepo } from '../../src/runtime/checkpoint/shadowRepo';
 import { takeCheckpoint } from '../../src/runtime/checkpoint/takeCheckpoint';
-import { initRepo } from '../runtime/gitRepo';
+import { tempRepo } from '../runtime/gitRepo';
 
 /** A relative name with raw bytes: `raw<0xff>.txt` and the like. */
 const raw = (...parts: (string | number[])[]) => Buffer.concat(parts.map(part => (typeof part === 'string' ? Buffer.from(part) : Buffer.from(part))));
@@ -26,10 +25,7 @@ describe('checkpoints: names that are not UTF-8, and .git in other cases', funct
   let shadow: ShadowRepo;
 
   beforeEach(async () => {
-    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-names-')));
-    repo = path.join(base, 'repo');
-    fs.mkdirSync(repo, { recursive: true });
-    initRepo(repo, { 'a.txt': 'a\n', 'src/b.txt': 'b\n' });
+    ({ base, repo } = tempRepo('fork-agents-names-', { 'a.txt': 'a\n', 'src/b.txt': 'b\n' }));
     oracle = path.join(base, 'oracle.git');
     execFileSync('git', ['init', '-q', '--bare', oracle], { cwd: base });
     shadow = await shadowFor(path.join(base, 'store'), repo);

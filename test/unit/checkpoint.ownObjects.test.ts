@@ -5,12 +5,11 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { borrowedFrom, KEPT_NAME, serialized, shadowFor } from '../../src/runtime/checkpoint/shadowRepo';
 import type { ShadowRepo } from '../../src/runtime/checkpoint/shadowRepo';
 import { takeCheckpoint } from '../../src/runtime/checkpoint/takeCheckpoint';
-import { gitSync as git, initRepo, write } from '../runtime/gitRepo';
+import { gitSync as git, tempRepo, write } from '../runtime/gitRepo';
 
 /** Objects of `tree` (itself included) the shadow's own store lacks. */
 function notOwn(shadow: ShadowRepo, tree: string): string[] {
@@ -26,10 +25,7 @@ describe("checkpoints: the shadow holds every object of its trees, none borrowed
   let shadow: ShadowRepo;
 
   beforeEach(async () => {
-    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-own-')));
-    repo = path.join(base, 'repo');
-    fs.mkdirSync(repo, { recursive: true });
-    initRepo(repo, { 'src/a.txt': 'a\n', 'b/one.txt': 'one\n' });
+    ({ base, repo } = tempRepo('fork-agents-own-', { 'src/a.txt': 'a\n', 'b/one.txt': 'one\n' }));
     shadow = await shadowFor(path.join(base, 'store'), repo);
   });
   afterEach(async () => {

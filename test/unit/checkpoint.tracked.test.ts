@@ -8,12 +8,11 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { serialized, shadowFor } from '../../src/runtime/checkpoint/shadowRepo';
 import type { ShadowRepo } from '../../src/runtime/checkpoint/shadowRepo';
 import { takeCheckpoint } from '../../src/runtime/checkpoint/takeCheckpoint';
-import { gitSync as git, initRepo, write } from '../runtime/gitRepo';
+import { commitGitignore, gitSync as git, tempRepo, write } from '../runtime/gitRepo';
 
 for (const indexFree of [false, true]) describe(`checkpoints: the index paths kept in memory between checkpoints (index-free turns ${indexFree ? 'on' : 'off'})`, function () {
   this.timeout(30_000);
@@ -24,13 +23,8 @@ for (const indexFree of [false, true]) describe(`checkpoints: the index paths ke
   const others: ShadowRepo[] = [];
 
   beforeEach(async () => {
-    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-tracked-')));
-    repo = path.join(base, 'repo');
-    fs.mkdirSync(repo, { recursive: true });
-    initRepo(repo, { 'src/a.txt': 'a\n', 'src/deep/b.txt': 'b\n', 'kept.log': 'tracked, though ignored\n', 'bin.dat': '\u0000\u0001' });
-    write(repo, '.gitignore', '*.log\nbuild/\n');
-    git(repo, 'add', '.gitignore');
-    git(repo, 'commit', '-q', '-m', 'ignore logs');
+    ({ base, repo } = tempRepo('fork-agents-tracked-', { 'src/a.txt': 'a\n', 'src/deep/b.txt': 'b\n', 'kept.log': 'tracked, though ignored\n', 'bin.dat': '\u0000\u0001' }));
+    commitGitignore(repo, '*.log\nbuild/\n');
     watched = await shadowFor(path.join(base, 'store-watched'), repo);
     scanned = await shadowFor(path.join(base, 'store-scanned'), repo);
     scanned.watch = false;

@@ -10,7 +10,7 @@ import { serialized, shadowFor } from '../../src/runtime/checkpoint/shadowRepo';
 import type { ShadowRepo } from '../../src/runtime/checkpoint/shadowRepo';
 import { takeCheckpoint } from '../../src/runtime/checkpoint/takeCheckpoint';
 import { ChangeWatcher } from '../../src/runtime/checkpoint/changeWatcher';
-import { gitSync as git, initRepo, write } from '../runtime/gitRepo';
+import { commitGitignore, gitSync as git, tempRepo, write } from '../runtime/gitRepo';
 
 describe('checkpoints: the watcher names what changed, and records what a full scan would', function () {
   this.timeout(30_000);
@@ -20,10 +20,8 @@ describe('checkpoints: the watcher names what changed, and records what a full s
   let scanned: ShadowRepo;
 
   beforeEach(async () => {
-    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-watch-')));
-    repo = path.join(base, 'repo');
-    fs.mkdirSync(path.join(repo, 'empty-at-start'), { recursive: true });
-    initRepo(repo, { 'src/a/one.txt': 'one\n', 'src/two.txt': 'two\n', '.gitignore': 'build/\n' });
+    ({ base, repo } = tempRepo('fork-agents-watch-', { 'src/a/one.txt': 'one\n', 'src/two.txt': 'two\n', '.gitignore': 'build/\n' }));
+    fs.mkdirSync(path.join(repo, 'empty-at-start'));
     watched = await shadowFor(path.join(base, 'store-watched'), repo);
     scanned = await shadowFor(path.join(base, 'store-scanned'), repo);
     scanned.watch = false;
@@ -74,14 +72,9 @@ describe('checkpoints: every change the watcher reports is in the checkpoint', f
   let shadow: ShadowRepo;
 
   beforeEach(async () => {
-    base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-reported-')));
-    repo = path.join(base, 'repo');
-    fs.mkdirSync(repo, { recursive: true });
-    initRepo(repo, { 'src/a.txt': 'a\n', 'src/deep/b.txt': 'b\n', 'swap': 'a file for now\n', 'kept.log': 'tracked, though ignored\n' });
+    ({ base, repo } = tempRepo('fork-agents-reported-', { 'src/a.txt': 'a\n', 'src/deep/b.txt': 'b\n', 'swap': 'a file for now\n', 'kept.log': 'tracked, though ignored\n' }));
     // Ignored once tracked: kept.log stays in the index.
-    write(repo, '.gitignore', '*.log\n');
-    git(repo, 'add', '.gitignore');
-    git(repo, 'commit', '-q', '-m', 'ignore logs');
+    commitGitignore(repo, '*.log\n');
     shadow = await shadowFor(path.join(base, 'store'), repo);
     await takeCheckpoint(shadow);
   });

@@ -1,4 +1,4 @@
-// What the demo model understands (issue 9): plain asks become tool steps in the order written.
+// What the demo model understands: plain asks become tool steps in the order written.
 import { strict as assert } from 'node:assert';
 import { planFor } from '../fakes/demoPlan';
 

@@ -1,4 +1,4 @@
-// docs/design.md §3 (real user turns, frozen entries) and §4.3 (selecting history).
+// docs/design.md §3 (real user turns, frozen entries) and §4.2 (selecting history).
 import { strict as assert } from 'node:assert';
 import type { Entry, Message } from '../../src/common/transcript';
 import { deepFreeze, isRealUserTurn } from '../../src/common/transcript';

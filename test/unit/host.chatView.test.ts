@@ -87,7 +87,7 @@ describe('host: chat error messages', () => {
   });
 });
 
-describe('chat context line (issue 6)', () => {
+describe('chat context line: how full the context window is', () => {
   it('appears only above half of the window', () => {
     assert.equal(contextNote(undefined), undefined);
     assert.equal(contextNote({ tokens: 100_000, window: 200_000 }), undefined);

@@ -1,7 +1,7 @@
 // Retired models (src/common/models.ts `retiresOn`): the host's model list leaves them out and marks a
 // `fork.model` that is one; the Claude API refuses every request to them (about-claude/model-deprecations).
 import { strict as assert } from 'node:assert';
-import { retiredModelText, retiredOn } from '../../src/common/models';
+import { retiredModelText, retiredOn, retiredToday } from '../../src/common/models';
 import { availableModels, retiredMark } from '../../src/host/lm/models';
 import type { ListedModel } from '../../src/common/protocol/model';
 
@@ -34,6 +34,17 @@ describe('host: retired models in the model list', () => {
     assert.equal(retiredOn('claude-sonnet-4-5', '2026-12-02', 'bedrock'), undefined);
     assert.equal(retiredOn('claude-sonnet-4-5', '2026-12-02', 'anthropic'), '2026-11-30');
     assert.match(retiredModelText('claude-sonnet-4-5', '2026-11-30'), /^claude-sonnet-4-5 was retired on 2026-11-30: .*model-deprecations.*claude-sonnet-5-5/);
+  });
+
+  it('retiredToday, the clock every sender asks (send, fork/start, the CLI, the model client), turns at UTC midnight', () => {
+    assert.equal(retiredToday('claude-sonnet-4-5', undefined, new Date('2026-11-29T23:59:59.999Z')), undefined, 'the last moment before');
+    assert.equal(retiredToday('claude-sonnet-4-5', undefined, new Date('2026-11-30T00:00:00.000Z')), '2026-11-30', 'the first moment of the day');
+    // The UTC day, not the machine's: 23:30 on the 29th in New York is already the 30th.
+    assert.equal(retiredToday('claude-sonnet-4-5-20250929', 'anthropic', new Date('2026-11-29T23:30:00-05:00')), '2026-11-30');
+    assert.equal(retiredToday('claude-sonnet-4-5', 'anthropic', new Date('2026-11-30T09:00:00+10:00')), undefined, '09:00 in Sydney on the 30th is still the 29th in UTC');
+    assert.equal(retiredToday('claude-sonnet-4-5', 'vertex', new Date('2026-12-02T00:00:00Z')), undefined, 'Google Cloud sets its own dates');
+    // Without `now`: the machine's clock (this repository's tests run after 2026-11-30).
+    assert.equal(retiredToday('claude-sonnet-4-5'), '2026-11-30');
   });
 
   it('leaves retired models out of fork.models (the fallback list) and of the endpoint\'s list', async () => {

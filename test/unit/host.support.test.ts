@@ -27,7 +27,7 @@ describe('host: approvals', () => {
     assert.match(approvalDetail({ toolName: 'bash', category: 'exec', input: { command: 'ls' } }), /runs a command\)\ncommand: ls$/);
   });
 
-  it('shows the whole command with control characters escaped (issue 11 §8)', () => {
+  it('shows the whole command with control characters escaped, so none can hide part of it', () => {
     const command = `echo tests ${'.'.repeat(600)}\ntouch x\rrm -rf ~ \x1b[2K\u202e`;
     const detail = approvalDetail({ toolName: 'bash', category: 'exec', input: { command } });
     assert.equal(detail, `Tool: bash (runs a command)\ncommand: echo tests ${'.'.repeat(600)}\\ntouch x\\rrm -rf ~ \\e[2K\\u202e`);

@@ -1,6 +1,6 @@
-// Issue 11 item 12: with the language client's trace at verbose, the real vscode-jsonrpc tracer prints the
-// parameters of runtime/configure (the key, a Vertex token, MCP servers' env and headers) and initialize (the
-// token); the trace channel blanks them.
+// The key never reaches a log (docs/design.md §6). With the language client's trace at verbose, the real
+// vscode-jsonrpc tracer prints the parameters of runtime/configure (the key, a Vertex token, MCP servers' env
+// and headers) and initialize (the token); the trace channel blanks them.
 import * as assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { StreamMessageReader, StreamMessageWriter, Trace, createMessageConnection } from 'vscode-jsonrpc/node';

@@ -1,4 +1,4 @@
-// Which workspace roots a window gains or loses for worktree forks (issue 5), and what the worktree
+// Which workspace roots a window gains or loses for worktree forks, and what the worktree
 // commands accept: the pure rules behind src/host/worktrees.
 import * as assert from 'node:assert/strict';
 import type { ForkState, ForkSummary, ForkWorktree } from '../../src/common/forks';

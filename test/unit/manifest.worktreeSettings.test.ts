@@ -1,4 +1,4 @@
-// Issue 13: the fork.worktree.* settings in the manifest. What runs code (setup) or decides what runs
+// The fork.worktree.* settings in the manifest. What runs code (setup) or decides what runs
 // (its timeout, the ports handed to commands) is application scope: a repository's settings cannot set it.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';

@@ -1,4 +1,4 @@
-// The panel's streaming coalescer (issue 4 §5): at most ~20 flushes a second per fork, nothing lost,
+// The panel's streaming coalescer: at most ~20 flushes a second per fork, nothing lost,
 // nothing reordered, and output never overtaken by the state that ends it.
 import * as assert from 'node:assert/strict';
 import type { AgentEvent } from '../../src/common/agentEvents';

@@ -1,4 +1,4 @@
-// The panel's HTML shell (issue 4 §5): a strict CSP with a nonce, nothing remote, nothing inline.
+// The panel's HTML shell, untrusted (docs/design.md §6): a strict CSP with a nonce, nothing remote, nothing inline.
 import * as assert from 'node:assert/strict';
 import { buildCsp, createNonce, panelHtml } from '../../src/host/panel/html';
 

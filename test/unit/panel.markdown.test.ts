@@ -1,4 +1,4 @@
-// Model output is untrusted (issue 4 §5): what the panel's markdown renderer lets through.
+// Model output is untrusted (docs/design.md §6): what the panel's markdown renderer lets through.
 import * as assert from 'node:assert/strict';
 import { isOpenableLink, renderUntrustedMarkdown } from '../../src/host/panel/markdown';
 

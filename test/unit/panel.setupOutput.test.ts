@@ -1,4 +1,4 @@
-// Issue 13: a worktree's setup output in a fork's output log — its own console item beside the model's
+// A worktree's setup output in a fork's output log — its own console item beside the model's
 // streamed text (both can run at once), notes for start and end — rebuilt exactly by the webview's ops.
 import * as assert from 'node:assert/strict';
 import type { AgentEvent } from '../../src/common/agentEvents';

@@ -1,4 +1,4 @@
-// Price arithmetic (issue 14) against figures computed by hand from the published table.
+// Price arithmetic against figures computed by hand from the published table.
 import * as assert from 'node:assert/strict';
 import { budgetReached, budgetStop, parseBudget } from '../../src/common/budget';
 import { cacheEffectText, costOf, noPriceText, parsePriceOverrides, priceFor, priceRequest, priceRequests, uncachedCostOf, usdText } from '../../src/common/pricing';

@@ -1,4 +1,4 @@
-// Issue 11 item 9: several disconnects while a fork runs must not leave timers that stop the runtime
+// Several disconnects while a fork runs must not leave timers that stop the runtime
 // under a client that connected afterwards. Timers are driven by hand, so nothing here waits on a clock.
 import * as assert from 'node:assert/strict';
 import { IdleExit } from '../../src/runtime/idleExit';

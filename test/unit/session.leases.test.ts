@@ -1,4 +1,4 @@
-// Issue 15: idle eviction never splits a session in two. A session held across an await longer than the
+// Idle eviction never splits a session in two. A session held across an await longer than the
 // idle time stays the one instance every get() returns, and concurrent loads of an evicted session share one.
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
@@ -10,7 +10,7 @@ import { header } from './forkFixtures';
 const ID = 's-00000000-0000-4000-8000-0000000000aa';
 const IDLE_MS = 1_000;
 
-describe('session store: leases and idle eviction (issue 15)', () => {
+describe('session store: leases and idle eviction (docs/design.md §3, memory)', () => {
   let dir: string;
   let clock: number;
   let store: SessionStore;

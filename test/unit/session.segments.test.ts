@@ -1,4 +1,4 @@
-// Issue 15: a chat seals its history into content-addressed segments as it commits; a selection is named by
+// A chat seals its history into content-addressed segments as it commits; a selection is named by
 // chain ranges plus a bounded tail, and reading those back gives the same entries — after rewinds too.
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
@@ -12,7 +12,7 @@ import { SegmentError } from '../../src/runtime/session/segments';
 import { SessionStore } from '../../src/runtime/session/sessionStore';
 import { header } from './forkFixtures';
 
-describe('session: sealed segments (issue 15)', function () {
+describe('session: sealed segments (docs/design.md §3)', function () {
   // Hundreds of commits, each flushed to disk: seconds on a loaded machine (not a speed check).
   this.timeout(20_000);
   let dir: string;

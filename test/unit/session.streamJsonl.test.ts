@@ -1,4 +1,4 @@
-// Issue 15: sessions are streamed in a chunk at a time. The streamed reader must see exactly what the
+// Sessions are streamed in a chunk at a time. The streamed reader must see exactly what the
 // one-shot reader (readJsonl) sees: records, skipped lines and the torn tail's size in bytes, whatever
 // falls on a chunk boundary (a multi-byte character, a line several chunks long).
 import { strict as assert } from 'node:assert';
@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { readJsonl } from '../../src/runtime/session/jsonl';
 import { streamJsonl } from '../../src/runtime/session/streamJsonl';
 
-describe('session: streamed JSONL reading (issue 15)', () => {
+describe('session: streamed JSONL reading matches the one-shot reader', () => {
   let dir: string;
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-stream-'))));
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 // session/send: one user prompt, run to the end of the agent's turn, events streamed as session/event.
-import { modelFacts, retiredModelText, retiredOn, utcDay } from '../../common/models';
+import { modelFacts, retiredModelText, retiredToday } from '../../common/models';
 import { ResponseError, ErrorCodes } from 'vscode-jsonrpc/node';
 import type { AgentEvent } from '../../common/agentEvents';
 import { RuntimeErrorCode, permissionRequest, sessionEvent, sessionSend } from '../../common/protocol/runtime';
@@ -195,7 +195,7 @@ function sessionSettings(client: ClientConnection, picked: unknown): ModelSettin
   const settings: ModelSettings = { model: chosen, maxTokens: maxTokens || DEFAULT_MAX_TOKENS };
   const facts = modelFacts(chosen);
   // A retired model answers every request with a 404: refused by name before a session is made for it.
-  const retired = retiredOn(chosen, utcDay(), client.config.provider);
+  const retired = retiredToday(chosen, client.config.provider);
   if (retired) throw new ResponseError(ErrorCodes.InvalidParams, retiredModelText(chosen, retired));
   // Refused here, never sent: adaptive-thinking models answer a budget with a 400 (model pages and
   // https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking, read 2026-12-01).

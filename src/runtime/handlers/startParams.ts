@@ -7,7 +7,7 @@ import { parseForkTurns } from '../../common/forkTurns';
 import type { ForkStartParams } from '../../common/protocol/forks';
 import { checkTextSize } from './textLimits';
 import { shortText } from '../../common/forkDisplay';
-import { retiredModelText, retiredOn, utcDay } from '../../common/models';
+import { retiredModelText, retiredToday } from '../../common/models';
 import type { ClientConnection } from '../clientConnection';
 import type { ModelAccess } from '../fork/forkContracts';
 import type { Session } from '../session/session';
@@ -57,11 +57,11 @@ export function forkAccess(client: ClientConnection, access: ModelAccess, parent
 
 /**
  * Why forks on `chosen` (ids the request named; none: the chat's model) cannot start: one is retired where
- * the access sends it (models.ts `retiredOn`), so its first request would fail with a 404.
+ * the access sends it (models.ts `retiredToday`), so its first request would fail with a 404.
  */
 export function retiredForkModel(parent: Pick<Session, 'header'>, chosen: readonly string[] | undefined, access: ModelAccess): string | undefined {
   for (const model of chosen && chosen.length > 0 ? chosen : [parent.header.settings.model]) {
-    const day = retiredOn(model, utcDay(), access.provider?.name);
+    const day = retiredToday(model, access.provider?.name);
     if (day) return `${retiredModelText(model, day)}${chosen && chosen.length > 0 ? '' : ' A fork of this chat needs another model (the fork\'s model choice, or --model).'}`;
   }
   return undefined;

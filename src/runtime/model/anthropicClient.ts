@@ -9,7 +9,7 @@ import { ModelError } from './modelClient';
 import type { BodyFacts, ModelClient, ModelResponse, StreamHandlers } from './modelClient';
 import { retryAdvice } from './retryRules';
 import { providerModelId } from './modelIds';
-import { retiredModelText, retiredOn, utcDay } from '../../common/models';
+import { retiredModelText, retiredToday } from '../../common/models';
 import { createSdk } from './providers';
 import { requestBytes } from './requestBytes';
 import type { SdkOptions } from './providers';
@@ -165,7 +165,7 @@ function dateHeader(headers: Headers | undefined): number | undefined {
 
 /** The request's model and the day it was retired (models.ts), when it is retired where it is sent. */
 function retirement(model: string, provider: string | undefined): { model: string; day: string } | undefined {
-  const day = retiredOn(model, utcDay(), provider ?? 'anthropic');
+  const day = retiredToday(model, provider ?? 'anthropic');
   return day ? { model, day } : undefined;
 }
 
