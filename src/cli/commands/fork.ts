@@ -27,6 +27,8 @@ function budgetFlag(args: ParsedArgs): string | undefined {
 }
 
 export function costText(fork: ForkSummary): string {
+  // No model turn (queued, or refused before any answer: a rejected key): nothing was billed, whatever the price.
+  if (!fork.cost && fork.modelTurns === 0) return 'cost $0 (no model turns)';
   if (!fork.cost) return `cost: ${noPriceText(fork.model, 'cli')}`;
   return `cost ${usdText(fork.cost.usd)} (uncached ${usdText(fork.cost.uncachedUsd)}, ${cacheEffectText(fork.cost, { form: 'clause' })})`;
 }
