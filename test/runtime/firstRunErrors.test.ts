@@ -17,6 +17,7 @@ describe('cli: errors on a first run', function () {
   let cwd: string;
 
   const cli = cliRunner({ apiKey: 'k-first', baseUrl: () => fake.url, store: () => store });
+  const cliWithoutKey = cliRunner({ apiKey: '', baseUrl: () => fake.url, store: () => store });
 
   beforeEach(async () => {
     fake = await startFakeAnthropic({ apiKey: 'k-first' });
@@ -44,6 +45,25 @@ describe('cli: errors on a first run', function () {
     assert.match(list.stdout, /failed .*cost \$0 \(no model turns\)/);
     // claude-sonnet-5-5 has a price in the built-in table: saying otherwise sends the user to --prices for nothing.
     assert.doesNotMatch(fork.stdout + list.stdout, /no price known/);
+  });
+
+  it('send --approval that does not apply says so: capped by the launch mode, or not given for want of a key', async () => {
+    fake.setResponder(r => (r.rawBody.includes('<fork-boilerplate>') ? say('Scope: fork.') : say('parent answer')));
+    const chat = await cli('chat', '--cwd', cwd, '--json', 'hello');
+    assert.equal(chat.code, 0, chat.stderr);
+    const fork = await cli('fork', '--cwd', cwd, '--session', lastJson(chat).sessionId, '--isolation', 'shared', '--approval', 'ask', '--wait', '--json', 'look around');
+    assert.equal(fork.code, 0, fork.stderr);
+    const { forkId } = lastJson(fork);
+    const capped = await cli('send', '--fork', forkId, '--approval', 'auto-edit', '--wait', 'again');
+    assert.equal(capped.code, 0, capped.stderr);
+    assert.match(capped.stderr, new RegExp(`note: fork ${forkId} continues in ask, the mode it was launched with, not auto-edit; --loosen-approval confirms a looser one`));
+    assert.match(capped.stderr, /note: this fork asks before it edits files/, 'and who can answer it');
+    const keyless = await cliWithoutKey('send', '--fork', forkId, '--approval', 'auto-edit', '--loosen-approval', '--wait', 'once more');
+    assert.equal(keyless.code, 0, keyless.stderr);
+    assert.match(keyless.stderr, /note: --approval auto-edit was not applied: this command gave the runtime no key .*continues with the access it last ran with \(ask\)/);
+    const loosened = await cli('send', '--fork', forkId, '--approval', 'auto-edit', '--loosen-approval', '--wait', 'and again');
+    assert.equal(loosened.code, 0, loosened.stderr);
+    assert.doesNotMatch(loosened.stderr, /note:/, 'applied: nothing to say');
   });
 
   it('doctor --repair refused by a live runtime says how to stop it: the CLI has ended, the runtime has not', async () => {
