@@ -66,6 +66,16 @@ describe('cli: errors on a first run', function () {
     assert.doesNotMatch(loosened.stderr, /note:/, 'applied: nothing to say');
   });
 
+  it('no key: chat and fork say how to give one at a terminal, --demo included, and exit 1', async () => {
+    fake.setResponder(() => say('parent answer'));
+    const chat = await cli('chat', '--cwd', cwd, '--json', 'hello');
+    assert.equal(chat.code, 0, chat.stderr);
+    for (const run of [await cliWithoutKey('chat', '--cwd', cwd, 'hello'), await cliWithoutKey('fork', '--session', lastJson(chat).sessionId, 'look around')]) {
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.stderr, 'fork-agents: No Anthropic API key is set: set ANTHROPIC_API_KEY (or FORK_AGENTS_PROVIDER=bedrock|vertex), or pass --demo for the local demo model, which needs none.\n');
+    }
+  });
+
   it('doctor --repair refused by a live runtime says how to stop it: the CLI has ended, the runtime has not', async () => {
     fake.setResponder(() => say('parent answer'));
     const chat = await cli('chat', '--cwd', cwd, 'hello');
