@@ -12,6 +12,7 @@ import { applyCommand, discardCommand, keepCommand, reviewCommand } from './comm
 import { stopCommand } from './commands/stop';
 import { compareCommand } from './commands/tournament';
 import { doctorCommand } from './commands/doctor';
+import { RuntimeErrorCode } from '../common/protocol/runtime';
 
 declare const FORK_AGENTS_VERSION: string;
 
@@ -51,7 +52,10 @@ async function main(argv: string[]): Promise<number> {
     const code = await run(line.args);
     return typeof code === 'number' ? code : 0;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    // The runtime's words name the editor's command too; here the user is at a terminal.
+    const message = (error as { code?: unknown })?.code === RuntimeErrorCode.missingKey
+      ? 'No Anthropic API key is set: set ANTHROPIC_API_KEY (or FORK_AGENTS_PROVIDER=bedrock|vertex), or pass --demo for the local demo model, which needs none.'
+      : error instanceof Error ? error.message : String(error);
     process.stderr.write(`fork-agents: ${message.split('\n', 1)[0]}\n`);
     return isBadInput(error) ? 2 : 1;
   }

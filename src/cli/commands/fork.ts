@@ -8,7 +8,8 @@ import { forkEvent, forkSend, forkStart, forkWait } from '../../common/protocol/
 import type { RuntimeClient } from '../../client/rpcClient';
 import { UsageError } from '../args';
 import type { ParsedArgs } from '../args';
-import { connectCli } from '../connect';
+import { approvalOf, connectCli } from '../connect';
+import type { ApprovalMode } from '../../common/approval';
 import { CliFailure, printJson } from '../output';
 import { parseBudget } from '../../common/budget';
 import { coldCacheText, modelIdProblem } from '../../common/modelChoice';
@@ -27,6 +28,8 @@ function budgetFlag(args: ParsedArgs): string | undefined {
 }
 
 export function costText(fork: ForkSummary): string {
+  // No model turn (queued, or refused before any answer: a rejected key): nothing was billed, whatever the price.
+  if (!fork.cost && fork.modelTurns === 0) return 'cost $0 (no model turns)';
   if (!fork.cost) return `cost: ${noPriceText(fork.model, 'cli')}`;
   return `cost ${usdText(fork.cost.usd)} (uncached ${usdText(fork.cost.uncachedUsd)}, ${cacheEffectText(fork.cost, { form: 'clause' })})`;
 }
@@ -52,15 +55,8 @@ export async function forkCommand(args: ParsedArgs): Promise<void> {
       sessionId, directive, forkTurns: args.flags.get('turns'), atEntryId: args.flags.get('at'), isolation, budget, model,
     });
     if (fork.parentModel && !args.switches.has('json')) process.stderr.write(`note: ${coldCacheText(fork.model ?? model ?? '', fork.parentModel)}\n`);
-    const answersHere = args.switches.has('wait') && terminalCanAsk();
     // Once it started (a refused start keeps its one-line reason). Without --approval the fork has its chat's mode.
-    if ((fork.approvalMode ?? 'ask') === 'ask' && !answersHere && !args.switches.has('json')) {
-      process.stderr.write(
-        'note: this fork asks before it edits files or runs commands; VS Code with Fork Agents open, or this terminal with\n' +
-        '      --wait, can answer; without either its requests are refused after a while. Use --approval auto-edit to allow\n' +
-        '      file edits, or --approval auto to allow commands too.\n',
-      );
-    }
+    noteWhoAnswers(fork.approvalMode, args);
     await finish(client, fork, args);
   } finally {
     await client.close();
@@ -73,14 +69,41 @@ export async function sendCommand(args: ParsedArgs): Promise<void> {
   const message = args.positional.join(' ');
   const budget = budgetFlag(args);
   if (message.trim() === '' && budget === undefined) throw new UsageError('send needs a message (or --budget to continue a fork paused at its budget)');
+  const loosen = args.switches.has('loosen-approval');
   const client = await connectCli(args, { sessionId: forkId });
   try {
-    await finish(client, await sendRequest(client.endpoint, forkSend, {
-      forkId, message: message.trim() === '' ? undefined : message, budget, loosenApproval: args.switches.has('loosen-approval') || undefined,
-    }), args);
+    const sent = await sendRequest(client.endpoint, forkSend, {
+      forkId, message: message.trim() === '' ? undefined : message, budget, loosenApproval: loosen || undefined,
+    });
+    const asked = args.flags.has('approval') ? approvalOf(args) : undefined;
+    if (asked && sent.approvalMode && asked !== sent.approvalMode && !args.switches.has('json')) {
+      // The runtime keeps a fork's last access when this command gave it none (no key): nothing of ours applies.
+      process.stderr.write(loosen || !cliGaveAccess(args)
+        ? `note: --approval ${asked} was not applied: this command gave the runtime no key (ANTHROPIC_API_KEY, or --demo for the demo model), so fork ${forkId} continues with the access it last ran with (${sent.approvalMode}).\n`
+        : `note: fork ${forkId} continues in ${sent.approvalMode}, the mode it was launched with, not ${asked}; --loosen-approval confirms a looser one.\n`);
+    }
+    noteWhoAnswers(sent.approvalMode, args);
+    await finish(client, sent, args);
   } finally {
     await client.close();
   }
+}
+
+/** Whether this command supplies model access of its own (a key, the demo model or a cloud provider's credentials). */
+function cliGaveAccess(args: ParsedArgs): boolean {
+  const provider = process.env.FORK_AGENTS_PROVIDER?.trim();
+  return args.switches.has('demo') || Boolean(process.env.ANTHROPIC_API_KEY) || provider === 'bedrock' || provider === 'vertex';
+}
+
+/** A fork in `ask` whose approvals nobody here answers waits, then is refused: said before that happens. */
+function noteWhoAnswers(mode: ApprovalMode | undefined, args: ParsedArgs): void {
+  const answersHere = args.switches.has('wait') && terminalCanAsk();
+  if ((mode ?? 'ask') !== 'ask' || answersHere || args.switches.has('json')) return;
+  process.stderr.write(
+    'note: this fork asks before it edits files or runs commands; VS Code with Fork Agents open, or this terminal with\n' +
+    '      --wait, can answer; without either its requests are refused after a while. Use --approval auto-edit to allow\n' +
+    '      file edits, or --approval auto to allow commands too.\n',
+  );
 }
 
 async function finish(client: RuntimeClient, fork: ForkSummary, args: ParsedArgs): Promise<void> {

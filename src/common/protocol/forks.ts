@@ -48,7 +48,8 @@ export interface ForkSendParams { forkId: string; message?: string; budget?: str
   /** Allow a looser approval mode than the fork was launched with (the user confirmed it). */
   loosenApproval?: boolean;
 }
-export type ForkSendResult = ForkSummary;
+/** `approvalMode`: the mode the fork continues in (the sender's, capped by its launch mode unless loosened). */
+export type ForkSendResult = ForkSummary & { approvalMode?: ApprovalMode };
 export const forkSend = request<ForkSendParams, ForkSendResult>('fork/send');
 /** Resolves once the fork is completed, failed or cancelled. */
 export type ForkWaitResult = ForkSummary;

@@ -46,7 +46,7 @@ export async function doctorMain(argv: string[]): Promise<number> {
     const lockMode = fs.existsSync(lockDir) ? fs.statSync(lockDir).mode & 0o777 : undefined;
     if (!lockStore(storeDir) || await socketAccepts(socketPathFor(storeDir))) {
       const pid = storeOwner(storeDir) ?? infoPid(storeDir);
-      process.stderr.write(`fork-agents doctor: a runtime${pid ? ` (pid ${pid})` : ''} serves ${storeDir}; nothing was changed. Stop it (close the editors and CLI runs using the store), or run without --repair to only check.\n`);
+      process.stderr.write(`fork-agents doctor: a runtime${pid ? ` (pid ${pid})` : ''} serves ${storeDir}; nothing was changed. Close the editors using the store; the runtime then stops by itself after 10 minutes with no client and no running fork${pid ? `, or stop it now with \`kill ${pid}\` (its running forks resume when a runtime next starts)` : ''}. Or run without --repair to only check.\n`);
       return DOCTOR_EXIT.busy;
     }
     // Taking the lock made its folder private if it was not: said here, since the mode check comes after.

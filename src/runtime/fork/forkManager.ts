@@ -5,6 +5,7 @@ import type { AgentEvent } from '../../common/agentEvents';
 import type { ForkSummary, ForkState, ForkWorktree } from '../../common/forks';
 import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
+import type { ForkSendResult } from '../../common/protocol/forks';
 import type { Budget } from '../../common/budget';
 import { HOW_TO_PRICE, budgetText } from '../../common/budget';
 import type { ModelPrice, PriceOverrides } from '../../common/pricing';
@@ -200,7 +201,7 @@ export class ForkManager implements ForkLauncher {
    * Continues a finished fork with a message: its own transcript only, never newer parent history. A fork
    * paused at its budget continues with or without one, once `budget` (its new budget) allows.
    */
-  async send(forkId: string, message: string | undefined, access: ModelAccess | undefined, budget?: Budget, loosenApproval = false): Promise<ForkSummary> {
+  async send(forkId: string, message: string | undefined, access: ModelAccess | undefined, budget?: Budget, loosenApproval = false): Promise<ForkSendResult> {
     const run = this.runOf(forkId);
     mayContinue(run, message);
     // The chat's budget counts the chat's own spending: read once if the chat was not since start-up.
@@ -214,7 +215,8 @@ export class ForkManager implements ForkLauncher {
     }
     try {
       mayContinue(run, message);
-      return this.continueRun(run, message, access && sendPolicy(heldSession(run).bootstrap?.policy, access, loosenApproval), budget);
+      const summary = this.continueRun(run, message, access && sendPolicy(heldSession(run).bootstrap?.policy, access, loosenApproval), budget);
+      return { ...summary, ...(run.access ? { approvalMode: run.access.approvalMode } : {}) };
     } catch (error) {
       if (run.summary.state !== 'queued') releaseSession(run);
       throw error;

@@ -11,7 +11,7 @@ import { commitTree, headAndTree, isInsidePath, realpathOfExisting, repoInfo } f
 import type { RepoInfo } from './repo';
 import { gitOk, pinGitDir } from './run';
 import { changedPaths, snapshotTree } from './snapshot';
-import { CHECKOUT_TIMEOUT_MS, WorktreeError, defaultWorktreeRoot, discardForkWorktree, isForkBranch, notARepoMessage, shortForkId, slugify } from './worktree';
+import { CHECKOUT_TIMEOUT_MS, WORKTREES_FOLDER, WorktreeError, defaultWorktreeRoot, discardForkWorktree, isForkBranch, notARepoMessage, shortForkId, slugify } from './worktree';
 import { writeWorktreeMeta } from './worktreeMeta';
 
 export interface CreateWorktreeOptions {
@@ -94,5 +94,24 @@ async function prepareWorktreeRoot(top: string, configured: string | undefined):
     throw new WorktreeError(`The worktree folder ${real} is inside the repository ${top}; choose one outside it (setting fork.worktreeRoot).`, 'bad-root');
   }
   await fs.mkdir(real, { recursive: true });
-  return fs.realpath(real);
+  const root = await fs.realpath(real);
+  await refuseOthersFolders(root);
+  return root;
+}
+
+/**
+ * The worktrees' folder (and the shared `.fork-agents-worktrees` above it) must be ours: a repository in a
+ * shared folder such as /tmp lets another user create them first, and whoever owns a folder can rename what
+ * is in it, so they could swap a fork's worktree for files of their own while the fork works there.
+ */
+async function refuseOthersFolders(root: string): Promise<void> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return; // Windows: folder ownership is not a uid
+  const parent = path.dirname(root);
+  for (const dir of path.basename(parent) === WORKTREES_FOLDER ? [parent, root] : [root]) {
+    const owner = (await fs.stat(dir)).uid;
+    if (owner !== uid) {
+      throw new WorktreeError(`The worktree folder ${dir} belongs to another user (uid ${owner}, you are ${uid}): they could swap a fork's files, so no fork is created there. Remove it, or choose another folder (setting fork.worktreeRoot, or --worktree-root).`, 'bad-root');
+    }
+  }
 }
