@@ -1,4 +1,5 @@
-// Issue 9 in a real VS Code (code-server + chromium): the packaged .vsix, installed with
+// The walkthrough from the packaged extension in a real VS Code (code-server + chromium):
+// the packaged .vsix, installed with
 // `code-server --install-extension` as a user installs it, runs the walkthrough's first step (the key goes
 // into SecretStorage through the step's button: the environment has none), then the README's demo
 // walkthrough against the demo model: chat with tools, a /fork that works in its own worktree and creates a
