@@ -259,8 +259,9 @@ const conformance = {
 
 const extensionHost = e2eStage('extension-host tests (code-server)', ['out/scripts/e2e/extensionTests.js'], mochaSummary);
 // The UI files run two at a time (FORK_AGENTS_UI_JOBS): a UI check mostly waits on the window, so one file
-// keeps about a third of a core busy (chatAnswers: 22 s of CPU in 75 s). Each worker process shares one
-// chromium among its files; each file keeps its own code-server, store and folders.
+// keeps about two thirds of a core busy (CPU of each file's process tree, 2026-12-03: 18–74 s per file,
+// about 560 s for the stage). Each worker process keeps one chromium from file to file
+// (test/e2e/sharedWorkbench.ts); each file keeps its own code-server, store and folders.
 const UI_JOBS = process.env.FORK_AGENTS_UI_JOBS ?? '2';
 const ui = e2eStage('UI checks (code-server + chromium)', () => [mocha, '--forbid-only', '--timeout', '120000', '--parallel', '--jobs', UI_JOBS, '--require', 'out/test/e2e/sharedWorkbench.js', ...color, ...biggestFirst('out/test/e2e')], mochaSummary,
   // About 55 checks in 20 files: 5–8 minutes on 2 cores with nothing else running, 15 at load 20.

@@ -1,6 +1,8 @@
 // One chromium for a whole mocha run of the UI checks instead of one per test file: `--require
 // out/test/e2e/sharedWorkbench.js` turns sharing on (npm test, npm run test:ui); a file run on its own
-// launches its own, as before. Each window still gets a browser context (profile, storage) of its own.
+// launches its own, as before. Under mocha --parallel it is one chromium per worker process, kept from one
+// file to the next and ended with the worker. Each window still gets a browser context (profile, storage)
+// of its own.
 //
 // Each file keeps its own code-server. One server for every file would need each window's extension host to
 // get its file's environment (store, endpoint, key); VS Code hands a window the URL payload's
@@ -33,9 +35,14 @@ interface SharedState {
 
 let shared: SharedState | undefined;
 
-/** Turns sharing on for this process (the mocha root hook plugin calls it). */
+/** Turns sharing on for this process (the mocha root hook plugin calls it; again for each file is fine). */
 export function shareWorkbench(): void {
-  shared ??= { home: fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-chromium-')), teardowns: [] };
+  if (shared) return;
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'fork-agents-chromium-'));
+  shared = { home, teardowns: [] };
+  // A worker kept its chromium to the end (finishSharedFile): playwright kills it when this process exits;
+  // its profile's folder goes here.
+  process.once('exit', () => fs.rmSync(home, { recursive: true, force: true }));
 }
 
 export function sharing(): boolean {
@@ -45,13 +52,21 @@ export function sharing(): boolean {
 /** The one chromium, launched on first use. */
 export function sharedBrowser(chromiumPath: string): Promise<Browser> {
   if (!shared) throw new Error('sharing is off: call shareWorkbench() first');
-  shared.browser ??= chromium.launch({
+  const state = shared;
+  state.browser ??= chromium.launch({
     executablePath: chromiumPath,
     headless: true,
     args: CHROMIUM_ARGS,
-    env: { ...process.env, HOME: shared.home } as Record<string, string>,
+    env: { ...process.env, HOME: state.home } as Record<string, string>,
+  }).then(browser => {
+    // A chromium that crashed in one file is not handed to the next: that file launches a fresh one.
+    browser.once('disconnected', () => {
+      if (state.browser === launched) state.browser = undefined;
+    });
+    return browser;
   });
-  return shared.browser;
+  const launched = state.browser;
+  return launched;
 }
 
 /**
@@ -63,6 +78,17 @@ export function tearDownInBackground(teardown: () => Promise<void>): Promise<voi
   if (!shared) return teardown();
   shared.teardowns.push(teardown().catch(error => console.log(`      (a UI run's teardown failed: ${(error as Error).message})`)));
   return Promise.resolve();
+}
+
+/**
+ * Waits for the finished files' teardowns and keeps the chromium for the next file of this process (a
+ * mocha --parallel worker: its root hooks run around each file, and it cannot tell which file is its
+ * last). Starting a chromium costs about 2 s of CPU; a worker runs 8 or 9 files.
+ */
+export async function finishSharedFile(): Promise<void> {
+  if (!shared) return;
+  const teardowns = shared.teardowns.splice(0);
+  await Promise.all(teardowns);
 }
 
 /** Closes the shared chromium (after the last file), once every file's teardown is over. */

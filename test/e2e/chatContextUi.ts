@@ -1,7 +1,7 @@
 // Driving the Chat view's context and model controls the way a user does (code-server + chromium):
 // a `#` file reference and `#selection` picked from the input's suggestions, the model picker, a new chat, and the MCP trust notification.
 import type { Locator, Page } from 'playwright-core';
-import { chatInput, runCommand } from './workbenchUi';
+import { chatInput, focusChatInput, runCommand } from './workbenchUi';
 
 /**
  * Starts a new chat (the previous one would continue its session, which keeps its model and tools) with the
@@ -9,7 +9,7 @@ import { chatInput, runCommand } from './workbenchUi';
  */
 export async function newChat(page: Page): Promise<void> {
   const requests = page.locator('.interactive-request');
-  await page.locator('.interactive-input-part .monaco-editor').first().click();
+  await focusChatInput(page);
   await page.keyboard.press('Control+L');
   await requests.first().waitFor({ state: 'detached', timeout: 30_000 });
   await chatInput(page).waitFor({ state: 'visible', timeout: 30_000 });
@@ -21,16 +21,21 @@ export async function newChat(page: Page): Promise<void> {
  * (`#file:<name>:<from>-<to>`); the request carries either in `request.references`.
  */
 async function acceptReference(page: Page, word: string, label: string, inserted: string): Promise<void> {
-  await page.locator('.interactive-input-part .monaco-editor').first().click();
+  await focusChatInput(page);
   await page.keyboard.press('End');
   await page.keyboard.type(` #${word}`);
   const suggestion = page.locator('.interactive-input-part .suggest-widget.visible .monaco-list-row, .suggest-widget.visible .monaco-list-row', { hasText: label });
-  try {
-    await suggestion.first().waitFor({ state: 'visible', timeout: 20_000 });
-  } catch {
-    // Workspace file search can answer after the widget first opened: ask for suggestions again.
-    await page.keyboard.press('Control+Space');
-    await suggestion.first().waitFor({ state: 'visible', timeout: 40_000 });
+  // Workspace file search can answer after the widget first opened (then the widget never lists the
+  // file): ask for suggestions again every few seconds rather than waiting one long timeout out.
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await suggestion.first().waitFor({ state: 'visible', timeout: 3_000 });
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await page.keyboard.press('Control+Space');
+    }
   }
   await suggestion.first().click();
   await page.locator('.interactive-input-part .view-lines', { hasText: inserted }).first().waitFor({ timeout: 15_000 });

@@ -1,4 +1,5 @@
-// UI check of issue 12's panel parts in a real workbench (code-server + chromium): the current chat's MCP
+// UI check of the Forks panel's MCP servers and fork model in a real workbench (code-server + chromium):
+// the current chat's MCP
 // server (the real server-everything from npm, configured in the user's fork.mcp.servers) shows in the
 // Forks view with its state and tool count and turns to "failed" with its reason when its process dies;
 // the New fork form offers the Chat view's models with the chat's own preselected, says that another

@@ -1,4 +1,4 @@
-// Issue 3: forks outlive a window reload. Two forks started from the chat keep running in the detached
+// Forks outlive a window reload. Two forks started from the chat keep running in the detached
 // runtime while the window reloads (the extension host restarts); both finish and their reports are
 // announced in the reloaded window, whose Forks view also shows what they did before the reload.
 import * as assert from 'node:assert/strict';

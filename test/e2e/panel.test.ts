@@ -1,4 +1,4 @@
-// UI checks of the Forks panel (issue 4) in a real VS Code workbench (code-server + chromium), clicking
+// UI checks of the Forks panel in a real VS Code workbench (code-server + chromium), clicking
 // through as a user would: a fork that streams and reports, the turn picker, right-click › Fork from here,
 // `Fork: New Directive`, an approval answered in the panel, hostile output shown as text, `Fork: Stop All`,
 // and the view rebuilt after being hidden. Screenshots go to test-results/panel-*.png.

@@ -1,4 +1,4 @@
-// UI checks of the user's own context and tools (issue 12) in a real workbench (code-server + chromium):
+// UI checks of the user's own context and tools in a real workbench (code-server + chromium):
 // a `#file` reference and an editor selection picked in the Chat view reach the prompt entry the fake
 // Anthropic server received; the model picked in the Chat view's picker is the one the request names and
 // the session records; a repository's `.vscode/mcp.json` stdio server (the real server-everything from npm)

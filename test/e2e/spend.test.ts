@@ -1,4 +1,4 @@
-// UI checks of spending (issue 14) in a real workbench (code-server + chromium): the chat's cost line,
+// UI checks of spending in a real workbench (code-server + chromium): the chat's cost line,
 // a fork's cost and savings in its row, a fork the CLI started with a token budget shown paused (budget)
 // with Continue and Stop, Continue with a raised budget, Stop, the cache explorer's bars and the panel's
 // totals. Screenshots go to test-results/spend-*.png.

@@ -1,4 +1,5 @@
-// Issue 9 in a real VS Code (code-server + chromium): the packaged .vsix, installed with
+// The walkthrough from the packaged extension in a real VS Code (code-server + chromium):
+// the packaged .vsix, installed with
 // `code-server --install-extension` as a user installs it, runs the walkthrough's first step (the key goes
 // into SecretStorage through the step's button: the environment has none), then the README's demo
 // walkthrough against the demo model: chat with tools, a /fork that works in its own worktree and creates a
@@ -45,8 +46,10 @@ describe('Walkthrough from the packaged .vsix (code-server + chromium)', functio
     const page = run.page;
 
     // 1. The walkthrough's first step: its button runs Fork: Set Anthropic API Key.
-    await runCommand(page, 'Welcome: Open Walkthrough...');
+    // The command opens a second pick, the walkthroughs, in the same quick input: the palette need not close
+    // in between (waiting for that raced), so the wait is for the walkthrough's row.
     const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Get started with Fork Agents' });
+    await runCommand(page, 'Welcome: Open Walkthrough...', { shows: pick.first(), showsTimeoutMs: 30_000 });
     await pick.first().click({ timeout: 30_000 });
     const step = page.locator('.getting-started-step', { hasText: 'Set an Anthropic API key' });
     await step.first().waitFor({ state: 'visible', timeout: 30_000 });

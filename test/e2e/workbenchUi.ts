@@ -113,13 +113,28 @@ export async function waitForModelInPicker(page: Page, modelName: string, timeou
 }
 
 /**
+ * Puts the keyboard focus in the chat input. A click, as a user gives it; but the input sits where
+ * notification toasts show (bottom right), and playwright would wait out a toast's ~10 s on screen before
+ * it lets the click through. Then the editor's own input element (the EditContext node, or the older
+ * textarea) takes the focus directly.
+ */
+export async function focusChatInput(page: Page): Promise<void> {
+  const editor = page.locator('.interactive-input-part .monaco-editor').first();
+  try {
+    await editor.click({ timeout: 1_500 });
+  } catch {
+    await editor.locator('.native-edit-context, textarea.inputarea').first().focus({ timeout: 15_000 });
+  }
+}
+
+/**
  * Replaces the input's content (@fork is sticky, so after a response the input already starts with it)
  * and waits until the editor shows exactly `text`: on a busy machine the first keystrokes can land
  * before the editor has focus.
  */
 export async function typeInChat(page: Page, text: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    await page.locator('.interactive-input-part .monaco-editor').first().click();
+    await focusChatInput(page);
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.press('Backspace');
     await page.keyboard.type(text);

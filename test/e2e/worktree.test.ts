@@ -1,4 +1,5 @@
-// Issue 5 in a real VS Code workbench (code-server + chromium): a fork started from the chat works in its
+// Worktree forks as workspace roots in a real VS Code workbench (code-server + chromium):
+// a fork started from the chat works in its
 // own git worktree, which appears in the Explorer as a workspace root named after the fork; its changes
 // are reviewed in the multi-diff editor; "Fork: Discard Fork Worktree" (palette, modal) removes the root,
 // the worktree and the branch. Windows opened on the plain folder (single-folder) ask once: "Add to This

@@ -1,4 +1,5 @@
-// Issue 13 in a real VS Code workbench (code-server + chromium): with fork.worktree.setup in the user's
+// Worktree setup commands in a real VS Code workbench (code-server + chromium):
+// with fork.worktree.setup in the user's
 // settings, a fork started from the chat runs the setup command in its new worktree, and the command's
 // output streams into the fork's row in the Forks panel (with the row saying setup is running); its
 // first tool call waits until the command ends; the row shows the fork's isolation (worktree, sandbox, network).

@@ -1,4 +1,4 @@
-// Support for the worktree UI checks (issue 5): a scripted fork that writes a file and then waits for
+// Support for the worktree UI checks: a scripted fork that writes a file and then waits for
 // the test to let it finish (so "it survives the reload" is not a race), the manifest entries of the
 // worktree commands, and small git / Explorer helpers.
 import { execFileSync } from 'node:child_process';
