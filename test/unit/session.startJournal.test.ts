@@ -138,7 +138,7 @@ describe('session start journal', () => {
     journal.close();
   });
 
-  it('store.create of a fork: started once written, durable only after the held flush; a failed flush keeps the session and says why', async () => {
+  it('store.create of a fork: started once journaled, durable only after the held flush, appends kept until its file is made; a failed flush keeps the session and says why', async () => {
     const store = new SessionStore(dir);
     let release!: () => void;
     store.starts.beforeFlush = () => new Promise<void>(resolve => (release = resolve));
@@ -147,10 +147,16 @@ describe('session start journal', () => {
     let durable = false;
     void store.durable(h.id).then(() => (durable = true));
     await store.started(h.id);
-    assert.equal(fs.readFileSync(store.fileOf(h.id)).length > 0, true, "the fork's own file is written when it has started");
+    // Started: its bytes are written in the journal (the fork's own file may still be being made).
+    assert.deepEqual(readFrames(fs.readFileSync(path.join(dir, START_JOURNAL))).map(f => f.id), [h.id]);
     assert.equal(durable, false, 'not durable while its flush is held');
+    // A record appended before its file is made (a cancel at once) goes in after the start's bytes.
+    session.writeStatus({ state: 'cancelled', time: new Date(0).toISOString() });
     release();
     await store.durable(h.id);
+    await session.durable();
+    const lines = fs.readFileSync(store.fileOf(h.id), 'utf8').trim().split('\n').map(line => JSON.parse(line) as { type: string });
+    assert.deepEqual(lines.map(l => l.type), ['header', 'status']);
 
     store.starts.beforeFlush = () => Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
     const failing = { ...header(), id: id(9), parent: { sessionId: 's-parent' } };
