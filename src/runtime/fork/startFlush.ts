@@ -1,7 +1,8 @@
 // A fork is started once its bytes are written (a crash of the runtime keeps it: startJournal.ts), and
-// durable against a power loss once the start journal's flush is done, after fork/start has answered
-// (docs/design.md §4.7). Until then nothing is spent on it or told to a model about it: its first request
-// waits for the flush, and so does any notice naming it in a parent's request. A failed flush fails it.
+// durable against a power loss once the start journal's flush is done and its own file written, after
+// fork/start has answered (docs/design.md §4.7). Until then nothing is spent on it or told to a model about
+// it: its first request waits for that, and so does any notice naming it in a parent's request. A failed
+// flush fails it.
 import type { ForkRun } from './trackedFork';
 
 /**

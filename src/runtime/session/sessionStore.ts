@@ -90,10 +90,11 @@ export class SessionStore {
    * Creates a session file holding its header and `initial` records (a fork's bootstrap), written in one
    * write: a crash leaves the file whole or torn. `flushOffThread` (a fork's start): the bytes also go to
    * the store's start journal, and the file is created and written on the thread pool; `started(id)`
-   * settles once both are written (a crash of the process keeps the fork), and nothing may append to the
-   * session before it has. `durable(id)` settles once the journal's fdatasync, shared with every start of
-   * the moment, is done too (a power loss keeps it). The file's own flush (and its folder's) follows in
-   * the background; until it is done the journal keeps its bytes (startJournal.ts). Otherwise the file is
+   * settles once the journal's copy is written (a crash of the process keeps the fork: the next runtime
+   * writes its file from it); records appended before the file is made wait for it (writerAfter).
+   * `durable(id)` settles once the journal's fdatasync, shared with every start of the moment, is done and
+   * the file written (a power loss keeps it). The file's own flush (and its folder's) follows in the
+   * background; until it is done the journal keeps its bytes (startJournal.ts). Otherwise the file is
    * written at once.
    */
   create(header: SessionHeader, initial: readonly SessionRecord[] = [], options: { flushOffThread?: boolean } = {}): Session {
@@ -166,8 +167,8 @@ export class SessionStore {
   }
 
   /**
-   * Settles when a session made with `flushOffThread` is written, in its file and in the start journal (at
-   * once for any other). A failed start rejects with TranscriptWriteError and leaves no session behind, in
+   * Settles when a session made with `flushOffThread` is written in the start journal (at once for any
+   * other). A failed start rejects with TranscriptWriteError and leaves no session behind, in
    * memory or on disk.
    */
   started(id: string): Promise<void> {
@@ -175,8 +176,8 @@ export class SessionStore {
   }
 
   /**
-   * Settles when a session made with `flushOffThread` would survive a power loss: started, and its copy in
-   * the start journal flushed (at once for any other). A failed flush rejects with an error that says so;
+   * Settles when a session made with `flushOffThread` would survive a power loss: its copy in the start
+   * journal flushed and its own file written (at once for any other). A failed flush rejects with an error that says so;
    * the session stays (its fork fails), and a drop frame is tried so no later runtime brings it back.
    */
   durable(id: string): Promise<void> {

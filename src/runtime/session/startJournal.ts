@@ -4,14 +4,14 @@
 // it back from them (`recoverStarts`). The fdatasync that makes them survive a power loss runs after the
 // answer, off the critical path, and completes before the fork's first model request and before any notice
 // naming the fork reaches a parent's request: nothing is spent on, or told to a model about, a fork a power
-// loss could erase. A failed flush fails the fork. Creating and flushing fifty files before answering took
-// a file-system commit per wave of the thread pool (docs/benchmarks.md, "Fifty siblings"); here the bytes of
-// every fork started in one moment go to the journal in one write, and every frame written by the time a
-// flush begins shares that one fdatasync (writes go on meanwhile, for the next one).
-// Each fork's own file is created beside that append and flushed afterwards; once the file and its name are
-// on disk its frame is no longer needed, and once no frame is, the journal is emptied. A runtime that
-// starts finds the frames still there and writes every fork file that is missing or torn from them
-// (`recoverStarts`) before it loads the forks.
+// loss could erase. A failed flush fails the fork. Each start's frame is written at once on the runtime's
+// thread (a page-cache write of tens of KB), and every frame written by the time a flush begins shares that
+// one fdatasync on the thread pool; frames written while it runs wait for the next (docs/benchmarks.md,
+// "Fifty siblings": creating and flushing fifty files before answering took a commit per wave of the pool).
+// Each fork's own file is created on the thread pool beside the frame and flushed afterwards; once the file
+// and its name are on disk its frame is no longer needed, and once no frame is, the journal is emptied. A
+// runtime that starts finds the frames still there and writes every fork file that is missing or torn from
+// them (`recoverStarts`) before it loads the forks.
 //
 // Format: frames one after another. A start frame is a line `{"start":"<id>","bytes":N}` and then the N
 // bytes of the fork's file (its header and bootstrap lines); a drop frame `{"drop":"<id>"}` says a fork
@@ -56,8 +56,9 @@ export class StartJournal {
   constructor(readonly file: string) {}
 
   /**
-   * Appends a fork's file bytes as a frame. Frames added while a write runs share the next one (one write
-   * system call per moment), and every frame written when a flush begins shares that fdatasync.
+   * Appends a fork's file bytes as a frame, written on this thread as it comes (after an emptying of the
+   * journal under way, if one is), and flushed by the next fdatasync, which every frame written when it
+   * begins shares.
    */
   add(id: string, bytes: Buffer): Journaled {
     this.live.add(id);
@@ -156,18 +157,20 @@ export class StartJournal {
     const at = this.size;
     const buffers = frames.flatMap(f => f.buffers);
     const bytes = frames.reduce((n, f) => n + f.bytes, 0);
-    writeAllAt(this.fd, buffers, at, error => {
+    try {
+      writeAllAt(this.fd, buffers, at);
+    } catch (error) {
       // The next frames overwrite whatever part of these was written: the valid frames stay contiguous.
-      if (error) return fail(error);
-      this.writing = false;
-      this.size = at + bytes;
-      if (this.failed) {
-        // A flush failed while these were written: no later flush is trusted with them.
-        for (const frame of frames) frame.flushed.reject(this.failed);
-      } else this.unflushed.push(...frames);
-      for (const frame of frames) frame.written.resolve();
-      this.pump();
-    });
+      return fail(error);
+    }
+    this.writing = false;
+    this.size = at + bytes;
+    if (this.failed) {
+      // A flush failed while these were written: no later flush is trusted with them.
+      for (const frame of frames) frame.flushed.reject(this.failed);
+    } else this.unflushed.push(...frames);
+    for (const frame of frames) frame.written.resolve();
+    this.pump();
   }
 
   /** One fdatasync for every frame written so far; frames written while it runs wait for the next. */
@@ -194,15 +197,18 @@ export class StartJournal {
   }
 }
 
-/** writev at `position`, then what a short write left, until every byte is written. */
-function writeAllAt(fd: number, buffers: Buffer[], position: number, done: (error?: Error) => void): void {
+/**
+ * writev at `position`, then what a short write left, until every byte is written: on the runtime's thread,
+ * as a copying fork writes its file. A frame is tens of KB into the page cache, microseconds; a round trip
+ * through the thread pool cost milliseconds on a loaded machine (docs/benchmarks.md). The fork file's
+ * create, which can wait for the file system's journal, stays off this thread (offThreadFlush.ts).
+ */
+function writeAllAt(fd: number, buffers: Buffer[], position: number): void {
   const total = buffers.reduce((n, b) => n + b.length, 0);
-  fs.writev(fd, buffers, position, (error, written) => {
-    if (error) return done(error);
-    if (written >= total) return done();
-    if (written <= 0) return done(Object.assign(new Error('no bytes written'), { code: 'ENOSPC' }));
-    writeAllAt(fd, [Buffer.concat(buffers).subarray(written)], position + written, done);
-  });
+  const written = fs.writevSync(fd, buffers, position);
+  if (written >= total) return;
+  if (written <= 0) throw Object.assign(new Error('no bytes written'), { code: 'ENOSPC' });
+  writeAllAt(fd, [Buffer.concat(buffers).subarray(written)], position + written);
 }
 
 interface Frame { id: string; bytes?: Buffer }
