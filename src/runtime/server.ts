@@ -56,6 +56,7 @@ import { openServingFolder } from '../ipc/socketFolder';
 import { log } from './log';
 import { mcpHub } from './mcp/hub';
 import type { RuntimeContext } from './runtimeContext';
+import { startFlushGate } from './session/startFlushGate';
 import { SessionStore } from './session/sessionStore';
 import { lockStore } from './storeLock';
 import { limitFrames } from './frameLimit';
@@ -119,6 +120,8 @@ async function main(): Promise<void> {
   const token = randomBytes(32).toString('hex');
   const info: RuntimeInfo = { protocolVersion: PROTOCOL_VERSION, pid: process.pid, storeDir: options.storeDir, version: VERSION };
   const store = new SessionStore(options.storeDir);
+  // A test holds or fails the start journal's flushes from outside (startFlushGate.ts); unset in use.
+  if (process.env.FORK_AGENTS_START_FLUSH_GATE) store.starts.beforeFlush = startFlushGate(process.env.FORK_AGENTS_START_FLUSH_GATE);
   // Forks a crash left only in the start journal get their files back before anything is loaded (docs/design.md §4.7).
   const recovered = store.recoverStarts();
   if (recovered.written.length > 0) log(`wrote ${recovered.written.length} started fork file(s) back from the start journal: ${recovered.written.join(', ')}`);

@@ -1,8 +1,8 @@
 // The copying fork, the anchors' way of starting a fork: the selected history deep-copied (structuredClone)
 // and the whole fork transcript — header, every inherited entry, the closing message — written to a new file
 // at once. Section 1 writes it unflushed, as a copying `/fork` (Qwen Code 0.24.4, measured in one process)
-// does, so its fork is not durable when it starts; ours is (docs/design.md §4.7), which is why that
-// comparison is printed for both media. Section 6 flushes it (fdatasync), as a durable copy would be.
+// does, so its fork is not durable when it starts; ours survives a crash when it starts and a power loss
+// before its first request (docs/design.md §4.7), which is why that comparison is printed for both media. Section 6 flushes it (fdatasync), as a durable copy would be.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';

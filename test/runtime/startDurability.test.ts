@@ -1,17 +1,20 @@
 // What a started fork promises (docs/design.md §4.7, ARCHITECTURE.md "What a started fork promises"): when
-// fork/start answers, the fork's bytes are on disk — in the store's start journal (written, then fdatasync),
-// and its own file is created and written — and nothing that depends on it (the answer, a state notice
-// naming the fork, its first model request) was handed to the kernel before the journal's flush returned.
-// A power loss cannot be staged in a test, so the order is read from the system calls themselves: the
-// runtime runs under strace (CI installs it), is killed with SIGKILL right after the answer, whatever of
-// the fork's own file was not yet flushed with its folder is then removed (what a power loss may take), and
-// the fork revives in the next runtime, which writes its file back from the journal.
+// fork/start answers, the fork's bytes are written in the store's start journal (its own file is made
+// beside it, and the journal is enough to bring it back), so a SIGKILL after the answer loses nothing; the journal's fdatasync returns before the fork's first model
+// request is handed to the kernel (a power loss cannot erase a fork that spent anything). A power loss
+// cannot be staged in a test, so that order is read from the system calls themselves: the runtime runs
+// under strace (CI installs it), is killed with SIGKILL once the fork's first request arrived, whatever of the fork's own
+// file was not yet flushed with its folder is then removed (what a power loss may take), and the fork
+// revives in the next runtime, which writes its file back from the journal. The flush is also held and
+// failed on purpose (FORK_AGENTS_START_FLUSH_GATE, startFlushGate.ts): the fork answers, sends nothing
+// until the flush is done, survives a SIGKILL meanwhile, and fails, sending nothing, when the flush fails.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { sendRequest } from '../../src/common/protocol/endpoint';
-import { forkList, forkStart, forkWait } from '../../src/common/protocol/forks';
+import type { ForkSummary } from '../../src/common/forks';
+import { onNotification, sendRequest } from '../../src/common/protocol/endpoint';
+import { forkList, forkStart, forkState, forkWait } from '../../src/common/protocol/forks';
 import { readFrames } from '../../src/runtime/session/startJournal';
 import { START_JOURNAL } from '../../src/runtime/session/sessionStore';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
@@ -70,6 +73,27 @@ function flushOf(calls: Call[], from: number, fd: number, names: string[]): numb
   return -1;
 }
 
+/** Resolves once `file` exists (the runtime made it), told by a watch on its folder. */
+function appeared(file: string): Promise<void> {
+  return new Promise(resolve => {
+    const look = () => {
+      if (!fs.existsSync(file)) return;
+      watcher.close();
+      resolve();
+    };
+    const watcher = fs.watch(path.dirname(file), look);
+    // A test that fails waiting must not keep mocha from exiting.
+    watcher.unref();
+    look();
+  });
+}
+
+/** Opens the runtime's flush gate (startFlushGate.ts) with `text`, put in place whole. */
+function openGate(gate: string, text = 'go'): void {
+  fs.writeFileSync(`${gate}.part`, text);
+  fs.renameSync(`${gate}.part`, gate);
+}
+
 describe('runtime: a started fork is on disk before anything depends on it', function () {
   this.timeout(90_000);
   let h: Harness | undefined;
@@ -85,7 +109,7 @@ describe('runtime: a started fork is on disk before anything depends on it', fun
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('flushes the fork in the start journal before the answer and the first request, and a SIGKILL right after the answer loses nothing', async () => {
+  it('writes the fork in the start journal before the answer, flushes it before the first request, and a SIGKILL once it asked loses nothing', async () => {
     const held = new Promise<void>(resolve => (release = resolve));
     let firstRuntime = true;
     h = await startHarness({ nodePath: tracedNode(dir) });
@@ -98,7 +122,10 @@ describe('runtime: a started fork is on disk before anything depends on it', fun
     const pid = h.runtimePid();
     const stracePid = Number(/^PPid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 
+    const asked = new Promise<void>(resolve => h!.fake.onRequest(r => isForkRequest(r) && resolve()));
     const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, directive: 'survive the kill', isolation: 'shared' });
+    // Killed once the fork's first request arrived: its journal's flush returned before (the order checked below).
+    await asked;
     await killRuntime(pid);
     firstRuntime = false;
     release();
@@ -120,6 +147,8 @@ describe('runtime: a started fork is on disk before anything depends on it', fun
     assert.ok(framed >= 0, "the fork's frame is written to the journal");
     const journalFlushed = flushOf(calls, framed, firstArgFd(calls[framed]), ['fdatasync', 'fsync']);
     assert.ok(journalFlushed > framed, 'the journal is flushed after the frame was written');
+    // The fork's own file may still be being made when it answers: the journal's frame is enough to bring it back.
+    const writtenAt = framed;
     const durableAt = Math.max(journalFlushed, fileWritten);
 
     // Everything the runtime said or sent that names the fork, and every model request after fork/start arrived.
@@ -129,7 +158,7 @@ describe('runtime: a started fork is on disk before anything depends on it', fun
     const naming = writes.filter(({ c }) => c.args.includes(`'id':'${fork.id}'`) && c.args.includes('Content-Length'));
     const answer = naming.find(({ c }) => c.args.includes("'result':{"));
     assert.ok(answer, 'the answer to fork/start is in the trace');
-    for (const { i, c } of naming) assert.ok(i > durableAt, `written before the fork was durable: ${c.args.slice(0, 160)}`);
+    for (const { i, c } of naming) assert.ok(i > writtenAt, `written before the fork was: ${c.args.slice(0, 160)}`);
     for (const { i } of writes.filter(({ c }) => c.args.includes('POST /v1/messages'))) assert.ok(i > durableAt, 'a model request went out before the fork was durable');
 
     // What a power loss may take: the fork's file unless its own flush and its folder's returned before the kill.
@@ -171,5 +200,74 @@ describe('runtime: a started fork is on disk before anything depends on it', fun
     assert.match(done.report ?? '', /written back and done/);
     assert.equal(fs.readFileSync(file).subarray(0, start.length).equals(start), true);
     assert.equal(fs.statSync(path.join(h.storeDir, START_JOURNAL)).size, 0);
+  });
+
+  describe('with the start journal\'s flush held or failed', () => {
+    let gate: string;
+    let states: ForkSummary[];
+    const startGated = async (respond: string) => {
+      gate = path.join(dir, 'gate', 'open');
+      fs.mkdirSync(path.dirname(gate));
+      h = await startHarness({ env: { FORK_AGENTS_START_FLUSH_GATE: gate } });
+      h.fake.setResponder(async r => say(isForkRequest(r) ? respond : 'parent answer'));
+      states = [];
+      onNotification(h.client.endpoint, forkState, params => states.push(params.fork));
+      return (await h.send('hello')).sessionId;
+    };
+    const becomes = (id: string, state: string) => new Promise<void>(resolve => {
+      if (states.some(s => s.id === id && s.state === state)) return resolve();
+      onNotification(h!.client.endpoint, forkState, params => params.fork.id === id && params.fork.state === state && resolve());
+    });
+    const forkRequests = () => h!.fake.requests.filter(isForkRequest).length;
+
+    it('answers fork/start while the flush is held, and sends no request of the fork until it is done', async () => {
+      const sessionId = await startGated('Scope: flushed, then done');
+      const fork = await sendRequest(h!.client.endpoint, forkStart, { sessionId, directive: 'wait for the disk', isolation: 'shared' });
+      await appeared(`${gate}.held`);
+      // Admitted, and a whole turn of the parent answered meanwhile: time for a request that did not wait.
+      await becomes(fork.id, 'running');
+      await h!.send('meanwhile', { sessionId });
+      assert.equal(forkRequests(), 0, 'no request of the fork before its flush');
+      openGate(gate);
+      const done = await sendRequest(h!.client.endpoint, forkWait, { forkId: fork.id });
+      assert.equal(done.state, 'completed');
+      assert.match(done.report ?? '', /flushed, then done/);
+      assert.equal(forkRequests(), 1);
+    });
+
+    it('brings back a fork whose runtime was killed after the answer and before the flush', async () => {
+      const sessionId = await startGated('Scope: back after the kill');
+      const fork = await sendRequest(h!.client.endpoint, forkStart, { sessionId, directive: 'outlive the runtime', isolation: 'shared' });
+      await appeared(`${gate}.held`);
+      await killRuntime(h!.runtimePid());
+      assert.equal(forkRequests(), 0);
+      // Written, never flushed: the kernel keeps the frame (and the fork's file) for the next runtime.
+      assert.ok(readFrames(fs.readFileSync(path.join(h!.storeDir, START_JOURNAL))).some(f => f.id === fork.id));
+      openGate(gate);
+      await h!.reconnect();
+      assert.ok((await sendRequest(h!.client.endpoint, forkList, {})).forks.some(f => f.id === fork.id), 'the fork is listed again');
+      const done = await sendRequest(h!.client.endpoint, forkWait, { forkId: fork.id });
+      assert.equal(done.state, 'completed');
+      assert.match(done.report ?? '', /back after the kill/);
+    });
+
+    it('fails a fork whose flush failed, sending nothing for it, and the parent loses nothing', async () => {
+      const sessionId = await startGated('Scope: should never run');
+      const fork = await sendRequest(h!.client.endpoint, forkStart, { sessionId, directive: 'meet a failing disk', isolation: 'shared' });
+      // Failed once the fork is admitted and waits for it, as a slow disk's EIO comes.
+      await appeared(`${gate}.held`);
+      await becomes(fork.id, 'running');
+      await h!.send('meanwhile', { sessionId });
+      openGate(gate, 'fail');
+      const done = await sendRequest(h!.client.endpoint, forkWait, { forkId: fork.id });
+      assert.equal(done.state, 'failed');
+      assert.match(done.error ?? '', /did not run: its start could not be flushed to disk .*EIO.*nothing was sent for it/);
+      assert.equal(forkRequests(), 0);
+      // The parent goes on with all it had.
+      await h!.send('still there?', { sessionId });
+      const texts = JSON.stringify((await h!.transcript(sessionId)).entries);
+      for (const text of ['hello', 'meanwhile', 'still there?']) assert.ok(texts.includes(text), `the parent's transcript keeps ${text}`);
+      assert.equal(texts.split('parent answer').length - 1, 3);
+    });
   });
 });

@@ -27,7 +27,7 @@ describe('session start journal', () => {
     const file = path.join(dir, START_JOURNAL);
     const journal = new StartJournal(file);
     const texts = [1, 2, 3].map(n => `{"type":"header","n":${n}}\n{"type":"bootstrap","ü":"${'x'.repeat(n * 1000)}"}\n`);
-    await Promise.all(texts.map((text, i) => journal.add(id(i + 1), bytesOf(text))));
+    await Promise.all(texts.map((text, i) => journal.add(id(i + 1), bytesOf(text)).flushed));
     const frames = readFrames(fs.readFileSync(file));
     assert.deepEqual(frames.map(f => f.id), [id(1), id(2), id(3)]);
     assert.deepEqual(frames.map(f => f.bytes!.toString('utf8')), texts);
@@ -83,13 +83,89 @@ describe('session start journal', () => {
     const old = Buffer.concat([bytesOf(`{"start":"${id(1)}","bytes":2}\n`), bytesOf('{}')]);
     fs.writeFileSync(file, old);
     const journal = new StartJournal(file);
-    await journal.add(id(2), bytesOf('{"n":2}\n'));
+    await journal.add(id(2), bytesOf('{"n":2}\n')).flushed;
     journal.retire(id(2));
-    await journal.add(id(3), bytesOf('{"n":3}\n'));
+    await journal.add(id(3), bytesOf('{"n":3}\n')).flushed;
     journal.retire(id(3));
     await journal.whenIdle();
     assert.deepEqual(readFrames(fs.readFileSync(file)).map(f => f.id), [id(1), id(2), id(3)]);
     journal.close();
+  });
+
+  it('says a frame is written before its flush; frames written while a flush is held share the next one', async () => {
+    const file = path.join(dir, START_JOURNAL);
+    const journal = new StartJournal(file);
+    // Each flush waits for the test's release; nextFlush() resolves with that release once a flush waits.
+    const held: (() => void)[] = [];
+    const askers: ((release: () => void) => void)[] = [];
+    journal.beforeFlush = () => new Promise<void>(resolve => (askers.length > 0 ? askers.shift()!(resolve) : held.push(resolve)));
+    const nextFlush = () => new Promise<() => void>(resolve => (held.length > 0 ? resolve(held.shift()!) : askers.push(resolve)));
+    const flushedYet = new Set<string>();
+    const first = journal.add(id(1), bytesOf('{"n":1}\n'));
+    void first.flushed.then(() => flushedYet.add('first'));
+    await first.written;
+    // Written, in the file for any reader (a crash of this process keeps it), while its flush is held.
+    assert.deepEqual(readFrames(fs.readFileSync(file)).map(f => f.id), [id(1)]);
+    const releaseFirst = await nextFlush();
+    const second = journal.add(id(2), bytesOf('{"n":2}\n'));
+    void second.flushed.then(() => flushedYet.add('second'));
+    await second.written;
+    assert.deepEqual(readFrames(fs.readFileSync(file)).map(f => f.id), [id(1), id(2)]);
+    assert.equal(held.length, 0, 'one flush at a time: the second frame waits for the next');
+    assert.deepEqual([...flushedYet], []);
+    releaseFirst();
+    await first.flushed;
+    // The frame written while the first flush was held gets the next flush.
+    const releaseSecond = await nextFlush();
+    assert.deepEqual([...flushedYet], ['first']);
+    releaseSecond();
+    await second.flushed;
+    journal.close();
+  });
+
+  it('a failed flush fails the frames it held and every later start, and keeps what was written', async () => {
+    const file = path.join(dir, START_JOURNAL);
+    const journal = new StartJournal(file);
+    journal.beforeFlush = () => Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    const first = journal.add(id(1), bytesOf('{"n":1}\n'));
+    await first.written;
+    await assert.rejects(first.flushed, /EIO/);
+    const later = journal.add(id(2), bytesOf('{"n":2}\n'));
+    await assert.rejects(later.written, /EIO/);
+    await assert.rejects(later.flushed, /EIO/);
+    // The frame stays for the next runtime's recovery (the drop frame a failed journal refuses is not written).
+    assert.deepEqual(readFrames(fs.readFileSync(file)).map(f => f.id), [id(1)]);
+    journal.close();
+  });
+
+  it('store.create of a fork: started once journaled, durable only after the held flush, appends kept until its file is made; a failed flush keeps the session and says why', async () => {
+    const store = new SessionStore(dir);
+    let release!: () => void;
+    store.starts.beforeFlush = () => new Promise<void>(resolve => (release = resolve));
+    const h = { ...header(), id: id(8), parent: { sessionId: 's-parent' } };
+    const session = store.create(h, [], { flushOffThread: true });
+    let durable = false;
+    void store.durable(h.id).then(() => (durable = true));
+    await store.started(h.id);
+    // Started: its bytes are written in the journal (the fork's own file may still be being made).
+    assert.deepEqual(readFrames(fs.readFileSync(path.join(dir, START_JOURNAL))).map(f => f.id), [h.id]);
+    assert.equal(durable, false, 'not durable while its flush is held');
+    // A record appended before its file is made (a cancel at once) goes in after the start's bytes.
+    session.writeStatus({ state: 'cancelled', time: new Date(0).toISOString() });
+    release();
+    await store.durable(h.id);
+    await session.durable();
+    const lines = fs.readFileSync(store.fileOf(h.id), 'utf8').trim().split('\n').map(line => JSON.parse(line) as { type: string });
+    assert.deepEqual(lines.map(l => l.type), ['header', 'status']);
+
+    store.starts.beforeFlush = () => Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    const failing = { ...header(), id: id(9), parent: { sessionId: 's-parent' } };
+    store.create(failing, [], { flushOffThread: true });
+    await store.started(failing.id);
+    await assert.rejects(store.durable(failing.id), /could not be flushed to disk .*EIO.*nothing was sent for it/);
+    assert.ok(store.loaded(failing.id), 'the session stays: its fork fails with the error');
+    session.close();
+    store.closeAll();
   });
 
   it("store.create of a fork: durable once journaled and written, the journal's copy retired once the file is flushed", async () => {

@@ -7,29 +7,21 @@ import { isTerminal } from '../../common/forks';
 import { forkEvent, forkState } from '../../common/protocol/forks';
 import type { ForkSendResult } from '../../common/protocol/forks';
 import type { Budget } from '../../common/budget';
-import { HOW_TO_PRICE, budgetText } from '../../common/budget';
 import type { ModelPrice, PriceOverrides } from '../../common/pricing';
 import { priceFor } from '../../common/pricing';
 import { cacheSteps } from '../cache/sessionCache';
 import type { ApprovalRouter } from '../approvals';
 import type { ClientConnection } from '../clientConnection';
-import { sandboxNotice } from '../sandbox/notice';
-import { probeSandboxSupport } from '../sandbox/platform';
-import { launchPolicy, sendPolicy } from '../policy';
+import { sendPolicy } from '../policy';
 import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
-import { discardForkWorktree } from '../git/worktree';
-import { createForkSession, newForkId } from './history/createFork';
-import { TailParent } from './history/tailParent';
+import { newForkId } from './history/createFork';
 import { PortBlocks } from './workspace/forkPorts';
 import { ForkSpending } from './forkBudget';
 import type { ChatSpend } from './forkBudget';
 import { heldSession, mayContinue, newRun } from './trackedFork';
 import type { ForkRun } from './trackedFork';
 import { runFork } from './runFork';
-import { placeFork } from './workspace/isolation';
-import { forkStateAt } from '../checkpoint/forkState';
-import { snapshotUpTo } from './history/select';
 import { WorktreeJanitor } from './workspace/worktreeJanitor';
 import { renderForkNotification } from './notification';
 import { claimAnnouncement, markDelivered, undelivered } from './forkReports';
@@ -41,14 +33,15 @@ import { ForkRunQueue } from './forkRunQueue';
 import { loadForksFromDisk, prepareRevival } from './forksAtStartup';
 import { PrefixWriters } from './stagger';
 import { StartBurst } from './startBurst';
-import { BudgetError, ForkBusyError, ForkModelError, ForkNotFoundError } from './forkContracts';
-import { inheritedSettingsRefusal } from './forkModelFit';
+import { checkStart, writeForkStart } from './writeForkStart';
+import { holdUntilFlushed, startFlushed } from './startFlush';
+import { BudgetError, ForkBusyError, ForkNotFoundError } from './forkContracts';
 import type { ForkLauncher, GroupHooks, ModelAccess, StartSpec } from './forkContracts';
 import type { VerifyResult } from '../../common/tournament';
 
 export class ForkManager implements ForkLauncher {
   private readonly forks = new Map<string, ForkRun>();
-  // fork/start answers once the fork is durable and queued; its run (sandbox, workspace, the first request's
+  // fork/start answers once the fork is written and queued; its run (sandbox, workspace, the first request's
   // body) is work that can follow, so it begins after that answer is written — and after the answers of
   // siblings started with it (startBurst.ts). Run synchronously from start, the first forks' runs held the
   // answers of their siblings (a trace of 50 siblings: 5–25 ms between a fork's durability and its answer,
@@ -88,61 +81,40 @@ export class ForkManager implements ForkLauncher {
   }
 
   /**
-   * Detached: returns as soon as the bootstrap record is on disk (flushed off the runtime's thread). A worktree fork's worktree is created
-   * first, so the bootstrap can record it; a fork that fails to start leaves no worktree behind.
+   * Detached: returns as soon as the bootstrap record is written (a crash keeps it; startFlush.ts), unless a
+   * model's tool call started it: its result names the fork in the parent's next request, so that waits for
+   * the flush too. A worktree fork's worktree is created first, so the bootstrap can record it; a fork that
+   * fails to start leaves no worktree behind.
    */
   async start(spec: StartSpec, access: ModelAccess): Promise<ForkSummary> {
     const id = newForkId();
-    const budget = spec.budget ?? access.budgets?.perFork;
-    const model = spec.model ?? spec.parent.header.settings.model;
-    if (budget && 'usd' in budget && !this.priceOf(model)) {
-      throw new BudgetError(`A budget of ${budgetText(budget)} needs a price, and none is known for ${model}: ${HOW_TO_PRICE}, or give the budget in tokens (e.g. 20000tokens).`);
-    }
-    const unfit = inheritedSettingsRefusal(spec.parent.header.settings, model);
-    if (unfit) throw new ForkModelError(unfit);
-    spec = { ...spec, budget };
-    const parent = spec.parent;
-    // No copy: the parent's history array only grows meanwhile, and the snapshot knows its length.
-    const snapshot = spec.parent.snapshot();
-    // An unknown fork point is refused before any worktree is made for it.
-    snapshotUpTo(snapshot.entries, spec.atEntryId);
+    const checked = checkStart(spec, access, model => this.priceOf(model));
+    spec = checked.spec;
     this.pending.add(id);
     const served = this.burst.begin();
-    const policy = launchPolicy(access);
-    // Bubblewrap's trial run (a child process; usually done already, warmSandboxProbe) overlaps the worktree's creation.
-    const probed = !policy.restricted && policy.sandbox && policy.sandbox.mode !== 'off' ? probeSandboxSupport() : undefined;
+    let run: ForkRun;
     try {
-      const placement = await placeFork({
-        kind: spec.kind, requested: spec.isolation, parentRoot: spec.parent.header.root, id, name: spec.name, worktreeRoot: access.worktreeRoot,
-        owner: this.store.storeDir,
-        // Fork from here on an earlier message starts from that message's code (checkpoint/forkState.ts).
-        // A parent known from its tail is forked at its end, from today's files.
-        stateAt: () => (parent instanceof TailParent ? Promise.resolve(undefined) : forkStateAt(this.store.storeDir, parent, spec.atEntryId)),
-      });
-      let session: Session;
-      try {
-        // The sandbox notice of the directive needs its answer.
-        if (probed) await probed;
-        session = createForkSession(this.store, { ...spec, id, snapshot, isolation: placement.isolation, policy, sandboxNotice: policy.restricted ? undefined : sandboxNotice(policy.sandbox) }, placement.worktree);
-        // Durable before fork/start answers and before the first request; the runtime's thread keeps serving meanwhile.
-        // The parent's records it inherits are on disk too (they flush on the thread pool as well).
-        await Promise.all([this.store.durable(session.id), spec.parent.durable()]);
-      } catch (error) {
-        // Safe to drop: cleanup after a failed start: the start's own error is what the caller gets; a leftover worktree is pruned later.
-        if (placement.worktree) await discardForkWorktree(placement.worktree).catch(() => undefined);
-        throw error;
-      }
-      const run = newRun(session, { ...session.bootstrap!.fork }, access);
+      const session = await writeForkStart(this.store, id, checked, access);
+      run = newRun(session, { ...session.bootstrap!.fork }, access);
       run.lease = this.store.holdLoaded(session.id);
       this.forks.set(session.id, run);
+      // Flushed before its first request, with the parent's records it inherits (on the thread pool as well).
+      holdUntilFlushed(run, Promise.all([this.store.durable(session.id), spec.parent.durable()]), error => this.failUnflushed(run, error));
       // Its bootstrap already says "queued" with this budget: no status record (another file open and
       // fdatasync per fork, beside its siblings' bootstraps on the thread pool).
       this.enqueue(run, { recorded: true });
-      return { ...run.summary };
     } finally {
       this.pending.delete(id);
       served();
     }
+    if (spec.callId) await run.startFlush;
+    return { ...run.summary };
+  }
+
+  /** Its start could not be flushed: it never runs (queued) or stops before its first request. */
+  private failUnflushed(run: ForkRun, error: unknown): void {
+    this.queue.remove(run);
+    failRun(this.ending(), run, new Error(`Fork ${run.id} did not run: ${error instanceof Error ? error.message : String(error)}.`));
   }
 
   /** Forgets a finished (or interrupted, or paused) fork whose file is being deleted. */
@@ -361,8 +333,10 @@ export class ForkManager implements ForkLauncher {
     const access = run.access;
     if (!access) return finishRun(this.ending(), run, 'failed', undefined, 'No model access: configure an API key.');
     const session = heldSession(run);
-    // Forked from its parent's tail: the rest of its inherited history is read first (off the fork/start answer).
-    await session.inheritedReady();
+    // Forked from its parent's tail: the rest of its inherited history is read first (off the fork/start answer),
+    // while its start is flushed: a failed flush has failed the run, a cancel meanwhile has ended it.
+    const [flushed] = await Promise.all([startFlushed(run), session.inheritedReady()]);
+    if (!flushed || isTerminal(run.summary.state)) return;
     if (session.unavailable) {
       run.unavailable = session.unavailable;
       return finishRun(this.ending(), run, 'failed', undefined, `Cannot run: ${session.unavailable}.`);

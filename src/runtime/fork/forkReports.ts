@@ -8,10 +8,13 @@ import type { Session } from '../session/session';
 import type { SessionStore } from '../session/sessionStore';
 import type { ForkRun } from './trackedFork';
 
-/** Agent-started forks of this parent that ended and whose report the parent has not had. */
+/**
+ * Agent-started forks of this parent that ended and whose report the parent has not had. Not one whose
+ * start is not flushed (cancelled at once, say): a power loss could still erase it (startFlush.ts).
+ */
 export function undelivered(runs: Iterable<ForkRun>, parentSessionId: string): ForkRun[] {
   return [...runs].filter(run => run.summary.parentSessionId === parentSessionId && run.summary.origin === 'agent' &&
-    isTerminal(run.summary.state) && !run.delivered);
+    isTerminal(run.summary.state) && !run.delivered && !run.unflushed);
 }
 
 /** Records that the run's report was delivered: at once when its session is in memory, else once it is read back. */

@@ -24,6 +24,10 @@ export interface ForkRun {
   unavailable?: string;
   /** Its report went into the parent's request (or back as a foreground subagent's result). */
   delivered?: boolean;
+  /** Just started: settles once its start is flushed (rejects if that failed, and the run with it; startFlush.ts). */
+  startFlush?: Promise<void>;
+  /** Its start is not flushed yet: nothing naming it may reach a parent's request. */
+  unflushed?: boolean;
   /** Numbers the fork's `fork/event`s, so a history can say which it includes. */
   eventSeq: number;
   uncommitted: UncommittedOutput;

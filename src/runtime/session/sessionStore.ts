@@ -51,8 +51,8 @@ export class SessionStore {
   private readonly open = new Map<string, Session>();
   private readonly loading = new Map<string, Promise<Session>>();
   private readonly lastUsed = new Map<string, number>();
-  /** Sessions created with flushOffThread whose first bytes are still being flushed. */
-  private readonly flushes = new Map<string, Promise<void>>();
+  /** Sessions created with flushOffThread whose first bytes are still being written or flushed. */
+  private readonly flushes = new Map<string, { started: Promise<void>; flushed: Promise<void>; fileWritten: Promise<void> }>();
   /** What evicted sessions had spent: budgets read it without streaming the session in again. */
   private readonly spentIndex = new Map<string, Usage>();
   /** The same sessions' requests one by one, with their model: what their cost is computed from. */
@@ -89,10 +89,13 @@ export class SessionStore {
   /**
    * Creates a session file holding its header and `initial` records (a fork's bootstrap), written in one
    * write: a crash leaves the file whole or torn. `flushOffThread` (a fork's start): the bytes also go to
-   * the store's start journal, flushed with every other start of the moment in one fdatasync, and the file
-   * is created and written on the thread pool; `durable(id)` settles once both are done, and nothing may
-   * append to the session before it has. The file's own flush (and its folder's) follows in the background;
-   * until it is done the journal keeps its bytes (startJournal.ts). Otherwise the file is written at once.
+   * the store's start journal, and the file is created and written on the thread pool; `started(id)`
+   * settles once the journal's copy is written (a crash of the process keeps the fork: the next runtime
+   * writes its file from it); records appended before the file is made wait for it (writerAfter).
+   * `durable(id)` settles once the journal's fdatasync, shared with every start of the moment, is done and
+   * the file written (a power loss keeps it). The file's own flush (and its folder's) follows in the
+   * background; until it is done the journal keeps its bytes (startJournal.ts). Otherwise the file is
+   * written at once.
    */
   create(header: SessionHeader, initial: readonly SessionRecord[] = [], options: { flushOffThread?: boolean } = {}): Session {
     const file = this.fileOf(header.id);
@@ -103,10 +106,12 @@ export class SessionStore {
     const bytes = Buffer.concat([headerLine(header), ...initial.map(recordLine)]);
     try {
       if (options.flushOffThread) {
-        const flushed = this.watchFlush(header.id, file, this.createJournaled(header.id, file, bytes));
-        // Handled here so a failure nobody awaits cannot end the process; durable() still rejects.
-        flushed.catch(() => undefined);
-        this.flushes.set(header.id, flushed);
+        const { started, flushed, fileWritten } = this.createJournaled(header.id, file, bytes);
+        const watched = { started: this.watchStart(header.id, file, started), flushed: this.watchFlush(header.id, file, started, flushed), fileWritten };
+        // Handled here so a failure nobody awaits cannot end the process; started() and durable() still reject.
+        watched.started.catch(() => undefined);
+        watched.flushed.catch(() => undefined);
+        this.flushes.set(header.id, watched);
       }
       else writeWhole(file, bytes, 'wx');
     } catch (error) {
@@ -115,7 +120,9 @@ export class SessionStore {
       fs.rmSync(file, { force: true });
       throw new TranscriptWriteError(file, error);
     }
-    const session = new Session(header, lazyWriter(() => new JsonlWriter(file)), header.parent ? undefined : this.segments);
+    const open = () => new JsonlWriter(file);
+    const fileWritten = this.flushes.get(header.id)?.fileWritten;
+    const session = new Session(header, fileWritten ? writerAfter(file, fileWritten, open) : lazyWriter(open), header.parent ? undefined : this.segments);
     session.fileBytes(bytes.length);
     this.open.set(header.id, session);
     this.lastUsed.set(header.id, this.now());
@@ -123,22 +130,32 @@ export class SessionStore {
   }
 
   /**
-   * Resolves once `bytes` are durable in the start journal and whole in the new file; the file's own flush
-   * then retires the journal's copy. On failure it rejects only after the file's create has settled (so a
+   * `started` resolves once `bytes` are written in the start journal: a crash of the process keeps them, and
+   * the next runtime writes the fork's file from them. The file's create and write go on beside it
+   * (`fileWritten`: appends wait for it, writerAfter). `flushed` resolves once the journal's copy is flushed
+   * and the file written. On a failure of either it rejects only after the file's create has settled (so a
    * removal cannot precede it), with `created` false when the file was never made, and the journal's copy dropped.
    */
-  private async createJournaled(id: string, file: string, bytes: Buffer): Promise<void> {
-    const { written, flushed } = createThenFlushOffThread(file, bytes, this.sessionsFolder);
+  private createJournaled(id: string, file: string, bytes: Buffer): { started: Promise<void>; flushed: Promise<void>; fileWritten: Promise<void> } {
+    const { written, flushed: fileFlushed } = createThenFlushOffThread(file, bytes, this.sessionsFolder);
     const journaled = this.starts.add(id, bytes);
     // Not retired on a failed flush: the journal keeps the bytes, and the next runtime writes the file from them.
-    flushed.then(() => this.starts.retire(id), () => undefined);
-    const [journal, write] = await Promise.allSettled([journaled, written]);
-    if (journal.status === 'fulfilled' && write.status === 'fulfilled') return;
-    const fileError = await flushed.then(() => undefined, (error: unknown) => error as { created?: boolean });
-    // Safe to drop: the fork did not start and its start fails with the error below; a drop frame not written leaves the frame for the next runtime, which writes a fork nobody was told about.
-    await this.starts.drop(id).catch(() => undefined);
-    const error = (write.status === 'rejected' ? write.reason : (journal as PromiseRejectedResult).reason) as Error;
-    throw Object.assign(error, { created: fileError?.created !== false });
+    fileFlushed.then(() => this.starts.retire(id), () => undefined);
+    const failing = async (error: unknown): Promise<never> => {
+      const fileError = await fileFlushed.then(() => undefined, (problem: unknown) => problem as { created?: boolean });
+      // Safe to drop: the fork does not run and fails with the error below; a drop frame not written leaves the frame for the next runtime, which writes a fork nobody was told about.
+      await this.starts.drop(id).catch(() => undefined);
+      throw Object.assign(error as Error, { created: fileError?.created !== false });
+    };
+    const started = journaled.written.catch(failing);
+    const fileMade = written.catch(async (error: unknown) => {
+      // A fork file that could not be written would come back "queued" in the next runtime: it goes (its fork fails).
+      const made = await failing(error).catch((problem: { created?: boolean }) => problem);
+      if (made.created !== false) fs.rmSync(file, { force: true });
+      throw error;
+    });
+    const flushed = Promise.all([journaled.flushed.catch(failing), fileMade]).then(() => undefined);
+    return { started, flushed, fileWritten: written };
   }
 
   /**
@@ -150,23 +167,45 @@ export class SessionStore {
   }
 
   /**
-   * Settles when a session made with `flushOffThread` is on disk (at once for any other). A failed flush
-   * rejects with TranscriptWriteError and leaves no session behind, in memory or on disk.
+   * Settles when a session made with `flushOffThread` is written in the start journal (at once for any
+   * other). A failed start rejects with TranscriptWriteError and leaves no session behind, in
+   * memory or on disk.
    */
-  durable(id: string): Promise<void> {
-    return this.flushes.get(id) ?? Promise.resolve();
+  started(id: string): Promise<void> {
+    return this.flushes.get(id)?.started ?? Promise.resolve();
   }
 
-  private async watchFlush(id: string, file: string, flushed: Promise<void>): Promise<void> {
+  /**
+   * Settles when a session made with `flushOffThread` would survive a power loss: its copy in the start
+   * journal flushed and its own file written (at once for any other). A failed flush rejects with an error that says so;
+   * the session stays (its fork fails), and a drop frame is tried so no later runtime brings it back.
+   */
+  durable(id: string): Promise<void> {
+    return this.flushes.get(id)?.flushed ?? Promise.resolve();
+  }
+
+  private async watchStart(id: string, file: string, started: Promise<void>): Promise<void> {
     try {
-      await flushed;
+      await started;
     } catch (error) {
       this.open.get(id)?.close();
       this.open.delete(id);
       this.lastUsed.delete(id);
+      this.flushes.delete(id);
       // Only a file this create made: `wx` refused an existing one (a name taken meanwhile) and leaves it.
       if ((error as { created?: boolean }).created !== false) fs.rmSync(file, { force: true });
       throw new TranscriptWriteError(file, error);
+    }
+  }
+
+  private async watchFlush(id: string, file: string, started: Promise<void>, flushed: Promise<void>): Promise<void> {
+    try {
+      await started;
+      await flushed.catch((error: unknown) => {
+        const code = (error as NodeJS.ErrnoException).code;
+        const why = error instanceof Error ? error.message : String(error);
+        throw Object.assign(new Error(`its start could not be flushed to disk (${code === undefined ? '' : `${this.starts.file}: `}${why}), so it would not survive a power loss; nothing was sent for it`), { code, cause: error });
+      });
     } finally {
       this.flushes.delete(id);
     }
@@ -448,6 +487,46 @@ export class SessionStore {
     this.open.clear();
     this.starts.close();
   }
+}
+
+/**
+ * The writer of a fork whose file is still being created on the thread pool (its bytes are safe in the
+ * start journal meanwhile): records appended before it is written (a cancel at once, say) are kept in
+ * order and appended once it is, and durable() waits for them. A file that could not be made fails them.
+ */
+function writerAfter(file: string, written: Promise<void>, open: () => JsonlWriter): JsonlWriter {
+  let writer: JsonlWriter | undefined;
+  let ready = false;
+  let closed = false;
+  let failure: unknown;
+  const queued: unknown[] = [];
+  const settled = written.then(() => {
+    ready = true;
+    if (queued.length === 0) return;
+    writer = open();
+    for (const record of queued.splice(0)) writer.append(record);
+    if (closed) writer.close();
+  }).catch((error: unknown) => {
+    failure = error;
+  });
+  return {
+    append(record: unknown) {
+      if (closed) throw new Error('session is closed');
+      if (failure !== undefined) throw new TranscriptWriteError(file, failure);
+      if (ready) return (writer ??= open()).append(record);
+      queued.push(record);
+      return Buffer.from(JSON.stringify(record) + '\n', 'utf8');
+    },
+    async durable() {
+      await settled;
+      if (failure !== undefined) throw new TranscriptWriteError(file, failure);
+      await writer?.durable();
+    },
+    close() {
+      closed = true;
+      if (ready) writer?.close();
+    },
+  } as JsonlWriter;
 }
 
 /** A writer opened on first append: loading a session writes nothing until it is used. */

@@ -1,12 +1,17 @@
-// The group commit of fork starts (docs/design.md §4.7). A started fork is durable once its file's bytes
-// are on disk; creating fifty files and flushing each (fdatasync, then the folder's fsync) took a journal
-// commit per wave of the thread pool, and fifty siblings' answers waited for the last waves
-// (docs/benchmarks.md, "Fifty siblings"). Instead the bytes of every fork started in one moment are
-// appended to one store-wide file in one write and flushed by one fdatasync, and fork/start answers then.
-// Each fork's own file is created beside that append (written, not yet flushed) and flushed afterwards, off
-// the critical path; once the file and its name are on disk its frame is no longer needed, and once no
-// frame is, the journal is emptied. A runtime that starts finds the frames still there and writes every
-// fork file that is missing or torn from them (`recoverStarts`) before it loads the forks.
+// The group commit of fork starts (docs/design.md §4.7). What "started" promises: once fork/start answers,
+// the fork's bytes are written (write(2) returned) to one store-wide file, so a crash of the runtime or of
+// the editor after the answer never loses the fork — the kernel holds the bytes, and the next runtime brings
+// it back from them (`recoverStarts`). The fdatasync that makes them survive a power loss runs after the
+// answer, off the critical path, and completes before the fork's first model request and before any notice
+// naming the fork reaches a parent's request: nothing is spent on, or told to a model about, a fork a power
+// loss could erase. A failed flush fails the fork. Each start's frame is written at once on the runtime's
+// thread (a page-cache write of tens of KB), and every frame written by the time a flush begins shares that
+// one fdatasync on the thread pool; frames written while it runs wait for the next (docs/benchmarks.md,
+// "Fifty siblings": creating and flushing fifty files before answering took a commit per wave of the pool).
+// Each fork's own file is created on the thread pool beside the frame and flushed afterwards; once the file
+// and its name are on disk its frame is no longer needed, and once no frame is, the journal is emptied. A
+// runtime that starts finds the frames still there and writes every fork file that is missing or torn from
+// them (`recoverStarts`) before it loads the forks.
 //
 // Format: frames one after another. A start frame is a line `{"start":"<id>","bytes":N}` and then the N
 // bytes of the fork's file (its header and bootstrap lines); a drop frame `{"drop":"<id>"}` says a fork
@@ -16,14 +21,22 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openPrivateFile } from '../../ipc/privateFs';
 
-interface Waiting { buffers: Buffer[]; bytes: number; resolve(): void; reject(error: Error): void }
+interface Signal { resolve(): void; reject(error: Error): void }
+interface Waiting { buffers: Buffer[]; bytes: number; written: Signal; flushed: Signal }
+
+/** A frame's two moments: written (a crash of the process keeps it) and flushed (a power loss keeps it). */
+export interface Journaled { written: Promise<void>; flushed: Promise<void> }
 
 export class StartJournal {
   private fd: number | undefined;
   /** Where the next frame goes: the bytes of frames written so far (the journal is never opened for append). */
   private size = 0;
   private batch: Waiting[] = [];
-  private busy = false;
+  /** Frames written and not yet flushed: the next fdatasync's. */
+  private unflushed: Waiting[] = [];
+  private writing = false;
+  private flushing = false;
+  private emptying = false;
   /** A failed flush: the page cache may have dropped what it held (fsync errors are not retried). */
   private failed: Error | undefined;
   /** Forks whose frame is on disk (or being written) while their own file is not yet durable. */
@@ -34,14 +47,20 @@ export class StartJournal {
    */
   private inherited = false;
   private idleWaiters: (() => void)[] = [];
+  /**
+   * Runs before each fdatasync, which waits for it; a rejection is that flush's failure. Unset in use: a
+   * test holds or fails the flush with it (the runtime sets it from FORK_AGENTS_START_FLUSH_GATE).
+   */
+  beforeFlush?: () => Promise<void>;
 
   constructor(readonly file: string) {}
 
   /**
-   * Appends a fork's file bytes as a frame; resolves once the frame is on disk. Frames added while a
-   * write and flush run share the next one: one write system call and one fdatasync per moment.
+   * Appends a fork's file bytes as a frame, written on this thread as it comes (after an emptying of the
+   * journal under way, if one is), and flushed by the next fdatasync, which every frame written when it
+   * begins shares.
    */
-  add(id: string, bytes: Buffer): Promise<void> {
+  add(id: string, bytes: Buffer): Journaled {
     this.live.add(id);
     const head = Buffer.from(`${JSON.stringify({ start: id, bytes: bytes.length })}\n`, 'utf8');
     return this.enqueue([head, bytes]);
@@ -54,11 +73,11 @@ export class StartJournal {
 
   /**
    * The fork will not run (its start failed) or was deleted: a drop frame, so a runtime that starts after
-   * a crash does not bring it back. Nothing to write when its frame is gone already.
+   * a crash does not bring it back. Nothing to write when its frame is gone already. Resolves once flushed.
    */
   drop(id: string): Promise<void> {
     if (!this.live.delete(id)) return Promise.resolve();
-    return this.enqueue([Buffer.from(`${JSON.stringify({ drop: id })}\n`, 'utf8')]);
+    return this.enqueue([Buffer.from(`${JSON.stringify({ drop: id })}\n`, 'utf8')]).flushed;
   }
 
   /** Forks whose frame is still needed (tests and the doctor). */
@@ -74,24 +93,37 @@ export class StartJournal {
     });
   }
 
-  private enqueue(buffers: Buffer[]): Promise<void> {
-    if (this.failed) return Promise.reject(this.failed);
-    return new Promise<void>((resolve, reject) => {
-      this.batch.push({ buffers, bytes: buffers.reduce((n, b) => n + b.length, 0), resolve, reject });
-      this.pump();
-    });
+  private enqueue(buffers: Buffer[]): Journaled {
+    if (this.failed) {
+      const refused = Promise.reject(this.failed);
+      refused.catch(() => undefined);
+      return { written: refused, flushed: refused };
+    }
+    let written!: Signal;
+    let flushed!: Signal;
+    const result: Journaled = {
+      written: new Promise<void>((resolve, reject) => (written = { resolve, reject })),
+      flushed: new Promise<void>((resolve, reject) => (flushed = { resolve, reject })),
+    };
+    // Handled here: a caller may await only one of the two.
+    result.written.catch(() => undefined);
+    result.flushed.catch(() => undefined);
+    this.batch.push({ buffers, bytes: buffers.reduce((n, b) => n + b.length, 0), written, flushed });
+    this.pump();
+    return result;
   }
 
   private pump(): void {
-    if (this.busy) return;
-    if (this.batch.length > 0) return this.writeBatch();
-    if (this.live.size > 0) return;
+    if (this.emptying) return;
+    if (!this.writing && this.batch.length > 0) this.writeBatch();
+    if (!this.flushing && this.unflushed.length > 0) this.flush();
+    if (this.writing || this.flushing || this.live.size > 0) return;
     // Nothing waits and every frame written is retired: empty the journal. Not flushed: a runtime that
     // finds the frames after a crash finds their files whole and leaves them.
     if (this.size > 0 && this.fd !== undefined && !this.inherited) {
-      this.busy = true;
+      this.emptying = true;
       fs.ftruncate(this.fd, 0, error => {
-        this.busy = false;
+        this.emptying = false;
         if (!error) this.size = 0;
         this.pump();
       });
@@ -103,9 +135,12 @@ export class StartJournal {
   private writeBatch(): void {
     const frames = this.batch.splice(0);
     const fail = (error: unknown) => {
-      this.busy = false;
+      this.writing = false;
       const problem = error instanceof Error ? error : new Error(String(error));
-      for (const frame of frames) frame.reject(problem);
+      for (const frame of frames) {
+        frame.written.reject(problem);
+        frame.flushed.reject(problem);
+      }
       this.pump();
     };
     try {
@@ -118,43 +153,62 @@ export class StartJournal {
     } catch (error) {
       return fail(error);
     }
-    this.busy = true;
+    this.writing = true;
     const at = this.size;
     const buffers = frames.flatMap(f => f.buffers);
     const bytes = frames.reduce((n, f) => n + f.bytes, 0);
-    writeAllAt(this.fd, buffers, at, error => {
+    try {
+      writeAllAt(this.fd, buffers, at);
+    } catch (error) {
+      // The next frames overwrite whatever part of these was written: the valid frames stay contiguous.
+      return fail(error);
+    }
+    this.writing = false;
+    this.size = at + bytes;
+    if (this.failed) {
+      // A flush failed while these were written: no later flush is trusted with them.
+      for (const frame of frames) frame.flushed.reject(this.failed);
+    } else this.unflushed.push(...frames);
+    for (const frame of frames) frame.written.resolve();
+    this.pump();
+  }
+
+  /** One fdatasync for every frame written so far; frames written while it runs wait for the next. */
+  private flush(): void {
+    const frames = this.unflushed.splice(0);
+    const fd = this.fd!;
+    this.flushing = true;
+    const done = (error?: unknown) => {
+      this.flushing = false;
       if (error) {
-        // The next frames overwrite whatever part of these was written: the valid frames stay contiguous.
-        return fail(error);
-      }
-      this.size = at + bytes;
-      fs.fdatasync(this.fd!, flushError => {
-        if (flushError) {
-          this.failed = flushError;
-          return fail(flushError);
-        }
-        this.busy = false;
-        for (const frame of frames) frame.resolve();
-        this.pump();
-      });
-    });
+        const problem = error instanceof Error ? error : new Error(String(error));
+        this.failed = problem;
+        for (const frame of [...frames, ...this.unflushed.splice(0)]) frame.flushed.reject(problem);
+      } else for (const frame of frames) frame.flushed.resolve();
+      this.pump();
+    };
+    const gate = this.beforeFlush?.() ?? Promise.resolve();
+    gate.then(() => fs.fdatasync(fd, flushError => done(flushError ?? undefined)), done);
   }
 
   close(): void {
-    if (this.fd !== undefined && !this.busy) fs.closeSync(this.fd);
+    if (this.fd !== undefined && !this.writing && !this.flushing && !this.emptying) fs.closeSync(this.fd);
     this.fd = undefined;
   }
 }
 
-/** writev at `position`, then what a short write left, until every byte is written. */
-function writeAllAt(fd: number, buffers: Buffer[], position: number, done: (error?: Error) => void): void {
+/**
+ * writev at `position`, then what a short write left, until every byte is written: on the runtime's thread,
+ * as a copying fork writes its file. A frame is tens of KB into the page cache, microseconds; a round trip
+ * through the thread pool cost milliseconds on a loaded machine (docs/benchmarks.md). The fork file's
+ * create, which can wait for the file system's journal, stays off this thread (offThreadFlush.ts).
+ */
+function writeAllAt(fd: number, buffers: Buffer[], position: number): void {
   const total = buffers.reduce((n, b) => n + b.length, 0);
-  fs.writev(fd, buffers, position, (error, written) => {
-    if (error) return done(error);
-    if (written >= total) return done();
-    if (written <= 0) return done(Object.assign(new Error('no bytes written'), { code: 'ENOSPC' }));
-    writeAllAt(fd, [Buffer.concat(buffers).subarray(written)], position + written, done);
-  });
+  const written = fs.writevSync(fd, buffers, position);
+  if (written >= total) return;
+  if (written <= 0) throw Object.assign(new Error('no bytes written'), { code: 'ENOSPC' });
+  writeAllAt(fd, [Buffer.concat(buffers).subarray(written)], position + written);
 }
 
 interface Frame { id: string; bytes?: Buffer }
