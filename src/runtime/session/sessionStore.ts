@@ -19,6 +19,7 @@ import { Session } from './session';
 import { streamJsonl } from './streamJsonl';
 import { describeDamage, launchRecordProblem, standInBootstrap, unrepaired } from './damage';
 import { log } from '../log';
+import { lazyWriter, writerAfter } from './deferredWriters';
 
 export class SessionNotFoundError extends Error {}
 
@@ -487,65 +488,6 @@ export class SessionStore {
     this.open.clear();
     this.starts.close();
   }
-}
-
-/**
- * The writer of a fork whose file is still being created on the thread pool (its bytes are safe in the
- * start journal meanwhile): records appended before it is written (a cancel at once, say) are kept in
- * order and appended once it is, and durable() waits for them. A file that could not be made fails them.
- */
-function writerAfter(file: string, written: Promise<void>, open: () => JsonlWriter): JsonlWriter {
-  let writer: JsonlWriter | undefined;
-  let ready = false;
-  let closed = false;
-  let failure: unknown;
-  const queued: unknown[] = [];
-  const settled = written.then(() => {
-    ready = true;
-    if (queued.length === 0) return;
-    writer = open();
-    for (const record of queued.splice(0)) writer.append(record);
-    if (closed) writer.close();
-  }).catch((error: unknown) => {
-    failure = error;
-  });
-  return {
-    append(record: unknown) {
-      if (closed) throw new Error('session is closed');
-      if (failure !== undefined) throw new TranscriptWriteError(file, failure);
-      if (ready) return (writer ??= open()).append(record);
-      queued.push(record);
-      return Buffer.from(JSON.stringify(record) + '\n', 'utf8');
-    },
-    async durable() {
-      await settled;
-      if (failure !== undefined) throw new TranscriptWriteError(file, failure);
-      await writer?.durable();
-    },
-    close() {
-      closed = true;
-      if (ready) writer?.close();
-    },
-  } as JsonlWriter;
-}
-
-/** A writer opened on first append: loading a session writes nothing until it is used. */
-function lazyWriter(open: () => JsonlWriter): JsonlWriter {
-  let writer: JsonlWriter | undefined;
-  let closed = false;
-  return {
-    append(record: unknown) {
-      if (closed) throw new Error('session is closed');
-      return (writer ??= open()).append(record);
-    },
-    durable() {
-      return writer?.durable() ?? Promise.resolve();
-    },
-    close() {
-      closed = true;
-      writer?.close();
-    },
-  } as JsonlWriter;
 }
 
 function readHeader(file: string): SessionHeader | undefined {
