@@ -24,3 +24,15 @@ export function requestViewOf<T extends Pick<Entry, 'id' | 'kind' | 'replacesUpT
   const kept = history.slice(replaced + 1).filter(entry => entry.kind !== 'summary');
   return [...startup, summary, ...kept];
 }
+
+/**
+ * Whether a request view (requestViewOf's result) holds a summary: there it comes right after the startup
+ * entries, so only the head is read — a numeric fork of a long chat does not scan the chat.
+ */
+export function viewHasSummary(view: readonly Pick<Entry, 'kind'>[]): boolean {
+  for (const entry of view) {
+    if (entry.kind === 'summary') return true;
+    if (entry.kind !== 'startup') return false;
+  }
+  return false;
+}

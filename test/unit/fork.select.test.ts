@@ -3,6 +3,7 @@ import { strict as assert } from 'node:assert';
 import type { Entry, Message } from '../../src/common/transcript';
 import { deepFreeze, isRealUserTurn } from '../../src/common/transcript';
 import { ForkPointError, countRealTurns, selectHistory, snapshotUpTo, windowSkipsSummary } from '../../src/runtime/fork/history/select';
+import { requestViewOf, viewHasSummary } from '../../src/common/requestView';
 import { Transcript, compactedParent, reminderText, richParent, text } from './forkFixtures';
 
 const user = (...content: Message['content']): Message => ({ role: 'user', content });
@@ -179,6 +180,21 @@ describe('fork: selecting history (docs/design.md §4.2)', () => {
     assert.equal(windowSkipsSummary(entries, 2), true);
     assert.equal(windowSkipsSummary(entries, 'all'), false);
     assert.equal(windowSkipsSummary(richParent().entries, 2), false);
+  });
+
+  it('viewHasSummary reads a request view\'s head and agrees with windowSkipsSummary on request views', () => {
+    const compacted = requestViewOf(compactedParent().entries);
+    const plain = requestViewOf(richParent().entries);
+    assert.equal(viewHasSummary(compacted), true);
+    assert.equal(viewHasSummary(plain), false);
+    assert.equal(viewHasSummary([]), false);
+    for (const view of [compacted, plain]) assert.equal(viewHasSummary(view), windowSkipsSummary(view, 2));
+    // Only the head is read: a summary after the first entry that is not a startup entry is not a request view's.
+    const t = new Transcript();
+    t.startup();
+    t.prompt('a question');
+    t.summary();
+    assert.equal(viewHasSummary(t.entries), false);
   });
 
   it('countRealTurns ignores the synthetic prefix even though the summary is a user text', () => {

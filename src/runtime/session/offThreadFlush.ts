@@ -27,6 +27,10 @@ export function createThenFlushOffThread(file: string, bytes: Buffer, folder: Fo
   let signal!: { resolve(): void; reject(error: unknown): void };
   const written = new Promise<void>((resolve, reject) => (signal = { resolve, reject }));
   const flushed = (async () => {
+    // Begun in the event loop's next turn: the caller answers first (a fork's start is answered once its
+    // journal frame is written), and the open's own set-up on this thread (about 0.07 ms, a fifth of a
+    // small fork's start) is not in its way.
+    await new Promise(resolve => setImmediate(resolve));
     const handle = await fs.promises.open(file, 'wx', 0o600).catch((error: unknown) => {
       throw Object.assign(error as Error, { created: false });
     });

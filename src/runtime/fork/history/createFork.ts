@@ -12,14 +12,14 @@ import { zeroUsage } from '../../../common/transcript';
 import { Session, newEntryId } from '../../session/session';
 import type { SessionStore } from '../../session/sessionStore';
 import type { LaunchPolicy } from '../../policy';
-import { requestViewOf } from '../../../common/requestView';
+import { requestViewOf, viewHasSummary } from '../../../common/requestView';
 import { Picked } from '../../session/picked';
 import type { EntryList } from '../../session/picked';
 import type { HistorySnapshot } from '../../session/session';
 import type { HistoryRefs } from '../../session/records';
 import { answeredEnd, closeSelection } from './close';
 import { renderAttemptNote, renderDirective } from './directive';
-import { selectSpans, snapshotUpTo, windowSkipsSummary } from './select';
+import { selectSpans, snapshotUpTo } from './select';
 import { TailParent } from './tailParent';
 
 /** What a fork reads of its parent: the loaded chat, or (not loaded, an `all` fork) its transcript's tail. */
@@ -78,7 +78,7 @@ export function createForkSession(store: SessionStore, spec: ForkSpec, worktree?
     const notice = worktree && { parentRoot: spec.parent.header.root, ...(attempt ? {} : { forkRoot: root }) };
     const closed = closeSelection(selected, renderDirective(spec.directive, notice, spec.sandboxNotice), entries);
     // docs/design.md §4.2: a numeric window never carries the compaction summary; the UIs say so.
-    const summaryExcluded = windowSkipsSummary(snapshot, spec.turns);
+    const summaryExcluded = spec.turns !== 'all' && viewHasSummary(snapshot);
     const content = closed.closing.content;
     const closing = attempt ? [...content, { type: 'text' as const, text: renderAttemptNote(attempt.attempt, attempt.of, attempt.hint, worktree && root) }] : content;
     return persist(store, spec, entries, { root, worktree, summaryExcluded }, closed.inherited, closing);
