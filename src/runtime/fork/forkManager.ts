@@ -95,7 +95,7 @@ export class ForkManager implements ForkLauncher {
     let run: ForkRun;
     try {
       const session = await writeForkStart(this.store, id, checked, access);
-      run = newRun(session, { ...session.bootstrap!.fork }, access);
+      run = newRun(session, { ...session.bootstrap!.fork, modelTurns: 0, usage: session.spent }, access);
       run.lease = this.store.holdLoaded(session.id);
       this.forks.set(session.id, run);
       // Flushed before its first request, with the parent's records it inherits (on the thread pool as well).

@@ -8,7 +8,6 @@ import { forkTurnsToString } from '../../../common/forkTurns';
 import * as path from 'node:path';
 import type { ChildKind, ForkOrigin, ForkSummary, ForkWorktree, Isolation } from '../../../common/forks';
 import type { Entry, SessionHeader } from '../../../common/transcript';
-import { zeroUsage } from '../../../common/transcript';
 import { Session, newEntryId } from '../../session/session';
 import type { SessionStore } from '../../session/sessionStore';
 import type { LaunchPolicy } from '../../policy';
@@ -16,7 +15,7 @@ import { requestViewOf, viewHasSummary } from '../../../common/requestView';
 import { Picked } from '../../session/picked';
 import type { EntryList } from '../../session/picked';
 import type { HistorySnapshot } from '../../session/session';
-import type { HistoryRefs } from '../../session/records';
+import type { ForkStartSummary, HistoryRefs } from '../../session/records';
 import { answeredEnd, closeSelection } from './close';
 import { renderAttemptNote, renderDirective } from './directive';
 import { selectSpans, snapshotUpTo } from './select';
@@ -113,7 +112,7 @@ function persist(
     title: spec.name,
     parent: { sessionId: parentHeader.id, entryId: spec.atEntryId },
   };
-  const fork: ForkSummary = {
+  const fork: ForkStartSummary = {
     id,
     kind: spec.kind,
     name: spec.name,
@@ -128,8 +127,6 @@ function persist(
     directive: spec.directive,
     state: 'queued',
     createdAt: now,
-    modelTurns: 0,
-    usage: zeroUsage(),
     ...(spec.budget ? { budget: spec.budget } : {}),
     model: header.settings.model,
     ...(otherModel ? { parentModel: parentHeader.settings.model } : {}),
