@@ -34,7 +34,6 @@ export class StartJournal {
   private batch: Waiting[] = [];
   /** Frames written and not yet flushed: the next fdatasync's. */
   private unflushed: Waiting[] = [];
-  private writing = false;
   private flushing = false;
   private emptying = false;
   /** A failed flush: the page cache may have dropped what it held (fsync errors are not retried). */
@@ -115,9 +114,10 @@ export class StartJournal {
 
   private pump(): void {
     if (this.emptying) return;
-    if (!this.writing && this.batch.length > 0) this.writeBatch();
+    // A batch is written whole before writeBatch returns (on this thread), so no write is ever under way here.
+    if (this.batch.length > 0) this.writeBatch();
     if (!this.flushing && this.unflushed.length > 0) this.flush();
-    if (this.writing || this.flushing || this.live.size > 0) return;
+    if (this.flushing || this.live.size > 0) return;
     // Nothing waits and every frame written is retired: empty the journal. Not flushed: a runtime that
     // finds the frames after a crash finds their files whole and leaves them.
     if (this.size > 0 && this.fd !== undefined && !this.inherited) {
@@ -135,7 +135,6 @@ export class StartJournal {
   private writeBatch(): void {
     const frames = this.batch.splice(0);
     const fail = (error: unknown) => {
-      this.writing = false;
       const problem = error instanceof Error ? error : new Error(String(error));
       for (const frame of frames) {
         frame.written.reject(problem);
@@ -153,7 +152,6 @@ export class StartJournal {
     } catch (error) {
       return fail(error);
     }
-    this.writing = true;
     const at = this.size;
     const buffers = frames.flatMap(f => f.buffers);
     const bytes = frames.reduce((n, f) => n + f.bytes, 0);
@@ -163,7 +161,6 @@ export class StartJournal {
       // The next frames overwrite whatever part of these was written: the valid frames stay contiguous.
       return fail(error);
     }
-    this.writing = false;
     this.size = at + bytes;
     if (this.failed) {
       // A flush failed while these were written: no later flush is trusted with them.
@@ -192,7 +189,7 @@ export class StartJournal {
   }
 
   close(): void {
-    if (this.fd !== undefined && !this.writing && !this.flushing && !this.emptying) fs.closeSync(this.fd);
+    if (this.fd !== undefined && !this.flushing && !this.emptying) fs.closeSync(this.fd);
     this.fd = undefined;
   }
 }
