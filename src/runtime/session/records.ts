@@ -94,16 +94,16 @@ export type HistoryPart = ChainRange | { entries: Entry[] };
 export interface HistoryRefs { head: string | null; parts: HistoryPart[] }
 
 /**
- * Everything a fork was launched with, written before its first request (docs/design.md §4.7): revival resumes
- * from this and the fork's own entries, never from the parent.
- */
-/**
  * The fork as it starts. Its spend and model turns are left out: a fresh fork has none, and a revived one
  * counts its own entries (bootstraps written before 2026-12-03 carry zeros, which readers ignore). Without
  * them a small fork's file stays under a copy of its window.
  */
 export type ForkStartSummary = Omit<ForkSummary, 'usage' | 'modelTurns'> & Partial<Pick<ForkSummary, 'usage' | 'modelTurns'>>;
 
+/**
+ * Everything a fork was launched with, written before its first request (docs/design.md §4.7): revival resumes
+ * from this and the fork's own entries, never from the parent.
+ */
 export interface ForkBootstrap {
   /** The selected parent entries by reference (written first, so start-up reference counting reads little). */
   history?: HistoryRefs;
