@@ -32,6 +32,12 @@ function cliProvider(env: NodeJS.ProcessEnv): Pick<ConfigureParams, 'provider'> 
   return { provider: name };
 }
 
+/** Whether this command gives the runtime model access of its own: the demo model, a key, or a cloud provider's credentials. */
+export function cliGivesAccess(args: ParsedArgs): boolean {
+  const { provider } = cliProvider(process.env);
+  return args.switches.has('demo') || Boolean(process.env.ANTHROPIC_API_KEY) || provider === 'bedrock' || provider === 'vertex';
+}
+
 export function storeDirOf(args: ParsedArgs): string {
   return path.resolve(args.flags.get('store') ?? process.env.FORK_AGENTS_HOME ?? path.join(os.homedir(), '.fork-agents'));
 }

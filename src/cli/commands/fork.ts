@@ -8,7 +8,7 @@ import { forkEvent, forkSend, forkStart, forkWait } from '../../common/protocol/
 import type { RuntimeClient } from '../../client/rpcClient';
 import { UsageError } from '../args';
 import type { ParsedArgs } from '../args';
-import { approvalOf, connectCli } from '../connect';
+import { approvalOf, cliGivesAccess, connectCli } from '../connect';
 import type { ApprovalMode } from '../../common/approval';
 import { CliFailure, printJson } from '../output';
 import { parseBudget } from '../../common/budget';
@@ -78,7 +78,7 @@ export async function sendCommand(args: ParsedArgs): Promise<void> {
     const asked = args.flags.has('approval') ? approvalOf(args) : undefined;
     if (asked && sent.approvalMode && asked !== sent.approvalMode && !args.switches.has('json')) {
       // The runtime keeps a fork's last access when this command gave it none (no key): nothing of ours applies.
-      process.stderr.write(loosen || !cliGaveAccess(args)
+      process.stderr.write(loosen || !cliGivesAccess(args)
         ? `note: --approval ${asked} was not applied: this command gave the runtime no key (ANTHROPIC_API_KEY, or --demo for the demo model), so fork ${forkId} continues with the access it last ran with (${sent.approvalMode}).\n`
         : `note: fork ${forkId} continues in ${sent.approvalMode}, the mode it was launched with, not ${asked}; --loosen-approval confirms a looser one.\n`);
     }
@@ -87,12 +87,6 @@ export async function sendCommand(args: ParsedArgs): Promise<void> {
   } finally {
     await client.close();
   }
-}
-
-/** Whether this command supplies model access of its own (a key, the demo model or a cloud provider's credentials). */
-function cliGaveAccess(args: ParsedArgs): boolean {
-  const provider = process.env.FORK_AGENTS_PROVIDER?.trim();
-  return args.switches.has('demo') || Boolean(process.env.ANTHROPIC_API_KEY) || provider === 'bedrock' || provider === 'vertex';
 }
 
 /** A fork in `ask` whose approvals nobody here answers waits, then is refused: said before that happens. */
