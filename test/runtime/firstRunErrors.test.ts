@@ -2,42 +2,28 @@
 // what happened and what to do, and nothing it prints is untrue.
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { runtimeInfoPath } from '../../src/ipc/socketPath';
-import { cliRunner, lastJson, stopStoreRuntime } from './cliRunner';
-import { startFakeAnthropic } from '../fakes/anthropicServer';
-import type { FakeAnthropic } from '../fakes/anthropicServer';
+import { cliRunner, lastJson } from './cliRunner';
+import { useCliStore } from './cliStore';
 import { say } from './script';
 
 describe('cli: errors on a first run', function () {
   this.timeout(30_000);
-  let fake: FakeAnthropic;
-  let store: string;
-  let cwd: string;
+  const setup = useCliStore({ apiKey: 'k-first', prefix: 'fa-first-' });
+  const cli = setup.cli;
+  const cliWithoutKey = cliRunner({ apiKey: '', baseUrl: () => setup.fake.url, store: () => setup.store });
 
-  const cli = cliRunner({ apiKey: 'k-first', baseUrl: () => fake.url, store: () => store });
-  const cliWithoutKey = cliRunner({ apiKey: '', baseUrl: () => fake.url, store: () => store });
-
-  beforeEach(async () => {
-    fake = await startFakeAnthropic({ apiKey: 'k-first' });
-    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-first-'));
-    store = path.join(base, 'store');
-    cwd = path.join(base, 'work');
-    fs.mkdirSync(cwd);
-    fs.writeFileSync(path.join(cwd, 'README.md'), '# first run\n');
-  });
-  afterEach(async () => {
-    stopStoreRuntime(store);
-    await fake.close();
+  beforeEach(() => {
+    fs.writeFileSync(path.join(setup.work, 'README.md'), '# first run\n');
   });
 
   it('a fork whose key is rejected fails with the reason, and its cost says nothing was billed (not "no price known")', async () => {
-    fake.setResponder(() => say('parent answer'));
-    const chat = await cli('chat', '--cwd', cwd, '--json', 'hello');
+    setup.fake.setResponder(() => say('parent answer'));
+    const chat = await cli('chat', '--cwd', setup.work, '--json', 'hello');
     assert.equal(chat.code, 0, chat.stderr);
-    fake.setApiKey('another-key');
-    const fork = await cli('fork', '--cwd', cwd, '--session', lastJson(chat).sessionId, '--isolation', 'shared', '--approval', 'auto-edit', '--wait', 'look around');
+    setup.fake.setApiKey('another-key');
+    const fork = await cli('fork', '--cwd', setup.work, '--session', lastJson(chat).sessionId, '--isolation', 'shared', '--approval', 'auto-edit', '--wait', 'look around');
     assert.equal(fork.code, 1, fork.stderr);
     assert.match(fork.stderr, /API key was rejected/);
     assert.match(fork.stdout, /\(failed\) · cost \$0 \(no model turns\)/);
@@ -48,10 +34,10 @@ describe('cli: errors on a first run', function () {
   });
 
   it('send --approval that does not apply says so: capped by the launch mode, or not given for want of a key', async () => {
-    fake.setResponder(r => (r.rawBody.includes('<fork-boilerplate>') ? say('Scope: fork.') : say('parent answer')));
-    const chat = await cli('chat', '--cwd', cwd, '--json', 'hello');
+    setup.fake.setResponder(r => (r.rawBody.includes('<fork-boilerplate>') ? say('Scope: fork.') : say('parent answer')));
+    const chat = await cli('chat', '--cwd', setup.work, '--json', 'hello');
     assert.equal(chat.code, 0, chat.stderr);
-    const fork = await cli('fork', '--cwd', cwd, '--session', lastJson(chat).sessionId, '--isolation', 'shared', '--approval', 'ask', '--wait', '--json', 'look around');
+    const fork = await cli('fork', '--cwd', setup.work, '--session', lastJson(chat).sessionId, '--isolation', 'shared', '--approval', 'ask', '--wait', '--json', 'look around');
     assert.equal(fork.code, 0, fork.stderr);
     const { forkId } = lastJson(fork);
     const capped = await cli('send', '--fork', forkId, '--approval', 'auto-edit', '--wait', 'again');
@@ -67,20 +53,20 @@ describe('cli: errors on a first run', function () {
   });
 
   it('no key: chat and fork say how to give one at a terminal, --demo included, and exit 1', async () => {
-    fake.setResponder(() => say('parent answer'));
-    const chat = await cli('chat', '--cwd', cwd, '--json', 'hello');
+    setup.fake.setResponder(() => say('parent answer'));
+    const chat = await cli('chat', '--cwd', setup.work, '--json', 'hello');
     assert.equal(chat.code, 0, chat.stderr);
-    for (const run of [await cliWithoutKey('chat', '--cwd', cwd, 'hello'), await cliWithoutKey('fork', '--session', lastJson(chat).sessionId, 'look around')]) {
+    for (const run of [await cliWithoutKey('chat', '--cwd', setup.work, 'hello'), await cliWithoutKey('fork', '--session', lastJson(chat).sessionId, 'look around')]) {
       assert.equal(run.code, 1, run.stderr);
       assert.equal(run.stderr, 'fork-agents: No Anthropic API key is set: set ANTHROPIC_API_KEY (or FORK_AGENTS_PROVIDER=bedrock|vertex), or pass --demo for the local demo model, which needs none.\n');
     }
   });
 
   it('doctor --repair refused by a live runtime says how to stop it: the CLI has ended, the runtime has not', async () => {
-    fake.setResponder(() => say('parent answer'));
-    const chat = await cli('chat', '--cwd', cwd, 'hello');
+    setup.fake.setResponder(() => say('parent answer'));
+    const chat = await cli('chat', '--cwd', setup.work, 'hello');
     assert.equal(chat.code, 0, chat.stderr);
-    const { pid } = JSON.parse(fs.readFileSync(runtimeInfoPath(store), 'utf8')) as { pid: number };
+    const { pid } = JSON.parse(fs.readFileSync(runtimeInfoPath(setup.store), 'utf8')) as { pid: number };
     const refused = await cli('doctor', '--repair');
     assert.equal(refused.code, 4, refused.stderr);
     assert.match(refused.stderr, /nothing was changed/);
