@@ -23,6 +23,9 @@ import { lazyWriter, writerAfter } from './deferredWriters';
 
 export class SessionNotFoundError extends Error {}
 
+/** A fork start's three moments: in the journal (a crash keeps it), flushed (a power loss keeps it), its own file written. */
+interface StartWrites { started: Promise<void>; flushed: Promise<void>; fileWritten: Promise<void> }
+
 /**
  * A session held in memory by someone who uses it across awaits (a turn, a running fork, a request
  * handler): while any lease is held the session is not evicted, so every get() returns this instance
@@ -53,7 +56,7 @@ export class SessionStore {
   private readonly loading = new Map<string, Promise<Session>>();
   private readonly lastUsed = new Map<string, number>();
   /** Sessions created with flushOffThread whose first bytes are still being written or flushed. */
-  private readonly flushes = new Map<string, { started: Promise<void>; flushed: Promise<void>; fileWritten: Promise<void> }>();
+  private readonly flushes = new Map<string, StartWrites>();
   /** What evicted sessions had spent: budgets read it without streaming the session in again. */
   private readonly spentIndex = new Map<string, Usage>();
   /** The same sessions' requests one by one, with their model: what their cost is computed from. */
@@ -137,7 +140,7 @@ export class SessionStore {
    * and the file written. On a failure of either it rejects only after the file's create has settled (so a
    * removal cannot precede it), with `created` false when the file was never made, and the journal's copy dropped.
    */
-  private createJournaled(id: string, file: string, bytes: Buffer): { started: Promise<void>; flushed: Promise<void>; fileWritten: Promise<void> } {
+  private createJournaled(id: string, file: string, bytes: Buffer): StartWrites {
     const { written, flushed: fileFlushed } = createThenFlushOffThread(file, bytes, this.sessionsFolder);
     const journaled = this.starts.add(id, bytes);
     // Not retired on a failed flush: the journal keeps the bytes, and the next runtime writes the file from them.
