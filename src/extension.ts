@@ -7,6 +7,7 @@ import { ForkEndsShown } from './host/forks/forkEndsShown';
 import { registerForkFromHere } from './host/commands/forkFromHere';
 import { registerRewindHere } from './host/commands/rewindHere';
 import { registerForkNotifier } from './host/forks/forkNotifier';
+import { registerFirstForkContext } from './host/forks/firstForkContext';
 import { registerReportDocs } from './host/forks/reportDocs';
 import { registerShowRuntimeLog } from './host/commands/showRuntimeLog';
 import { registerDeleteSession } from './host/commands/deleteSession';
@@ -35,6 +36,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<ForkAg
   const endsShown = new ForkEndsShown();
   const showReport = registerReportDocs(context, runtime);
   registerForkNotifier(context, runtime, endsShown, showReport, output);
+  registerFirstForkContext(context, runtime);
   registerDeleteSession(context, runtime);
   registerWorktrees(context, runtime, output, storeDir);
   const panel = registerForksPanel(context, runtime, settings, output, showReport);

@@ -2,6 +2,8 @@
 // unknown option or a missing value is a usage error naming it), then positional text.
 import { parseArgs as parseNodeArgs } from 'node:util';
 
+type ParsedToken = NonNullable<ReturnType<typeof parseNodeArgs>['tokens']>[number];
+
 export class UsageError extends Error {}
 
 export interface ParsedArgs {
@@ -59,6 +61,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
       '  (a tournament: N attempts (1–8) of the directive, each in its own worktree; --verify runs in each when it ends\n' +
       '   (default: fork.tournament.verify, else the project\'s test script; "" for none); --budget is for all attempts\n' +
       '   together; --different asks attempts 2..N for another approach; --wait --json: a line per attempt, then the result)\n' +
+      '  (--turns N: the last N turns (1–10000), all of them when the chat has fewer; default all)\n' +
       '  (--approval: default the mode the session\'s chat last ran with (ask if none recorded); it is the fork\'s ceiling for send;\n' +
       '   --wait on a terminal asks the fork\'s approvals here, y/N, as chat does; without a terminal a connected editor\n' +
       '   answers them, else they are refused after a bounded wait)\n' +
@@ -213,16 +216,20 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   const options = { ...COMMON, ...spec.options };
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
+  let tokens: ParsedToken[];
   try {
-    ({ values, positionals } = parseNodeArgs({
+    ({ values, positionals, tokens } = parseNodeArgs({
       args: attachDashValues(rest, options),
       options,
       strict: true,
       allowPositionals: true,
+      tokens: true,
     }));
   } catch (error) {
     throw new UsageError(`${first}: ${describeParseError(error)}`);
   }
+  const repeated = repeatedValueOption(tokens);
+  if (repeated) throw new UsageError(`${first}: ${repeated}`);
   if (values.help === true) return { kind: 'help', text: commandUsage(first) };
   const args: ParsedArgs = { verb: first, flags: new Map(), switches: new Set(), positional: positionals };
   for (const [name, value] of Object.entries(values)) {
@@ -260,6 +267,22 @@ function attachDashValues(argv: readonly string[], options: Record<string, Optio
     }
   }
   return out;
+}
+
+/**
+ * util.parseArgs keeps the last of a repeated option. No option of ours takes a list by repetition
+ * (--models is comma-separated), so a second value is a mistake to name rather than a silent override;
+ * a switch given twice means the same as once.
+ */
+function repeatedValueOption(tokens: readonly ParsedToken[]): string | undefined {
+  const seen = new Map<string, string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.value === undefined) continue;
+    const first = seen.get(token.name);
+    if (first !== undefined) return `--${token.name} given twice (${JSON.stringify(first)}, then ${JSON.stringify(token.value)}); give it once`;
+    seen.set(token.name, token.value);
+  }
+  return undefined;
 }
 
 /** util.parseArgs's messages, first sentence only (they go on for a while about `--`). */

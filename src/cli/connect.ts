@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { connectOrStart } from '../client/launch';
 import { connectRpc } from '../client/rpcClient';
-import { ensurePrivateDir } from '../ipc/privateFs';
+import { ensureStoreDir } from '../ipc/privateFs';
 import type { RuntimeClient } from '../client/rpcClient';
 import { isApprovalMode } from '../common/approval';
 import { retiredModelText, retiredToday } from '../common/models';
@@ -96,7 +96,7 @@ export async function connectCli(args: ParsedArgs, mcp?: string | { sessionId: s
   const runtimeScript = process.env.FORK_AGENTS_RUNTIME_SCRIPT ?? path.join(__dirname, 'runtime.js');
   // The demo model and the runtime start side by side, and the handshake overlaps the demo model's start:
   // only `runtime/configure` needs its address.
-  ensurePrivateDir(storeDir); // checked before the demo model writes its files there
+  ensureStoreDir(storeDir); // checked before the demo model writes its files there
   const demoStarting = args.switches.has('demo') ? ensureDemoModel(storeDir) : undefined;
   // Safe to drop: awaited below; this only keeps a failure while the runtime starts from going unobserved.
   demoStarting?.catch(() => undefined);

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { PrivatePathError, checkOwnSocket, ensurePrivateDir, openPrivateFile, readPrivateFile } from '../ipc/privateFs';
+import { PrivatePathError, checkOwnSocket, ensureStoreDir, openPrivateFile, readPrivateFile } from '../ipc/privateFs';
 import { ensurePrivateFolder, openPrivateFolder } from '../ipc/socketFolder';
 import { DetachedStartError, spawnDetached } from './spawnDetached';
 import { runtimeInfoPath, runtimeLogPath, runtimeTokenPath, separateSocketDir, socketPathFor } from '../ipc/socketPath';
@@ -32,7 +32,7 @@ const tokenReaders = new WeakMap<net.Socket, () => string | undefined>();
  * fresh private folder it records in the store, and `onNotice` is told.
  */
 export async function connectOrStart(options: LaunchOptions): Promise<net.Socket> {
-  ensurePrivateDir(options.storeDir);
+  ensureStoreDir(options.storeDir);
   const known = () => connectKnown(options.storeDir, options.onNotice);
   const existing = await known();
   if (existing) return existing;
@@ -98,7 +98,7 @@ async function tryRecordedSocket(socketPath: string, storeDir: string): Promise<
 
 /** Starts a detached runtime for the store and waits until `ready` (its socket accepts) gives a value. */
 function startRuntime<T>(options: LaunchOptions, ready: () => Promise<T | undefined>): Promise<{ value: T; pid?: number }> {
-  ensurePrivateDir(options.storeDir);
+  ensureStoreDir(options.storeDir);
   const args = [options.runtimeScript, '--store', options.storeDir];
   if (options.idleExitMs !== undefined) args.push('--idle-exit-ms', String(options.idleExitMs));
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, ELECTRON_RUN_AS_NODE: '1' };

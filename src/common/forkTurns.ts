@@ -9,6 +9,11 @@ export const FORK_TURNS_FORMS = '"all" or a positive whole number as a string su
 /** The same rule in words for people: they type text, so "as a string" and the tool's field name mean nothing to them. */
 const USER_FORMS = '"all" or a positive whole number such as 3';
 const POSITIVE = /^[1-9][0-9]*$/;
+/**
+ * The most turns a window can name. A number the chat has fewer turns than takes all it has (§4.2), so any
+ * bound is as good as none for a real chat; this one only turns a typo like 1000000000 into an error.
+ */
+export const MAX_FORK_TURNS = 10000;
 
 /**
  * Omitted (undefined) means "all". Anything but "all" or a canonical positive integer string is refused.
@@ -19,8 +24,9 @@ export function parseForkTurns(raw: unknown, audience: 'model' | 'user' = 'model
   if (raw === undefined || raw === 'all') return { ok: true, value: 'all' };
   if (typeof raw === 'string' && POSITIVE.test(raw)) {
     const value = Number(raw);
-    if (Number.isSafeInteger(value)) return { ok: true, value };
-    return { ok: false, error: `The ${subject} ${JSON.stringify(raw)} is too large; use ${forms}.` };
+    if (value <= MAX_FORK_TURNS) return { ok: true, value };
+    const range = `"all" or a whole number from 1 to ${MAX_FORK_TURNS}${audience === 'model' ? ' as a string' : ''}`;
+    return { ok: false, error: `The ${subject} ${JSON.stringify(raw)} is too large; use ${range}.` };
   }
   return { ok: false, error: `Invalid ${subject} ${describe(raw)}: use ${forms}.` };
 }

@@ -28,6 +28,27 @@ export function ensurePrivateDir(dir: string, options: { followSymlink?: boolean
   if ((stat.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
 }
 
+const STORE_CHOICE = 'choose another store (--store or FORK_AGENTS_HOME for the CLI, FORK_AGENTS_STORE for the editor)';
+
+/**
+ * ensurePrivateDir for the store, its refusals naming the folder and what to do: a store under a folder the
+ * user cannot enter (another user's home, a closed mount) fails mkdir or stat with EACCES or EPERM, which
+ * alone says neither which folder nor why.
+ */
+export function ensureStoreDir(storeDir: string): void {
+  try {
+    ensurePrivateDir(storeDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') {
+      throw new PrivatePathError(`The Fork Agents store ${storeDir} cannot be opened: permission denied on it or a folder above it, ` +
+        `which is another user's, or closed to you; fix its permissions or ${STORE_CHOICE}.`);
+    }
+    if (error instanceof PrivatePathError) throw new PrivatePathError(`${error.message.replace(/\.$/, '')}; ${STORE_CHOICE}.`);
+    throw error;
+  }
+}
+
 /** Opens (creating with mode 0600) a file in a private folder; an existing file readable by others is tightened. */
 export function openPrivateFile(file: string, flags: 'a' | 'w' | 'wx' | number): number {
   const fd = fs.openSync(file, flags, 0o600);

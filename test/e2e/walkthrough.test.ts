@@ -3,7 +3,8 @@
 // `code-server --install-extension` as a user installs it, runs the walkthrough's first step (the key goes
 // into SecretStorage through the step's button: the environment has none), then the README's demo
 // walkthrough against the demo model: chat with tools, a /fork that works in its own worktree and creates a
-// file, its report beginning with "Scope:", Review listing the file and Apply bringing it into the main tree.
+// file, its report beginning with "Scope:", Review listing the file and Apply bringing it into the main tree;
+// the walkthrough's fork step is then ticked by that /fork.
 // Screenshots: test-results/walkthrough-*.png.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -95,5 +96,12 @@ describe('Walkthrough from the packaged .vsix (code-server + chromium)', functio
     await page.locator('.notification-toast', { hasText: 'Applied 1 file' }).first().waitFor({ timeout: 30_000 });
     assert.equal(fs.readFileSync(path.join(stack.workspace.folder, 'NOTES.md'), 'utf8'), 'notes from a fork\n');
     await screenshot(page, 'walkthrough-5-applied');
+
+    // 5. The walkthrough's fork step is ticked by the /fork above, not only by its own New Directive button.
+    await runCommand(page, 'Welcome: Open Walkthrough...', { shows: pick.first(), showsTimeoutMs: 30_000 });
+    await pick.first().click({ timeout: 30_000 });
+    await page.locator('.getting-started-step[data-step-id$="key"][aria-checked="true"]').first().waitFor({ timeout: 30_000 });
+    await page.locator('.getting-started-step[data-step-id$="fork"][aria-checked="true"]').first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'walkthrough-6-fork-step-ticked');
   });
 });

@@ -121,7 +121,35 @@ describe('runtime: another local user', function () {
     const storeDir = path.join(base, 'store');
     await runAs(other, `require('node:fs').mkdirSync(process.argv[1], { mode: 0o777 })`, [storeDir]);
     try {
-      await assert.rejects(connectOrStart({ storeDir, runtimeScript: RUNTIME_SCRIPT }), /belongs to another user .*refusing to use it/);
+      await assert.rejects(connectOrStart({ storeDir, runtimeScript: RUNTIME_SCRIPT }), /belongs to another user .*refusing to use it; choose another store \(--store or FORK_AGENTS_HOME/);
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it('store: a folder the user cannot reach gives the folder and what to do, in the CLI and the editor\'s launcher', async () => {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'fa-closed-'));
+    fs.chmodSync(base, 0o755);
+    const closed = path.join(base, 'root-only');
+    fs.mkdirSync(closed, { mode: 0o700 });
+    const storeDir = path.join(closed, 'store');
+    const launch = path.resolve(__dirname, '../../src/client/launch.js');
+    const cli = path.resolve(__dirname, '../../../dist/cli.js');
+    try {
+      const said = JSON.parse(await runAs(other, `
+        const { spawnSync } = require('node:child_process');
+        const [launch, cli, storeDir, runtimeScript] = process.argv.slice(1);
+        const run = spawnSync(process.execPath, [cli, 'list', '--store', storeDir], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/' } });
+        require(launch).connectOrStart({ storeDir, runtimeScript }).then(
+          () => process.stdout.write('null'),
+          error => process.stdout.write(JSON.stringify({ launcher: error.message, cli: run.stderr, status: run.status })));`,
+      [launch, cli, storeDir, RUNTIME_SCRIPT])) as { launcher: string; cli: string; status: number };
+      assert.equal(said.status, 1);
+      for (const message of [said.launcher, said.cli.replace(/^fork-agents: /, '').trim()]) {
+        assert.doesNotMatch(message, /^EACCES|permission denied, mkdir/, message);
+        assert.ok(message.startsWith(`The Fork Agents store ${storeDir} cannot be opened: permission denied`), message);
+        assert.match(message, /another user's, or closed to you; fix its permissions or choose another store \(--store or FORK_AGENTS_HOME for the CLI, FORK_AGENTS_STORE for the editor\)\.$/);
+      }
     } finally {
       fs.rmSync(base, { recursive: true, force: true });
     }

@@ -2,7 +2,7 @@
 // the flag) and each command's own checks that run before it connects to anything. The runtime tests spawn
 // the real CLI only for what needs a process: the exit code, the one-line stderr and a refused request.
 import * as assert from 'node:assert/strict';
-import { COMMANDS, parseCommandLine, UsageError } from '../../src/cli/args';
+import { COMMANDS, commandUsage, parseCommandLine, UsageError } from '../../src/cli/args';
 import type { ParsedArgs } from '../../src/cli/args';
 import { chatCommand } from '../../src/cli/commands/chat';
 import { sessionSettingsOf } from '../../src/cli/connect';
@@ -73,6 +73,22 @@ describe('cli arguments', () => {
         `--turns ${JSON.stringify(bad)}`,
       );
     }
+  });
+
+  it('fork refuses a --turns beyond the most turns a chat can have, naming the range; fewer turns in the chat takes them all', async () => {
+    await assert.rejects(
+      forkCommand(parsed('fork', '--session', 's-00000000-0000', '--turns', '1000000000', 'x')),
+      usageError(/^--turns: The turn count "1000000000" is too large; use "all" or a whole number from 1 to 10000\.$/),
+    );
+    assert.equal(parseCommandLine(['fork', '--session', 's-1', '--turns', '10000', 'x']).kind, 'run');
+    assert.match(commandUsage('fork'), /--turns N: the last N turns \(1–10000\), all of them when the chat has fewer/);
+  });
+
+  it('a single-value option given twice is a usage error naming it; a switch given twice is the switch', () => {
+    assert.throws(() => parseCommandLine(['fork', '--session', 's-1', '--turns', '2', '--turns', '3', 'x']),
+      usageError(/^fork: --turns given twice \("2", then "3"\); give it once$/));
+    assert.throws(() => parseCommandLine(['chat', '--cwd', '.', '--cwd=/tmp', 'x']), usageError(/^chat: --cwd given twice/));
+    assert.ok(parsed('fork', '--session', 's-1', '--wait', '--wait', 'x').switches.has('wait'));
   });
 
   it('--thinking-budget, --cache-ttl and --effort of a new session are checked before it connects', () => {
