@@ -94,7 +94,11 @@ export class ForkManager implements ForkLauncher {
     const served = this.burst.begin();
     let run: ForkRun;
     try {
-      const session = await writeForkStart(this.store, id, checked, access);
+      // Its own file is made once the burst of starts is over, as its run begins: the file's create, write
+      // and flush are several round trips through the thread pool, whose completions ran on this thread
+      // between the dispatches of the siblings' fork/start requests (docs/benchmarks.md, "Fifty siblings").
+      // The start journal holds its bytes meanwhile; appends wait for the file.
+      const session = await writeForkStart(this.store, id, checked, access, this.burst.settled());
       run = newRun(session, { ...session.bootstrap!.fork, modelTurns: 0, usage: session.spent }, access);
       run.lease = this.store.holdLoaded(session.id);
       this.forks.set(session.id, run);

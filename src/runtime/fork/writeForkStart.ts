@@ -39,8 +39,11 @@ export function checkStart(spec: StartSpec, access: ModelAccess, priceOf: (model
   return { spec: { ...spec, budget }, snapshot };
 }
 
-/** Makes the fork's workspace and its session; resolves once the session is written (store.started). */
-export async function writeForkStart(store: SessionStore, id: string, { spec, snapshot }: CheckedStart, access: ModelAccess): Promise<Session> {
+/**
+ * Makes the fork's workspace and its session; resolves once the session is written (store.started).
+ * `createFileAfter`: the fork's own file is created once it settles (ForkManager: once the start burst is over).
+ */
+export async function writeForkStart(store: SessionStore, id: string, { spec, snapshot }: CheckedStart, access: ModelAccess, createFileAfter?: Promise<unknown>): Promise<Session> {
   const parent = spec.parent;
   const policy = launchPolicy(access);
   // Bubblewrap's trial run (a child process; usually done already, warmSandboxProbe) overlaps the worktree's creation.
@@ -55,7 +58,7 @@ export async function writeForkStart(store: SessionStore, id: string, { spec, sn
   try {
     // The sandbox notice of the directive needs its answer.
     if (probed) await probed;
-    const session = createForkSession(store, { ...spec, id, snapshot, isolation: placement.isolation, policy, sandboxNotice: policy.restricted ? undefined : sandboxNotice(policy.sandbox) }, placement.worktree);
+    const session = createForkSession(store, { ...spec, id, snapshot, createFileAfter, isolation: placement.isolation, policy, sandboxNotice: policy.restricted ? undefined : sandboxNotice(policy.sandbox) }, placement.worktree);
     // Written before fork/start answers (its flush follows: startFlush.ts); the runtime's thread keeps serving meanwhile.
     await store.started(session.id);
     return session;

@@ -12,6 +12,11 @@ const PROMPTS_KEPT = 4;
 
 /** The header record's line, newline included. */
 export function headerLine(header: SessionHeader): Buffer {
+  return Buffer.concat(headerParts(header));
+}
+
+/** The header record's line in pieces, the cached ones shared (never change them): written with one writev. */
+export function headerParts(header: SessionHeader): Buffer[] {
   const parts: Buffer[] = [];
   let text = '{"type":"header","header":{';
   let first = true;
@@ -30,7 +35,7 @@ export function headerLine(header: SessionHeader): Buffer {
     }
   }
   parts.push(Buffer.from(text + '}}\n', 'utf8'));
-  return Buffer.concat(parts);
+  return parts;
 }
 
 function toolsBytes(tools: SessionHeader['tools']): Buffer | undefined {

@@ -21,16 +21,18 @@ export function writeThenFlushOffThread(file: string, bytes: Buffer, folder: Fol
  * As writeThenFlushOffThread, and says when the file is whole in the page cache (`written`: created and
  * every byte written, not yet flushed), so a caller whose durability lies elsewhere (the start journal,
  * startJournal.ts) need not wait for the file's own flush. `written` rejects as `flushed` does when the
- * create or a write fails.
+ * create or a write fails. `pieces`: the file's bytes, joined once it begins; `begin`: nothing starts before
+ * it settles (its outcome is ignored).
  */
-export function createThenFlushOffThread(file: string, bytes: Buffer, folder: FolderSync): { written: Promise<void>; flushed: Promise<void> } {
+export function createThenFlushOffThread(file: string, pieces: Buffer | readonly Buffer[], folder: FolderSync, begin?: Promise<unknown>): { written: Promise<void>; flushed: Promise<void> } {
   let signal!: { resolve(): void; reject(error: unknown): void };
   const written = new Promise<void>((resolve, reject) => (signal = { resolve, reject }));
   const flushed = (async () => {
-    // Begun in the event loop's next turn: the caller answers first (a fork's start is answered once its
-    // journal frame is written), and the open's own set-up on this thread (about 0.07 ms, a fifth of a
-    // small fork's start) is not in its way.
-    await new Promise(resolve => setImmediate(resolve));
+    // Begun once `begin` settles, else in the event loop's next turn: the caller answers first (a fork's
+    // start is answered once its journal frame is written), and the open's own set-up on this thread is
+    // not in its way.
+    await (begin ?? new Promise(resolve => setImmediate(resolve))).catch(() => undefined);
+    const bytes = Buffer.isBuffer(pieces) ? pieces : Buffer.concat(pieces);
     const handle = await fs.promises.open(file, 'wx', 0o600).catch((error: unknown) => {
       throw Object.assign(error as Error, { created: false });
     });

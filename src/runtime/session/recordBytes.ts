@@ -12,7 +12,12 @@ const entryJson = new WeakMap<Entry, Buffer>();
 
 /** The record's line, newline included. */
 export function recordLine(record: SessionRecord): Buffer {
-  if (record.type !== 'bootstrap' || !record.bootstrap.history) return Buffer.from(JSON.stringify(record) + '\n', 'utf8');
+  return Buffer.concat(recordParts(record));
+}
+
+/** The record's line in pieces, the cached ones shared (never change them): written with one writev. */
+export function recordParts(record: SessionRecord): Buffer[] {
+  if (record.type !== 'bootstrap' || !record.bootstrap.history) return [Buffer.from(JSON.stringify(record) + '\n', 'utf8')];
   const parts: Buffer[] = [];
   let text = '{"type":"bootstrap","bootstrap":{';
   let first = true;
@@ -50,7 +55,7 @@ export function recordLine(record: SessionRecord): Buffer {
     text += ']}';
   }
   parts.push(Buffer.from(text + '}}\n', 'utf8'));
-  return Buffer.concat(parts);
+  return parts;
 }
 
 function entryBytes(entry: Entry): Buffer {

@@ -12,8 +12,8 @@ import type { ForkBootstrap, HistoryRefs, SessionRecord } from './records';
 import { SegmentError, SegmentStore, writeWhole } from './segments';
 import { FolderSync, createThenFlushOffThread } from './offThreadFlush';
 import { StartJournal, recoverStarts } from './startJournal';
-import { headerLine } from './headerBytes';
-import { recordLine } from './recordBytes';
+import { headerParts } from './headerBytes';
+import { recordParts } from './recordBytes';
 import type { ChainRange } from './segments';
 import { Session } from './session';
 import { streamJsonl } from './streamJsonl';
@@ -98,26 +98,28 @@ export class SessionStore {
    * writes its file from it); records appended before the file is made wait for it (writerAfter).
    * `durable(id)` settles once the journal's fdatasync, shared with every start of the moment, is done and
    * the file written (a power loss keeps it). The file's own flush (and its folder's) follows in the
-   * background; until it is done the journal keeps its bytes (startJournal.ts). Otherwise the file is
-   * written at once.
+   * background; until it is done the journal keeps its bytes (startJournal.ts). `createFileAfter`: the
+   * file's create waits for it (the journal's copy does not). Otherwise the file is written at once.
    */
-  create(header: SessionHeader, initial: readonly SessionRecord[] = [], options: { flushOffThread?: boolean } = {}): Session {
+  create(header: SessionHeader, initial: readonly SessionRecord[] = [], options: { flushOffThread?: boolean; createFileAfter?: Promise<unknown> } = {}): Session {
     const file = this.fileOf(header.id);
     // A fork's id is fresh (a random UUID), and its create is `wx`: no stat on the runtime's thread.
     if (!options.flushOffThread && fs.existsSync(file)) throw new Error(`session ${header.id} already exists`);
     // The lines as JSON.stringify writes them, with what forks share encoded once for all of them: the
-    // header's system prompt and tools, the bootstrap's inherited entries written in full.
-    const bytes = Buffer.concat([headerLine(header), ...initial.map(recordLine)]);
+    // header's system prompt and tools, the bootstrap's inherited entries written in full. Kept in pieces
+    // for a fork's start: its journal frame is one writev of them (no copy on the runtime's thread).
+    const parts = [...headerParts(header), ...initial.flatMap(recordParts)];
+    const length = parts.reduce((n, part) => n + part.length, 0);
     try {
       if (options.flushOffThread) {
-        const { started, flushed, fileWritten } = this.createJournaled(header.id, file, bytes);
+        const { started, flushed, fileWritten } = this.createJournaled(header.id, file, parts, options.createFileAfter);
         const watched = { started: this.watchStart(header.id, file, started), flushed: this.watchFlush(header.id, file, started, flushed), fileWritten };
         // Handled here so a failure nobody awaits cannot end the process; started() and durable() still reject.
         watched.started.catch(() => undefined);
         watched.flushed.catch(() => undefined);
         this.flushes.set(header.id, watched);
       }
-      else writeWhole(file, bytes, 'wx');
+      else writeWhole(file, Buffer.concat(parts, length), 'wx');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`session ${header.id} already exists`);
       // A full disk: no session (or fork) file stays behind, and the caller gets the transcript's clear error.
@@ -127,7 +129,7 @@ export class SessionStore {
     const open = () => new JsonlWriter(file);
     const fileWritten = this.flushes.get(header.id)?.fileWritten;
     const session = new Session(header, fileWritten ? writerAfter(file, fileWritten, open) : lazyWriter(open), header.parent ? undefined : this.segments);
-    session.fileBytes(bytes.length);
+    session.fileBytes(length);
     this.open.set(header.id, session);
     this.lastUsed.set(header.id, this.now());
     return session;
@@ -140,8 +142,8 @@ export class SessionStore {
    * and the file written. On a failure of either it rejects only after the file's create has settled (so a
    * removal cannot precede it), with `created` false when the file was never made, and the journal's copy dropped.
    */
-  private createJournaled(id: string, file: string, bytes: Buffer): StartWrites {
-    const { written, flushed: fileFlushed } = createThenFlushOffThread(file, bytes, this.sessionsFolder);
+  private createJournaled(id: string, file: string, bytes: readonly Buffer[], createAfter?: Promise<unknown>): StartWrites {
+    const { written, flushed: fileFlushed } = createThenFlushOffThread(file, bytes, this.sessionsFolder, createAfter);
     const journaled = this.starts.add(id, bytes);
     // Not retired on a failed flush: the journal keeps the bytes, and the next runtime writes the file from them.
     fileFlushed.then(() => this.starts.retire(id), () => undefined);

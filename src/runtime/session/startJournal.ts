@@ -59,10 +59,12 @@ export class StartJournal {
    * journal under way, if one is), and flushed by the next fdatasync, which every frame written when it
    * begins shares.
    */
-  add(id: string, bytes: Buffer): Journaled {
+  add(id: string, bytes: Buffer | readonly Buffer[]): Journaled {
     this.live.add(id);
-    const head = Buffer.from(`${JSON.stringify({ start: id, bytes: bytes.length })}\n`, 'utf8');
-    return this.enqueue([head, bytes]);
+    const pieces = Buffer.isBuffer(bytes) ? [bytes] : bytes;
+    const length = pieces.reduce((n, piece) => n + piece.length, 0);
+    const head = Buffer.from(`${JSON.stringify({ start: id, bytes: length })}\n`, 'utf8');
+    return this.enqueue([head, ...pieces]);
   }
 
   /** The fork's own file and its name are durable: its frame may go. */

@@ -51,6 +51,8 @@ export interface ForkSpec {
   model?: string;
   /** A tournament attempt: its note follows the directive, after the prefix the attempts share. */
   tournament?: ForkTournament;
+  /** The fork's own file is created once this settles (its start journal's copy is written at once). */
+  createFileAfter?: Promise<unknown>;
 }
 
 export function newForkId(): string {
@@ -138,7 +140,7 @@ function persist(
   const bootstrap = { fork, closing, parentRequestEnd: parentRequestEnd(inherited), callId: spec.callId, policy: spec.policy };
   // Written with the header in one write; flushed on the thread pool (store.durable), awaited before the
   // fork is announced or sends (ARCHITECTURE.md, "What a started fork promises").
-  const session = store.create(header, [Session.bootstrapRecord(bootstrap, history ? [] : inherited.toArray(), history)], { flushOffThread: true });
+  const session = store.create(header, [Session.bootstrapRecord(bootstrap, history ? [] : inherited.toArray(), history)], { flushOffThread: true, createFileAfter: spec.createFileAfter });
   session.applyBootstrap(bootstrap, inherited);
   // A parent known from its tail: the rest of what the fork inherits is read before anything reads its history.
   const tail = spec.parent instanceof TailParent ? spec.parent : undefined;
