@@ -62,6 +62,8 @@ describe('runtime: fork lifecycle', function () {
     await sendRequest(h.client.endpoint, forkSend, { forkId: fork.id, message: 'once more' });
     await sendRequest(h.client.endpoint, forkWait, { forkId: fork.id });
     const notices = states.filter(s => s.id === fork.id);
+    // A slot was free: the fork's first notice says it runs (no "queued" one in the same moment before it).
+    assert.equal(notices[0]?.state, 'running', `states: ${notices.map(s => s.state).join(', ')}`);
     const becameRunning = notices.filter((s, i) => s.state === 'running' && notices[i - 1]?.state !== 'running');
     assert.equal(becameRunning.length, 2, `states: ${notices.map(s => s.state).join(', ')}`);
     // Later "running" notices carry news (the sandbox, the workspace, usage); none is the previous one again.

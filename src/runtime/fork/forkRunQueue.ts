@@ -30,6 +30,11 @@ export class ForkRunQueue {
     return this.waiting.includes(run);
   }
 
+  /** A fork added now would start at once (a slot is free and none waits before it). */
+  get hasRoom(): boolean {
+    return this.running < this.maxConcurrent && this.waiting.length === 0;
+  }
+
   /** A fork is queued or running. */
   get busy(): boolean {
     return this.running > 0 || this.waiting.length > 0;
