@@ -51,4 +51,27 @@ describe('session store: bootstrap flushed off the thread', () => {
     await store.durable('s-none');
     session.close();
   });
+
+  it('with createFileAfter the file waits for it, the session is listed meanwhile, and one deleted meanwhile never gets a file', async () => {
+    const store = new SessionStore(dir);
+    let begin!: () => void;
+    const after = new Promise<void>(resolve => (begin = resolve));
+    const parent = { ...header(), id: SessionStore.newSessionId() };
+    store.create(parent);
+    const make = (id: string) => store.create({ ...parent, id, parent: { sessionId: parent.id } }, [], { flushOffThread: true, createFileAfter: after });
+    const [kept, deleted] = [make(`f-${SessionStore.newSessionId().slice(2)}`), make(`f-${SessionStore.newSessionId().slice(2)}`)];
+    await store.started(kept.id);
+    // Its start is in the journal; its own file is not made yet, and the store still lists it (its parent is referenced).
+    assert.equal(fs.existsSync(store.fileOf(kept.id)), false);
+    assert.ok(store.ids().includes(kept.id) && store.ids().includes(deleted.id));
+    assert.ok(store.listHeaders().some(h => h.id === kept.id && h.parent?.sessionId === parent.id));
+    store.removeFile(deleted.id);
+    assert.equal(store.ids().includes(deleted.id), false);
+    begin();
+    await Promise.all([store.durable(kept.id), store.durable(deleted.id)]);
+    assert.equal(fs.existsSync(store.fileOf(kept.id)), true);
+    assert.equal(fs.existsSync(store.fileOf(deleted.id)), false, 'no file appears after the delete');
+    assert.deepEqual(new SessionStore(dir).ids().sort(), [parent.id, kept.id].sort());
+    store.drop(kept.id);
+  });
 });

@@ -22,9 +22,9 @@ export function writeThenFlushOffThread(file: string, bytes: Buffer, folder: Fol
  * every byte written, not yet flushed), so a caller whose durability lies elsewhere (the start journal,
  * startJournal.ts) need not wait for the file's own flush. `written` rejects as `flushed` does when the
  * create or a write fails. `pieces`: the file's bytes, joined once it begins; `begin`: nothing starts before
- * it settles (its outcome is ignored).
+ * it settles (its outcome is ignored); `wanted`: asked then, false makes nothing and settles both at once.
  */
-export function createThenFlushOffThread(file: string, pieces: Buffer | readonly Buffer[], folder: FolderSync, begin?: Promise<unknown>): { written: Promise<void>; flushed: Promise<void> } {
+export function createThenFlushOffThread(file: string, pieces: Buffer | readonly Buffer[], folder: FolderSync, begin?: Promise<unknown>, wanted?: () => boolean): { written: Promise<void>; flushed: Promise<void> } {
   let signal!: { resolve(): void; reject(error: unknown): void };
   const written = new Promise<void>((resolve, reject) => (signal = { resolve, reject }));
   const flushed = (async () => {
@@ -32,6 +32,8 @@ export function createThenFlushOffThread(file: string, pieces: Buffer | readonly
     // start is answered once its journal frame is written), and the open's own set-up on this thread is
     // not in its way.
     await (begin ?? new Promise(resolve => setImmediate(resolve))).catch(() => undefined);
+    // Deleted meanwhile (`wanted` says no): there is nothing to make, and no file may appear after the delete.
+    if (wanted && !wanted()) return signal.resolve();
     const bytes = Buffer.isBuffer(pieces) ? pieces : Buffer.concat(pieces);
     const handle = await fs.promises.open(file, 'wx', 0o600).catch((error: unknown) => {
       throw Object.assign(error as Error, { created: false });

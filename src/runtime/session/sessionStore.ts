@@ -55,6 +55,8 @@ export class SessionStore {
   private readonly open = new Map<string, Session>();
   private readonly loading = new Map<string, Promise<Session>>();
   private readonly lastUsed = new Map<string, number>();
+  /** Forks deleted while their own file was still to be made: it is not made. */
+  private readonly removedBeforeMade = new Set<string>();
   /** Sessions created with flushOffThread whose first bytes are still being written or flushed. */
   private readonly flushes = new Map<string, StartWrites>();
   /** What evicted sessions had spent: budgets read it without streaming the session in again. */
@@ -143,7 +145,7 @@ export class SessionStore {
    * removal cannot precede it), with `created` false when the file was never made, and the journal's copy dropped.
    */
   private createJournaled(id: string, file: string, bytes: readonly Buffer[], createAfter?: Promise<unknown>): StartWrites {
-    const { written, flushed: fileFlushed } = createThenFlushOffThread(file, bytes, this.sessionsFolder, createAfter);
+    const { written, flushed: fileFlushed } = createThenFlushOffThread(file, bytes, this.sessionsFolder, createAfter, () => !this.removedBeforeMade.has(id));
     const journaled = this.starts.add(id, bytes);
     // Not retired on a failed flush: the journal keeps the bytes, and the next runtime writes the file from them.
     fileFlushed.then(() => this.starts.retire(id), () => undefined);
@@ -217,10 +219,16 @@ export class SessionStore {
     }
   }
 
-  /** Every session id on disk. */
+  /** Every session id on disk, and the forks started whose own file is not made yet (the journal holds them). */
   ids(): string[] {
     if (this.readOnly && !fs.existsSync(this.sessionsDir)) return [];
-    return fs.readdirSync(this.sessionsDir).filter(name => name.endsWith('.jsonl')).map(name => name.slice(0, -'.jsonl'.length));
+    const onDisk = fs.readdirSync(this.sessionsDir).filter(name => name.endsWith('.jsonl')).map(name => name.slice(0, -'.jsonl'.length));
+    return [...onDisk, ...this.startingWithoutFile(new Set(onDisk))];
+  }
+
+  /** Forks in memory whose start is under way and whose file is not in `listed` (it is made after their burst of starts). */
+  private startingWithoutFile(listed: ReadonlySet<string>): string[] {
+    return [...this.flushes.keys()].filter(id => this.open.has(id) && !listed.has(id));
   }
 
   /** A session already in memory (created or opened), without touching the disk. */
@@ -433,12 +441,17 @@ export class SessionStore {
    */
   removeFile(id: string): void {
     if (!SESSION_ID.test(id)) throw new SessionNotFoundError(`no session with id ${JSON.stringify(id)}`);
+    const making = this.flushes.get(id)?.fileWritten;
+    if (making) this.removedBeforeMade.add(id);
     this.drop(id);
     this.spentIndex.delete(id);
     this.billsIndex.delete(id);
     const referenced = fs.existsSync(this.fileOf(id)) && !this.headerOf(id)?.parent && this.listHeaders().some(h => h.parent?.sessionId === id);
     if (referenced) this.segments.retire(id);
     else fs.rmSync(this.fileOf(id), { force: true });
+    // A fork deleted before its own file was made (after its burst of starts) gets none; one whose create had
+    // begun loses the file once it is written. Safe to drop: a create that failed left no file.
+    making?.then(() => fs.rmSync(this.fileOf(id), { force: true }), () => undefined).finally(() => this.removedBeforeMade.delete(id));
     // Safe to drop: a fork deleted within moments of its start whose drop frame cannot be written comes back after a crash, as it was before the delete.
     this.starts.drop(id).catch(() => undefined);
   }
@@ -451,9 +464,11 @@ export class SessionStore {
   /** Headers of every session on disk (first line only, so listing stays cheap). */
   listHeaders(): SessionHeader[] {
     const headers: SessionHeader[] = [];
+    const listed = new Set<string>();
     for (const name of fs.readdirSync(this.sessionsDir)) {
       if (!name.endsWith('.jsonl')) continue;
       const id = name.slice(0, -'.jsonl'.length);
+      listed.add(id);
       const open = this.open.get(id);
       if (open) {
         headers.push(open.header);
@@ -462,6 +477,8 @@ export class SessionStore {
       const header = readHeader(path.join(this.sessionsDir, name));
       if (header) headers.push(header);
     }
+    // A fork just started names its parent before its own file exists: what references a chat includes it.
+    for (const id of this.startingWithoutFile(listed)) headers.push(this.open.get(id)!.header);
     return headers.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
