@@ -14,7 +14,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ForkSummary } from '../../src/common/forks';
 import { onNotification, sendRequest } from '../../src/common/protocol/endpoint';
-import { forkList, forkStart, forkState, forkWait } from '../../src/common/protocol/forks';
+import { forkCancel, forkList, forkStart, forkState, forkWait } from '../../src/common/protocol/forks';
+import { sessionDelete } from '../../src/common/protocol/runtime';
 import { readFrames } from '../../src/runtime/session/startJournal';
 import { START_JOURNAL } from '../../src/runtime/session/sessionStore';
 import type { ReceivedRequest } from '../fakes/anthropicServer';
@@ -200,6 +201,31 @@ describe('runtime: a started fork is on disk before anything depends on it', fun
     assert.match(done.report ?? '', /written back and done/);
     assert.equal(fs.readFileSync(file).subarray(0, start.length).equals(start), true);
     assert.equal(fs.statSync(path.join(h.storeDir, START_JOURNAL)).size, 0);
+  });
+
+  it('a fork cancelled and deleted the moment it started (before its own file is made) is gone for good', async () => {
+    h = await startHarness();
+    h.fake.setResponder(async r => say(isForkRequest(r) ? 'Scope: should not run' : 'parent answer'));
+    const { sessionId } = await h.send('hello');
+    // Its own file waits for the burst of starts to end; the cancel and the delete come in the same moment.
+    const fork = await sendRequest(h.client.endpoint, forkStart, { sessionId, directive: 'gone at once', isolation: 'shared' });
+    const [cancelled, deleted] = await Promise.all([
+      sendRequest(h.client.endpoint, forkCancel, { forkId: fork.id }),
+      sendRequest(h.client.endpoint, sessionDelete, { forkId: fork.id }),
+    ]);
+    assert.deepEqual(cancelled, { cancelled: true });
+    assert.equal(deleted.deleted, fork.id);
+    // Whatever the store still had under way for it has settled once a later fork is durable and done.
+    const later = await sendRequest(h.client.endpoint, forkStart, { sessionId, directive: 'a later one', isolation: 'shared' });
+    await sendRequest(h.client.endpoint, forkWait, { forkId: later.id });
+    const file = path.join(h.storeDir, 'sessions', `${fork.id}.jsonl`);
+    assert.equal(fs.existsSync(file), false, 'no file appeared after the delete');
+    await killRuntime(h.runtimePid());
+    await h.reconnect();
+    const { forks } = await sendRequest(h.client.endpoint, forkList, {});
+    assert.deepEqual(forks.filter(f => f.id === fork.id), [], 'the next runtime does not bring it back');
+    assert.equal(fs.existsSync(file), false);
+    assert.equal(h.fake.requests.filter(r => r.rawBody.includes('gone at once')).length, 0, 'it sent nothing');
   });
 
   describe('with the start journal\'s flush held or failed', () => {
