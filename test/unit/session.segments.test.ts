@@ -91,30 +91,6 @@ describe('session: sealed segments (docs/design.md §3)', function () {
     assert.deepEqual((await resolve(store, refs, session.id)).map(e => e.id), session.entries().map(e => e.id));
   });
 
-  it('a fork seals the unsealed tail as a range of the transcript, once for its siblings; a tail a range cannot name stays in full', async () => {
-    const store = new SessionStore(dir);
-    const session = store.create({ ...header(), id: 's-00000000-0000-4000-8000-000000000006' });
-    for (let n = 0; n < SEAL_ENTRIES - 10; n++) say(session, n);
-    const file = store.fileOf(session.id);
-    const seals = () => fs.readFileSync(file, 'utf8').split('\n').filter(line => line.startsWith('{"type":"seal"')).length;
-    assert.equal(seals(), 0, 'under the bounds: nothing sealed as the chat committed');
-    const first = session.historyRefs(session.entries())!;
-    assert.deepEqual(first.parts, [{ from: 0, to: SEAL_ENTRIES - 10 }], 'named by the chain alone');
-    assert.equal(seals(), 1);
-    assert.deepEqual(session.historyRefs(session.entries()), first, 'a sibling of the same moment names the same');
-    assert.equal(seals(), 1, 'and seals nothing more');
-    assert.deepEqual(store.segments.list(), [], 'a range: no segment file');
-    assert.deepEqual((await resolve(store, first, session.id)).map(e => e.id), session.entries().map(e => e.id));
-    // Bytes appended around the session: a range of the file would name the wrong bytes, and a fork
-    // does not pay for a copy (a segment file and its flushes) — those entries go in full.
-    fs.appendFileSync(file, JSON.stringify({ type: 'spend', usage: {}, time: 'now', why: 'written around it' }) + '\n');
-    for (let n = 0; n < 3; n++) say(session, 100 + n);
-    const later = session.historyRefs(session.entries())!;
-    assert.deepEqual(later.parts.map(p => ('entries' in p ? p.entries.length : [p.from, p.to])), [[0, SEAL_ENTRIES - 10], 3]);
-    assert.deepEqual(store.segments.list(), [], 'no copy made for the fork');
-    assert.deepEqual((await resolve(store, later, session.id)).map(e => e.id), session.entries().map(e => e.id));
-  });
-
   it('a damaged segment is refused with its name', async () => {
     const store = new SessionStore(dir);
     const session = store.create({ ...header(), id: 's-00000000-0000-4000-8000-000000000003' });

@@ -81,19 +81,6 @@ export class SealedChain {
   }
 
   /**
-   * Before a fork names the history: the unsealed tail is sealed when it can be named as a byte range of the
-   * transcript (nothing copied, no file written: one seal record), so the fork and its siblings of the
-   * same moment reference it instead of each writing up to SEAL_BYTES of entries in full in its bootstrap
-   * (docs/benchmarks.md, "Fifty siblings"). A tail that would need a copy stays as it is.
-   */
-  sealRangeForFork(view: readonly Entry[], write: (record: SessionRecord) => void): void {
-    const unsealed = view.length - this.sealed;
-    if (unsealed <= 0 || !this.tail.canSeal(Math.min(unsealed, SEAL_ENTRIES), unsealed)) return;
-    if (!this.segments.transcriptEndsAt(this.owner, this.tail.fileEnd)) return;
-    this.trySeal(view, write);
-  }
-
-  /**
    * Seals the unsealed tail, at most SEAL_ENTRIES a segment. A plain run of the file is sealed as its own
    * byte range (nothing copied: history stays on disk once); otherwise the entries are copied into a v1
    * segment file, which is on disk before its seal record.

@@ -221,9 +221,7 @@ export class Session {
    */
   historyRefs(selection: readonly Entry[] | Picked): HistoryRefs | undefined {
     if (!this.chain) return undefined;
-    const write = (record: SessionRecord) => this.write(record);
-    if (!this.closed && this.chain.overBounds(this.view.length)) this.chain.trySeal(this.view, write);
-    else if (!this.closed) this.chain.sealRangeForFork(this.view, write);
+    if (!this.closed && this.chain.overBounds(this.view.length)) this.chain.trySeal(this.view, record => this.write(record));
     return this.chain.refs(this.view, selection);
   }
 
