@@ -73,6 +73,9 @@ describe('Forks view: a damaged fork transcript is named on its row (code-server
     assert.match(text, /This fork's transcript was damaged on disk\./);
     assert.match(text, new RegExp(`Line ${index + 1} of the transcript was damaged and its record is lost; 1 call\\(s\\) without a result got an error result so requests stay valid\\.`));
     assert.match(text, /fork-agents doctor --repair/);
+    // Only the fork's own line was damaged (and closed on load); the chat's damaged line is a request record
+    // outside what the fork inherits: the fork is as it ended, not failed for its history.
+    assert.equal(await rowOf(panel, DIRECTIVE).first().getAttribute('data-state'), 'completed');
     await notice.scrollIntoViewIfNeeded();
     console.log(`      screenshot: ${await screenshot(page, 'damage-notice-fork-row')}`);
 
