@@ -26,7 +26,7 @@ describe('fork: the run queue', () => {
   it('runs at most maxConcurrent at once and starts the next in order as one ends', async () => {
     const { queue, started, end } = recordingQueue();
     queue.maxConcurrent = 2;
-    for (const id of ['a', 'b', 'c', 'd']) queue.add(runNamed(id));
+    assert.deepEqual(['a', 'b', 'c', 'd'].map(id => queue.add(runNamed(id))), [true, true, false, false], 'add says which started at once');
     assert.deepEqual(started, ['a', 'b']);
     await end('b');
     assert.deepEqual(started, ['a', 'b', 'c']);

@@ -329,11 +329,10 @@ export class ForkManager implements ForkLauncher {
     // On disk too: a runtime that dies from here on finds the fork unfinished and revives it.
     if (!recorded) heldSession(run).writeStatus({ state: 'queued', time: new Date().toISOString(), budget: run.summary.budget });
     run.uncommitted.clear();
-    // A run that starts at once is told as "running" by its admission: a "queued" notice before it, in the
-    // same moment, would be one more message for every client to read for each of fifty siblings.
-    if (this.queue.hasRoom) run.summary.state = 'queued';
-    else this.setState(run, 'queued');
-    this.queue.add(run);
+    // Told "queued" only when it waits: one that starts at once is told "running" by its admission, and a
+    // "queued" notice in the same moment would be one more message for every client, for each of fifty siblings.
+    run.summary.state = 'queued';
+    if (!this.queue.add(run)) this.broadcastState(run);
   }
 
   private async execute(run: ForkRun): Promise<void> {

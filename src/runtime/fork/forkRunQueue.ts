@@ -13,9 +13,11 @@ export class ForkRunQueue {
   /** `runOne` settles once the run has ended (it reports its own failures); then the next one starts. */
   constructor(private readonly runOne: (run: ForkRun) => Promise<void>) {}
 
-  add(run: ForkRun): void {
+  /** Queues the run; true when it started at once (a slot was free and none waited before it). */
+  add(run: ForkRun): boolean {
     this.waiting.push(run);
     this.pump();
+    return !this.isWaiting(run);
   }
 
   /** Takes a fork that has not started yet out of the queue; false if it is not waiting. */
@@ -28,11 +30,6 @@ export class ForkRunQueue {
 
   isWaiting(run: ForkRun): boolean {
     return this.waiting.includes(run);
-  }
-
-  /** A fork added now would start at once (a slot is free and none waits before it). */
-  get hasRoom(): boolean {
-    return this.running < this.maxConcurrent && this.waiting.length === 0;
   }
 
   /** A fork is queued or running. */
